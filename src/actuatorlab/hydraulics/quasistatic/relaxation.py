@@ -1,0 +1,90 @@
+"""Differential-algebraic relaxation (DAR) of the quasistatic actuator, Kikuuwe et al. Sec. 4.
+
+The actuator (rod displacement p, rate v = ṗ) is in series with a virtual spring–damper; ℓ is
+the geometric (external) length. Following (68a), not the sign-flipped (81):
+
+    f = K (p − ℓ) + B (ṗ − ℓ̇),    f ∈ Γ(ṗ),
+
+so a stretch ℓ > p pulls the rod (f < 0, tension).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from ...errors import ParameterError
+from ...validation import non_negative, positive
+from ._broadcast import flatten
+from .circuit import Openings, ValveCircuit
+from .kernels import lam_scalar, relaxed_step_scalar
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """Virtual spring–damper of the DAR: stiffness K [N/m] (≥ 0), damping B [N s/m] (> 0)."""
+
+    stiffness: float = 5.0e7
+    damping: float = 2.5e6
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stiffness", non_negative("relaxation.stiffness", self.stiffness, "N/m"))
+        object.__setattr__(self, "damping", positive("relaxation.damping", self.damping, "N s/m"))
+
+
+@nb.njit(cache=True)
+def _lam_loop(cp, uh, beta, fbar, out):
+    for i in range(out.size):
+        out[i] = lam_scalar(cp, uh[i], beta[i], fbar[i])
+
+
+@nb.njit(cache=True)
+def _step_loop(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out):
+    for i in range(p_out.size):
+        p_out[i], f_out[i], _ = relaxed_step_scalar(cp, uh[i], stiffness, damping, h, p_prev[i], l_prev[i], l_now[i])
+
+
+def lam(circuit: ValveCircuit, openings: Openings, beta, fbar) -> np.ndarray:
+    """Λ(β, f̄) [m/s] (69), (73)–(74): the unique v with β·v + f̄ ∈ Γ(v).
+
+    ``beta`` [N s/m] > 0 and ``fbar`` [N] broadcast with the openings.
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    if np.any(~(beta > 0.0)) or np.any(~np.isfinite(beta)):
+        raise ParameterError("lam: beta must be finite and > 0 N s/m (β = B + hK of the relaxation)")
+    cp, uh, (b, fb), shape = flatten(circuit, openings, beta, fbar)
+    out = np.empty(b.size)
+    _lam_loop(cp, uh, b, fb, out)
+    return out.reshape(shape)
+
+
+def relaxed_step(
+    circuit: ValveCircuit, openings: Openings, K: float, B: float, h: float, p_prev, l_prev, l_now
+) -> tuple[np.ndarray, np.ndarray]:
+    """One step of algorithm (72): (p_k [m], f_k [N]) from p_{k−1}, ℓ_{k−1}, ℓ_k [m].
+
+    K [N/m] and B [N s/m] are the virtual stiffness and damping, h [s] the step.
+    """
+    relaxation = Relaxation(K, B)
+    h = positive("h", h, "s")
+    cp, uh, (pp, lp, ln), shape = flatten(circuit, openings, p_prev, l_prev, l_now)
+    p_out = np.empty(pp.size)
+    f_out = np.empty(pp.size)
+    _step_loop(cp, uh, relaxation.stiffness, relaxation.damping, h, pp, lp, ln, p_out, f_out)
+    return p_out.reshape(shape), f_out.reshape(shape)
+
+
+def relaxed_rate(
+    circuit: ValveCircuit, openings: Openings, K: float, B: float, p, l, l_rate
+) -> tuple[np.ndarray, np.ndarray]:
+    """Right-hand side of the ODE (70): (ṗ [m/s], f [N]) at rod displacement p, length ℓ, rate ℓ̇.
+
+    ṗ = Λ(B, K(p − ℓ) − B ℓ̇),  f = K(p − ℓ) + B(ṗ − ℓ̇).
+    """
+    relaxation = Relaxation(K, B)
+    fbar = relaxation.stiffness * (np.asarray(p, dtype=np.float64) - l) - relaxation.damping * np.asarray(l_rate)
+    rate = lam(circuit, openings, relaxation.damping, fbar)
+    force = fbar + relaxation.damping * rate
+    return rate, force

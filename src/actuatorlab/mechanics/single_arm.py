@@ -1,0 +1,145 @@
+"""The single-DOF arm of Kikuuwe et al. Sec. 4.3, Fig. 5, eqs. (79)–(89).
+
+A rigid arm rotates about a pivot at the origin; θ [rad] is measured from the horizontal,
+counter-clockwise positive, gravity along −y. The cylinder acts between a base pin r_b fixed
+to the ground and the arm pin r_m = [−L_m cos(θ − α), −L_m sin(θ − α)] (89), behind the
+pivot, so **extending the rod lowers the arm and retracting raises it**. A vertical external
+force f_ey [N] (positive upward) acts at r_f = L_f [cos θ, sin θ].
+
+(79): (J + M L_g²) θ̈ = r_g × [0, −M g] + r_m × (e·f) + r_f × [0, f_ey], with
+e = (r_m − r_b)/‖r_m − r_b‖ the rod direction and f > 0 pushing the rod out; "×" is the 2-D
+cross product a1 b2 − a2 b1.
+
+The paper does not give r_b, g or the initial angle. The defaults place r_b on the line
+through r_m(θ = 0) perpendicular to the lever, 1.5 m from r_m, so the lever arm is the full
+L_m at θ = 0 and the pin-to-pin length is 1.5 m; g = 9.81 m/s².
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+
+from ..errors import ParameterError
+from ..validation import finite, positive
+
+# Layout of the float64 parameter vector handed to the compiled kernels.
+(K_JP, K_MG, K_LG, K_LM, K_ALPHA, K_LF, K_BX, K_BY) = range(8)
+N_ARM = 8
+
+
+def _default_base(mount_distance: float = 0.6, mount_angle: float = math.pi / 4, length: float = 1.5):
+    rmx = -mount_distance * math.cos(-mount_angle)
+    rmy = -mount_distance * math.sin(-mount_angle)
+    # unit vector perpendicular to the lever r_m, chosen so extension lowers the arm
+    nx, ny = rmy / mount_distance, -rmx / mount_distance
+    return (rmx - length * nx, rmy - length * ny)
+
+
+@dataclass(frozen=True)
+class SingleArm:
+    """Parameters of the arm of Sec. 4.3 (defaults: the paper's values plus documented choices).
+
+    mass M [kg], inertia J [kg m²] about the centre of mass, com_distance L_g [m],
+    mount_distance L_m [m], mount_angle α [rad], load_distance L_f [m],
+    base (x, y) [m] the cylinder's ground pin r_b, gravity g [m/s²].
+    """
+
+    mass: float = 2000.0
+    inertia: float = 5000.0
+    com_distance: float = 1.5
+    mount_distance: float = 0.6
+    mount_angle: float = math.pi / 4
+    load_distance: float = 3.0
+    base: tuple[float, float] = field(default_factory=_default_base)
+    gravity: float = 9.81
+
+    def __post_init__(self) -> None:
+        for name, unit in (
+            ("mass", "kg"),
+            ("inertia", "kg m^2"),
+            ("com_distance", "m"),
+            ("mount_distance", "m"),
+            ("load_distance", "m"),
+        ):
+            object.__setattr__(self, name, positive(name, getattr(self, name), unit))
+        object.__setattr__(self, "mount_angle", finite("mount_angle", self.mount_angle, "rad"))
+        object.__setattr__(self, "gravity", finite("gravity", self.gravity, "m/s^2"))
+        base = tuple(float(x) for x in self.base)
+        if len(base) != 2 or not all(map(math.isfinite, base)):
+            raise ParameterError(f"base = {self.base!r} m: give the ground pin as two finite numbers [x, y]")
+        if math.hypot(*base) <= self.mount_distance:
+            raise ParameterError(
+                f"base = {list(base)} m lies within the arm pin's circle (radius {self.mount_distance} m): "
+                "the cylinder would pass through the pivot; move the base pin further out"
+            )
+        object.__setattr__(self, "base", base)
+
+    @property
+    def pivot_inertia(self) -> float:
+        """J + M L_g² [kg m²], the inertia about the pivot."""
+        return self.inertia + self.mass * self.com_distance**2
+
+    def kernel_array(self) -> np.ndarray:
+        """The float64 parameter vector of the compiled kernels (layout ``K_*`` above)."""
+        out = np.empty(N_ARM)
+        out[K_JP] = self.pivot_inertia
+        out[K_MG] = self.mass * self.gravity
+        out[K_LG] = self.com_distance
+        out[K_LM] = self.mount_distance
+        out[K_ALPHA] = self.mount_angle
+        out[K_LF] = self.load_distance
+        out[K_BX], out[K_BY] = self.base
+        return out
+
+    def cylinder_length(self, theta) -> tuple[np.ndarray, np.ndarray]:
+        """ℓ = ‖r_m − r_b‖ [m] (80) and the lever arm dℓ/dθ [m/rad] at angles ``theta`` [rad]."""
+        theta = np.asarray(theta, dtype=np.float64)
+        out = np.empty((2,) + theta.shape)
+        _length_and_lever(self.kernel_array(), theta.ravel(), out.reshape(2, -1))
+        return out[0], out[1]
+
+    def torque(self, theta, f, f_ey) -> np.ndarray:
+        """Net torque about the pivot [N m] (right-hand side of (79))."""
+        th, f, fe = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (theta, f, f_ey)))
+        params = self.kernel_array()
+        return np.vectorize(lambda a, b, c: arm_torque(params, a, b, c))(th, f, fe)
+
+
+@nb.njit(cache=True)
+def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float, float]:
+    """(ℓ, e_x, e_y): cylinder length (80) and rod direction e = (r_m − r_b)/ℓ (89)."""
+    rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
+    rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
+    dx = rmx - params[K_BX]
+    dy = rmy - params[K_BY]
+    length = math.sqrt(dx * dx + dy * dy)
+    return length, dx / length, dy / length
+
+
+@nb.njit(cache=True)
+def arm_torque(params: np.ndarray, theta: float, f: float, f_ey: float) -> float:
+    """Right-hand side of (79): torque of gravity, cylinder force f (> 0 pushes) and f_ey [N m]."""
+    c = math.cos(theta)
+    s = math.sin(theta)
+    rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
+    rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
+    _, ex, ey = arm_geometry(params, theta)
+    gravity = -params[K_LG] * c * params[K_MG]
+    cylinder = (rmx * ey - rmy * ex) * f
+    load = params[K_LF] * c * f_ey
+    return gravity + cylinder + load
+
+
+@nb.njit(cache=True)
+def _length_and_lever(params: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
+    for i in range(theta.size):
+        length, ex, ey = arm_geometry(params, theta[i])
+        rmx = -params[K_LM] * math.cos(theta[i] - params[K_ALPHA])
+        rmy = -params[K_LM] * math.sin(theta[i] - params[K_ALPHA])
+        # dℓ/dθ = e · dr_m/dθ with dr_m/dθ = [−r_my, r_mx]
+        out[0, i] = length
+        out[1, i] = -ex * rmy + ey * rmx

@@ -1,0 +1,162 @@
+"""Nonsmooth scalar primitives of Kikuuwe et al., Secs. 2.1–2.2, numba-compiled.
+
+Each primitive is written once as a scalar ``@njit`` kernel (name ending in ``_scalar``, for use
+inside other compiled kernels) and exposed as a NumPy ufunc of the same law that works on
+scalars and arrays (broadcasting):
+
+- ``S(x) = sgn(x)·x²``  (15), ``R(x) = sgn(x)·√|x|``  (16), inverse of each other;
+- ``psi(u1, u2) = u1²u2²/(u1² + u2²)``, 0 when both are 0  (19): two orifices in series;
+- ``proj(x, lo, hi) = max(lo, min(hi, x))``  (12);
+- ``gsgn(a, x, b)``: b for x > 0, a for x < 0, the interval [min(a,b), max(a,b)] at x = 0 (9),
+  returned as the pair (low, high);
+- ``phi_a(b, c, a)``: the root of S(x)/a + b·x + c = 0 (Proposition 1, (20), (30));
+- ``phi_b(b, c, a0, a1, x1)``: the root of S(x)/a0 + S(x − x1)/a1 + b·x + c = 0
+  (Proposition 2, (29), (31)).
+
+Division by a zero coefficient follows the limit (S(x)/0 = ±∞, 0/0 = 0): ``phi_a`` with a = 0
+is 0, ``phi_b`` with a0 = 0 is 0 and with a1 = 0 (a0 > 0) is x1.
+
+Reading of (29): the printed case conditions "a0(bx + c)" are taken as a0·(b·x1 + c), as the
+fourth condition prints it; the spec checks this against brute force. Every quadratic root is
+written in rationalised form (no difference of nearly equal numbers) and discriminants are
+clipped at 0 against round-off.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+_F = "float64"
+_TINY = 2.2250738585072014e-308
+"""Smallest normal float: a guard denominator that turns 0/0 into 0 without a branch."""
+
+
+@nb.njit(cache=True, inline="always")
+def s_scalar(x: float) -> float:
+    """S(x) = sgn(x)·x² (15)."""
+    return x * abs(x)
+
+
+@nb.njit(cache=True, inline="always")
+def r_scalar(x: float) -> float:
+    """R(x) = sgn(x)·√|x| (16)."""
+    return math.copysign(math.sqrt(abs(x)), x) if x != 0.0 else 0.0
+
+
+@nb.njit(cache=True, inline="always")
+def psi_scalar(u1: float, u2: float) -> float:
+    """ψ(u1, u2) = u1²u2²/(u1² + u2²), 0 if u1 = u2 = 0 (19); 1/ψ = 1/u1² + 1/u2²."""
+    a = u1 * u1
+    b = u2 * u2
+    return a * b / max(a + b, _TINY)
+
+
+@nb.njit(cache=True, inline="always")
+def proj_scalar(x: float, lo: float, hi: float) -> float:
+    """proj_[lo, hi](x) = max(lo, min(hi, x)) (12)."""
+    return max(lo, min(hi, x))
+
+
+@nb.njit(cache=True, inline="always")
+def ldiv_scalar(x: float, a: float) -> float:
+    """x/a for a > 0, with the limits x/0 = sgn(x)·∞ and 0/0 = 0 (a ≥ 0)."""
+    if a > 0.0:
+        return x / max(a, _TINY)
+    if x > 0.0:
+        return math.inf
+    if x < 0.0:
+        return -math.inf
+    return 0.0
+
+
+@nb.njit(cache=True)
+def phi_a_scalar(b: float, c: float, a: float) -> float:
+    """Root x of S(x)/a + b·x + c = 0 for a ≥ 0, b > 0 (Proposition 1).
+
+    Rationalised (20): x = −sgn(c)·2a|c| / (√(a²b² + 4a|c|) + a·b).
+    """
+    ac = abs(c)
+    x = 2.0 * a * ac / max(math.sqrt(a * a * b * b + 4.0 * a * ac) + a * b, _TINY)
+    return -x if c > 0.0 else x
+
+
+@nb.njit(cache=True)
+def phi_b_scalar(b: float, c: float, a0: float, a1: float, x1: float) -> float:
+    """Root x of S(x)/a0 + S(x − x1)/a1 + b·x + c = 0 for a0, a1 ≥ 0, b > 0 (Proposition 2).
+
+    g(x) = S(x)/a0 + S(x − x1)/a1 + b·x + c is strictly increasing; the signs of
+    a1·g(0) = a1·c − S(x1) and a0·g(x1) = S(x1) + a0·(b·x1 + c) place the root relative to 0
+    and x1, which selects one of the four cases of (29):
+
+    1. x ≤ min(0, x1): (a0 + a1)x² − a0(a1 b + 2x1)x + a0(x1² − a1 c) = 0, smaller root;
+    2. x ≥ max(0, x1): (a0 + a1)x² + a0(a1 b − 2x1)x + a0(x1² + a1 c) = 0, larger root;
+    3. x1 ≤ x ≤ 0:     x = −2a0(a1 c + x1²) / (q + √(q² − 4(a0 − a1)a0(a1 c + x1²))), q = a0(a1 b − 2x1);
+    4. 0 ≤ x ≤ x1:     x = 2a0(x1² − a1 c) / (q + √(q² + 4(a1 − a0)a0(x1² − a1 c))), q = a0(a1 b + 2x1).
+    """
+    if a0 == 0.0:
+        return 0.0
+    if a1 == 0.0:
+        return x1
+    g0 = a1 * c - s_scalar(x1)  # sign of g(0)
+    g1 = s_scalar(x1) + a0 * (b * x1 + c)  # sign of g(x1)
+    if g0 >= 0.0 and g1 >= 0.0:
+        # case 1: both negative-side squares; smaller root of p x² + q x + r
+        p = a0 + a1
+        q = -a0 * (a1 * b + 2.0 * x1)
+        r = a0 * (x1 * x1 - a1 * c)
+        d = math.sqrt(max(q * q - 4.0 * p * r, 0.0))
+        if q >= 0.0:
+            return (-q - d) / (2.0 * p)
+        return 2.0 * r / (-q + d)
+    if g0 <= 0.0 and g1 <= 0.0:
+        # case 2: larger root of p x² + q x + r
+        p = a0 + a1
+        q = a0 * (a1 * b - 2.0 * x1)
+        r = a0 * (x1 * x1 + a1 * c)
+        d = math.sqrt(max(q * q - 4.0 * p * r, 0.0))
+        if q <= 0.0:
+            return (-q + d) / (2.0 * p)
+        return 2.0 * r / (-q - d)
+    if g1 <= 0.0:
+        # case 3: x1 ≤ x ≤ 0 (g(x1) ≤ 0 ≤ g(0))
+        q = a0 * (a1 * b - 2.0 * x1)
+        r = a0 * (a1 * c + x1 * x1)
+        d = math.sqrt(max(q * q - 4.0 * (a0 - a1) * r, 0.0))
+        den = q + d
+        return -2.0 * r / den if den > 0.0 else 0.0
+    # case 4: 0 ≤ x ≤ x1 (g(0) ≤ 0 ≤ g(x1))
+    q = a0 * (a1 * b + 2.0 * x1)
+    r = a0 * (x1 * x1 - a1 * c)
+    d = math.sqrt(max(q * q + 4.0 * (a1 - a0) * r, 0.0))
+    den = q + d
+    return 2.0 * r / den if den > 0.0 else 0.0
+
+
+@nb.njit(cache=True, inline="always")
+def gsgn_scalar(a: float, x: float, b: float) -> tuple[float, float]:
+    """gsgn(a, x, b) (9) as the interval (low, high): b if x > 0, a if x < 0, cl{a, b} if x = 0."""
+    if x > 0.0:
+        return b, b
+    if x < 0.0:
+        return a, a
+    return min(a, b), max(a, b)
+
+
+S = nb.vectorize([f"{_F}({_F})"], cache=True)(s_scalar.py_func)
+R = nb.vectorize([f"{_F}({_F})"], cache=True)(r_scalar.py_func)
+psi = nb.vectorize([f"{_F}({_F},{_F})"], cache=True)(psi_scalar.py_func)
+proj = nb.vectorize([f"{_F}({_F},{_F},{_F})"], cache=True)(proj_scalar.py_func)
+phi_a = nb.vectorize([f"{_F}({_F},{_F},{_F})"], cache=True)(phi_a_scalar)
+phi_b = nb.vectorize([f"{_F}({_F},{_F},{_F},{_F},{_F})"], cache=True)(phi_b_scalar)
+
+
+def gsgn(a, x, b) -> tuple[np.ndarray, np.ndarray]:
+    """gsgn(a, x, b) (9) on arrays: the pair (low, high), equal where x ≠ 0."""
+    a, x, b = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, x, b)))
+    value = np.where(x > 0.0, b, a)
+    low = np.where(x == 0.0, np.minimum(a, b), value)
+    high = np.where(x == 0.0, np.maximum(a, b), value)
+    return low, high

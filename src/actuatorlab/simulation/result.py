@@ -1,0 +1,43 @@
+"""The result of a time simulation: named channels on a time grid, with units and counters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class Channel:
+    """One recorded signal: ``values`` of shape ``(n_samples,)`` in ``unit``; ``label`` for plots."""
+
+    values: np.ndarray
+    unit: str
+    label: str
+
+
+@dataclass
+class SimulationResult:
+    """Samples ``t`` [s] and named channels; ``status``/``message`` say how the run ended.
+
+    ``counters`` hold run statistics (steps, wall times of compilation and of the time loop).
+    """
+
+    t: np.ndarray
+    channels: dict[str, Channel]
+    status: str = "ok"
+    message: str = ""
+    counters: dict[str, float] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.channels[name].values
+
+    def units(self) -> dict[str, str]:
+        """Column name → unit, including ``t`` in seconds."""
+        return {"t": "s", **{k: c.unit for k, c in self.channels.items()}}
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per sample: column ``t`` then one column per channel (SI units)."""
+        data = {"t": self.t, **{k: c.values for k, c in self.channels.items()}}
+        return pd.DataFrame(data)

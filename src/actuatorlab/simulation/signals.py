@@ -1,0 +1,131 @@
+"""Input signals of time: constant, steps, piecewise-linear tables, sines and their sums.
+
+A signal is sampled once on the whole time grid (``signal.sample(t)``, vectorised), so the
+compiled time loops read plain arrays and never call back into Python.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..validation import finite
+
+
+class Signal:
+    """Base class: a scalar function of time t [s], evaluated on arrays."""
+
+    def sample(self, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _times(name: str, times, values) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(times, dtype=np.float64)
+    y = np.asarray(values, dtype=np.float64)
+    if t.ndim != 1 or t.size == 0 or t.shape != y.shape:
+        raise ParameterError(f"{name}: times and values must be non-empty lists of equal length")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(y))):
+        raise ParameterError(f"{name}: times and values must be finite numbers")
+    if np.any(np.diff(t) <= 0.0):
+        raise ParameterError(f"{name}: times must increase strictly, got {t.tolist()}")
+    return t, y
+
+
+@dataclass(frozen=True)
+class Constant(Signal):
+    """y(t) = value."""
+
+    value: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", finite("constant.value", self.value, ""))
+
+    def sample(self, t: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(t), self.value)
+
+
+@dataclass(frozen=True)
+class Steps(Signal):
+    """y(t) = initial before times[0], then values[i] from times[i] on (right-continuous)."""
+
+    times: tuple[float, ...]
+    values: tuple[float, ...]
+    initial: float = 0.0
+
+    def __post_init__(self) -> None:
+        t, y = _times("steps", self.times, self.values)
+        object.__setattr__(self, "times", tuple(t))
+        object.__setattr__(self, "values", tuple(y))
+        object.__setattr__(self, "initial", finite("steps.initial", self.initial, ""))
+
+    def sample(self, t: np.ndarray) -> np.ndarray:
+        levels = np.concatenate(([self.initial], self.values))
+        return levels[np.searchsorted(np.asarray(self.times), t, side="right")]
+
+
+@dataclass(frozen=True)
+class PiecewiseLinear(Signal):
+    """Linear interpolation in a (times, values) table, held constant outside it."""
+
+    times: tuple[float, ...]
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        t, y = _times("piecewise-linear", self.times, self.values)
+        object.__setattr__(self, "times", tuple(t))
+        object.__setattr__(self, "values", tuple(y))
+
+    def sample(self, t: np.ndarray) -> np.ndarray:
+        return np.interp(t, self.times, self.values)
+
+
+@dataclass(frozen=True)
+class Sine(Signal):
+    """y(t) = offset + amplitude·sin(2π·frequency·(t − start) + phase) for start ≤ t < stop, else offset."""
+
+    amplitude: float
+    frequency: float
+    phase: float = 0.0
+    offset: float = 0.0
+    start: float = 0.0
+    stop: float = math.inf
+
+    def __post_init__(self) -> None:
+        for name in ("amplitude", "frequency", "phase", "offset", "start"):
+            object.__setattr__(self, name, finite(f"sine.{name}", getattr(self, name), ""))
+        if self.frequency < 0.0:
+            raise ParameterError(f"sine.frequency = {self.frequency} Hz: must be >= 0")
+        if not self.stop > self.start:
+            raise ParameterError(f"sine.stop = {self.stop} s: must be later than start = {self.start} s")
+
+    def sample(self, t: np.ndarray) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        wave = self.amplitude * np.sin(2.0 * math.pi * self.frequency * (t - self.start) + self.phase)
+        active = (t >= self.start) & (t < self.stop)
+        return self.offset + np.where(active, wave, 0.0)
+
+
+@dataclass(frozen=True)
+class Sum(Signal):
+    """y(t) = Σ terms_i(t)."""
+
+    terms: tuple[Signal, ...]
+
+    def __post_init__(self) -> None:
+        if not self.terms:
+            raise ParameterError("sum: give at least one term")
+
+    def sample(self, t: np.ndarray) -> np.ndarray:
+        total = np.zeros(np.shape(t))
+        for term in self.terms:
+            total = total + term.sample(t)
+        return total
+
+
+def time_grid(step: float, duration: float) -> np.ndarray:
+    """t_k = k·h for k = 0 … round(duration/h), in seconds."""
+    n = int(round(duration / step))
+    return np.arange(n + 1) * step

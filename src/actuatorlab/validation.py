@@ -1,0 +1,43 @@
+"""Checks shared by the parameter classes: each failure names the field, value, unit and range."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import ParameterError
+
+
+def positive(name: str, value: float, unit: str) -> float:
+    """Return ``value`` as float if it is finite and > 0, else raise naming ``name``."""
+    value = float(value)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ParameterError(f"{name} = {value!r} {unit}: must be a finite number > 0")
+    return value
+
+
+def non_negative(name: str, value: float, unit: str) -> float:
+    """Return ``value`` as float if it is finite and >= 0, else raise naming ``name``."""
+    value = float(value)
+    if not math.isfinite(value) or value < 0.0:
+        raise ParameterError(f"{name} = {value!r} {unit}: must be a finite number >= 0")
+    return value
+
+
+def finite(name: str, value: float, unit: str) -> float:
+    """Return ``value`` as float if it is finite, else raise naming ``name``."""
+    value = float(value)
+    if not math.isfinite(value):
+        raise ParameterError(f"{name} = {value!r} {unit}: must be a finite number")
+    return value
+
+
+def unit_interval(name: str, value) -> np.ndarray:
+    """Return ``value`` as a float array whose every entry lies in [0, 1], else raise."""
+    arr = np.asarray(value, dtype=np.float64)
+    bad = ~((arr >= 0.0) & (arr <= 1.0))
+    if np.any(bad):
+        first = arr[bad].flat[0] if arr.ndim else float(arr)
+        raise ParameterError(f"{name} = {first!r}: a valve opening must lie in [0, 1]")
+    return arr
