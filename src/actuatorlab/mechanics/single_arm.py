@@ -105,8 +105,9 @@ class SingleArm:
     def torque(self, theta, f, f_ey) -> np.ndarray:
         """Net torque about the pivot [N m] (right-hand side of (79))."""
         th, f, fe = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (theta, f, f_ey)))
-        params = self.kernel_array()
-        return np.vectorize(lambda a, b, c: arm_torque(params, a, b, c))(th, f, fe)
+        out = np.empty(th.size)
+        _torques(self.kernel_array(), th.ravel(), f.ravel(), fe.ravel(), out)
+        return out.reshape(th.shape)
 
 
 @nb.njit(cache=True)
@@ -143,3 +144,9 @@ def _length_and_lever(params: np.ndarray, theta: np.ndarray, out: np.ndarray) ->
         # dℓ/dθ = e · dr_m/dθ with dr_m/dθ = [−r_my, r_mx]
         out[0, i] = length
         out[1, i] = -ex * rmy + ey * rmx
+
+
+@nb.njit(cache=True)
+def _torques(params: np.ndarray, theta: np.ndarray, f: np.ndarray, f_ey: np.ndarray, out: np.ndarray) -> None:
+    for i in range(theta.size):
+        out[i] = arm_torque(params, theta[i], f[i], f_ey[i])

@@ -12,7 +12,7 @@ Stability. With all valves closed the relaxed element is a spring–damper (K, B
 effective mass m = J_pivot/(dℓ/dθ)² ≥ J_pivot/L_m². The scheme above is then stable iff
 h²K/m + 2hB/m < 4 (eigenvalues of the linear two-step recursion; B enters explicitly through
 ℓ̇ ≈ (ℓ_k − ℓ_{k−1})/h). ``check_stability`` applies this bound before a run; the time loop
-also reports any non-finite state or runaway stretch |p − ℓ| as a status.
+also reports a non-finite state, a runaway stretch |p − ℓ| or a chattering force as a status.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import SimulationError
-from ..hydraulics.quasistatic.circuit import Openings, ValveCircuit, normalised_openings
+from ..hydraulics.quasistatic.circuit import I_FHM, I_FRM, Openings, ValveCircuit, normalised_openings
 from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import K_JP, SingleArm, arm_geometry, arm_torque
@@ -34,8 +34,14 @@ from .result import Channel, SimulationResult
 STATUS_OK = 0
 STATUS_NOT_FINITE = 1
 STATUS_STRETCH = 2
+STATUS_CHATTER = 3
 MAX_STRETCH = 0.5
 """|p − ℓ| [m] beyond which the relaxed element is taken to have diverged."""
+CHATTER_STEPS = 20
+CHATTER_FRACTION = 0.01
+"""A force whose step-to-step change alternates in sign for CHATTER_STEPS steps in a row, each
+change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: past the
+stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""
 
 # rows of the kernel's output array
 (ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F) = range(6)
@@ -73,6 +79,10 @@ def _arm_loop(cp, ap, uh, f_ey, stiffness, damping, h, state, k0, k1, out):
     Returns (status, k) with k the sample where a failure was detected (or k1).
     """
     jp = ap[K_JP]
+    chatter_size = CHATTER_FRACTION * (cp[I_FHM] + cp[I_FRM])
+    alternations = 0
+    f_prev = 0.0
+    df_prev = 0.0
     theta = state[S_THETA]
     rate = state[S_RATE]
     p = state[S_P]
@@ -90,6 +100,15 @@ def _arm_loop(cp, ap, uh, f_ey, stiffness, damping, h, state, k0, k1, out):
             return STATUS_NOT_FINITE, k
         if abs(p - length) > MAX_STRETCH:
             return STATUS_STRETCH, k
+        df = f - f_prev
+        if abs(df) > chatter_size and df * df_prev < 0.0:
+            alternations += 1
+            if alternations >= CHATTER_STEPS:
+                return STATUS_CHATTER, k
+        else:
+            alternations = 0
+        f_prev = f
+        df_prev = df
         rate += h * arm_torque(ap, theta, f, f_ey[k]) / jp
         theta += h * rate
         l_prev = length
@@ -155,7 +174,11 @@ def simulate_arm(
             break
     loop_time = time.perf_counter() - t0
     if status != STATUS_OK:
-        what = "a non-finite state" if status == STATUS_NOT_FINITE else f"a relaxed stretch |p − ℓ| > {MAX_STRETCH} m"
+        what = {
+            STATUS_NOT_FINITE: "a non-finite state",
+            STATUS_STRETCH: f"a relaxed stretch |p − ℓ| > {MAX_STRETCH} m",
+            STATUS_CHATTER: "a force chattering from step to step",
+        }[status]
         raise SimulationError(
             f"the arm simulation diverged at t = {t[k_fail]:.4g} s (θ = {np.degrees(out[ROW_THETA, k_fail]):.4g} deg, "
             f"f = {out[ROW_F, k_fail]:.4g} N) with {what}: reduce the step or relaxation.stiffness"

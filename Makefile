@@ -1,0 +1,31 @@
+# Set-up and everyday commands. Everything installs into .venv from the project's own files.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test bench clean-cache
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## run: install, then simulate the built-in scenario arm-relief into runs/arm-relief
+run: install
+	$(BIN)/actuatorlab run arm-relief --out runs/arm-relief
+
+## test: install, then run the test suite
+test: install
+	$(BIN)/python -m pytest
+
+## bench: run every benchmark (not part of the test suite); figures go to docs/benchmarks.md by hand
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+## clean-cache: drop numba's compiled-kernel cache (needed after editing a kernel that others inline)
+clean-cache:
+	find src -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -1,0 +1,94 @@
+"""Atomic file writes: write a temporary file next to the target, fsync it, rename it.
+
+A reader sees either the old file or the complete new one, never half a file: the data go to
+a temporary file in the target's directory, are flushed to disk with ``fsync``, and the
+temporary file is renamed onto the target with :func:`os.replace` (atomic on POSIX and
+Windows when both paths are on one file system). If the writer raises, the temporary file
+is removed and the target is left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+# New files get the permissions ``open()`` would give them (0o666 minus the umask), not the
+# 0o600 of ``mkstemp``. The umask can only be read by setting it, so read it once, at import.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path in ``path``'s directory; rename it onto ``path`` on success.
+
+    For writers that open the file themselves (``Figure.savefig``, ``pyarrow.parquet``). The
+    temporary name keeps the target's suffix, so writers that choose a format by extension
+    work. On a normal exit the file is fsynced and renamed onto ``path``; on an exception it
+    is removed and the exception propagates, leaving any existing ``path`` untouched.
+
+    Parameters
+    ----------
+    path
+        Target file. Its directory must exist.
+
+    Yields
+    ------
+    pathlib.Path
+        An existing, empty temporary file that the writer may overwrite.
+
+    Examples
+    --------
+    >>> with atomic_path(out_dir / "plot.png") as tmp:  # doctest: +SKIP
+    ...     fig.savefig(tmp, format="png")
+    """
+    target = Path(path)
+    fd, name = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.stem}-", suffix=f".tmp{target.suffix}"
+    )
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        _fsync_file(tmp)
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_UMASK
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_directory(target.parent)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically, encoded with ``encoding``, newlines unchanged."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def _fsync_file(path: Path) -> None:
+    """Flush ``path``'s data to the storage device."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (POSIX only; Windows cannot open directories)."""
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

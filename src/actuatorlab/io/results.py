@@ -1,0 +1,144 @@
+"""Result tables and summaries on disk: Parquet with units, CSV, JSON; every write is atomic.
+
+A time-series table has one row per sample, column ``t`` [s] first, then one column per
+channel. In Parquet each column's unit (and optionally its plot label) is stored in the Arrow
+field metadata under the keys ``b"unit"`` and ``b"label"``, so a table read back carries
+its units without a side file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .atomic import atomic_path, atomic_write_text
+
+UNIT_KEY = b"unit"
+LABEL_KEY = b"label"
+
+
+def write_table(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    units: Mapping[str, str],
+    labels: Mapping[str, str] | None = None,
+) -> None:
+    """Write ``df`` to Parquet at ``path`` atomically, with each column's unit and label.
+
+    Parameters
+    ----------
+    df
+        Table with string column names; the index is not written.
+    path
+        Target ``.parquet`` file.
+    units
+        Column name → unit string (``"s"``, ``"N"``, ``"rad/s"``; ``""`` or ``"1"`` for a
+        dimensionless column). Every column needs one.
+    labels
+        Column name → label for plots, for any subset of the columns.
+
+    Raises
+    ------
+    ValueError
+        If a column has no unit, or ``units``/``labels`` name a column that ``df`` lacks.
+    """
+    labels = {} if labels is None else labels
+    _check_columns(df, units, "units", require_all=True)
+    _check_columns(df, labels, "labels", require_all=False)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    fields = []
+    for fld in table.schema:
+        meta = {UNIT_KEY: units[fld.name].encode()}
+        if fld.name in labels:
+            meta[LABEL_KEY] = labels[fld.name].encode()
+        fields.append(fld.with_metadata(meta))
+    table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_table(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Read a Parquet table; return it and its units (column → unit, ``""`` where none stored)."""
+    table = pq.read_table(path)
+    return table.to_pandas(), _field_metadata(table.schema, UNIT_KEY)
+
+
+def read_labels(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Column → plot label of a Parquet table (``""`` where none); reads the schema only."""
+    return _field_metadata(pq.read_schema(path), LABEL_KEY)
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], units: Mapping[str, str]) -> None:
+    """Write ``df`` as CSV atomically, with header cells ``name [unit]``.
+
+    A column whose unit is ``""`` gets the bare name. Floats are written with full precision
+    (they round-trip exactly); the index is not written.
+
+    Raises
+    ------
+    ValueError
+        If a column has no unit, or ``units`` names a column that ``df`` lacks.
+    """
+    _check_columns(df, units, "units", require_all=True)
+    names = [str(c) for c in df.columns]
+    header = [f"{name} [{units[name]}]" if units[name] else name for name in names]
+    atomic_write_text(path, df.to_csv(index=False, header=header, lineterminator="\n"))
+
+
+def write_json(path: str | os.PathLike[str], obj: object) -> None:
+    """Write ``obj`` as JSON atomically: sorted keys, indent 2, UTF-8, trailing newline.
+
+    numpy scalars become Python numbers, numpy arrays nested lists, tuples lists and mapping
+    keys strings; non-finite floats (NaN, ±inf), which JSON cannot represent, become ``null``.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` contains a value of another type (the message names the type).
+    """
+    text = json.dumps(_jsonable(obj), sort_keys=True, indent=2, allow_nan=False, ensure_ascii=False)
+    atomic_write_text(path, text + "\n")
+
+
+def _check_columns(
+    df: pd.DataFrame, mapping: Mapping[str, str], what: str, *, require_all: bool
+) -> None:
+    """Raise ``ValueError`` if ``mapping`` names unknown columns or, if required, misses some."""
+    columns = [str(c) for c in df.columns]
+    unknown = sorted(set(mapping) - set(columns))
+    if unknown:
+        raise ValueError(f"{what} name columns not in the table: {unknown}; columns are {columns}")
+    missing = [c for c in columns if c not in mapping]
+    if require_all and missing:
+        raise ValueError(f"{what} missing for columns {missing}: give every column one")
+
+
+def _field_metadata(schema: pa.Schema, key: bytes) -> dict[str, str]:
+    """Column name → decoded field metadata value under ``key`` (``""`` if absent)."""
+    return {f.name: (f.metadata or {}).get(key, b"").decode() for f in schema}
+
+
+def _jsonable(obj: object) -> object:
+    """``obj`` with numpy values, tuples and non-finite floats converted for :mod:`json`."""
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    raise TypeError(
+        f"cannot write {type(obj).__name__} to JSON: convert it to a number, str, list or dict"
+    )

@@ -1,0 +1,230 @@
+"""Journal-style figures of results: stacked time series and force–velocity maps Γ.
+
+Figures are built with the object-oriented API on the Agg canvas (``Figure`` +
+``FigureCanvasAgg``), not through :mod:`matplotlib.pyplot`: no GUI backend is selected, no
+global figure registry grows during a sweep, and building figures in worker threads is safe.
+Builders return a :class:`~matplotlib.figure.Figure` and never write files;
+:func:`save_figure` writes one atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..io.atomic import atomic_path
+
+#: rcParams of every figure: small type, thin lines and inward ticks, as in journal figures.
+STYLE = {
+    "font.size": 8.0,
+    "axes.titlesize": 8.0,
+    "figure.titlesize": 9.0,
+    "axes.labelsize": 8.0,
+    "legend.fontsize": 7.0,
+    "xtick.labelsize": 7.0,
+    "ytick.labelsize": 7.0,
+    "lines.linewidth": 0.9,
+    "axes.linewidth": 0.6,
+    "grid.linewidth": 0.4,
+    "grid.color": "0.85",
+    "xtick.direction": "in",
+    "ytick.direction": "in",
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+    "legend.frameon": False,
+    "axes.xmargin": 0.0,
+}
+_REFERENCE = {"color": "0.45", "linestyle": "--", "linewidth": 0.6}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One curve of a panel: ``df[column] * scale`` drawn with matplotlib format ``style``.
+
+    ``scale`` converts the stored SI values to the panel's units (``1e-3`` for N → kN,
+    ``180/π`` for rad → deg).
+    """
+
+    column: str
+    label: str
+    scale: float = 1.0
+    style: str = "-"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One subplot: y-axis label with unit, its lines, and dashed reference lines.
+
+    ``hlines`` holds ``(value, label)`` pairs, the value in the panel's plotted units
+    (e.g. ``(-F_rM / 1e3, "−F_rM")`` in a force panel in kN).
+    """
+
+    ylabel: str
+    lines: list[Line]
+    hlines: list[tuple[float, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GammaCurve:
+    """One force–velocity map f ∈ Γ(v) sampled off and at v = 0.
+
+    Parameters
+    ----------
+    label
+        Legend entry (e.g. ``"u_c = 0.5"``).
+    v
+        Velocities [m/s], shape ``(n,)``, strictly increasing, without 0.
+    f
+        Γ(v) [N], shape ``(n,)``.
+    f0_low, f0_high
+        Ends of the set value Γ(0) = [f0_low, f0_high] [N].
+    """
+
+    label: str
+    v: np.ndarray
+    f: np.ndarray
+    f0_low: float
+    f0_high: float
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.v, dtype=float)
+        f = np.asarray(self.f, dtype=float)
+        if v.ndim != 1 or f.shape != v.shape:
+            raise ValueError(f"GammaCurve {self.label!r}: v and f need one shape (n,), "
+                             f"got {v.shape} and {f.shape}")
+        if np.any(v == 0.0) or np.any(np.diff(v) <= 0.0):
+            raise ValueError(f"GammaCurve {self.label!r}: v must be strictly increasing and "
+                             "exclude 0 (give the value at 0 as f0_low, f0_high)")
+        if not self.f0_low <= self.f0_high:
+            raise ValueError(f"GammaCurve {self.label!r}: f0_low = {self.f0_low} N exceeds "
+                             f"f0_high = {self.f0_high} N")
+        object.__setattr__(self, "v", v)
+        object.__setattr__(self, "f", f)
+
+    def polyline(self) -> tuple[np.ndarray, np.ndarray]:
+        """Vertices ``(v, f)`` through v < 0, (0, f0_high), (0, f0_low), then v > 0.
+
+        Γ is non-increasing, so the limit from the left is the high end of Γ(0) and the
+        vertical segment at v = 0 joins the two branches.
+        """
+        neg = self.v < 0.0
+        v = np.concatenate((self.v[neg], [0.0, 0.0], self.v[~neg]))
+        f = np.concatenate((self.f[neg], [self.f0_high, self.f0_low], self.f[~neg]))
+        return v, f
+
+
+@mpl.rc_context(STYLE)
+def time_series_figure(
+    df: pd.DataFrame, panels: list[Panel], title: str | None = None
+) -> Figure:
+    """Stacked subplots over the shared time axis ``df["t"]`` [s], one per panel.
+
+    A panel gets a legend when it shows more than one labelled line (reference lines count).
+
+    Raises
+    ------
+    ValueError
+        If ``panels`` is empty or a line names a column that ``df`` lacks.
+    """
+    if not panels:
+        raise ValueError("time_series_figure needs at least one panel")
+    needed = ["t", *(line.column for panel in panels for line in panel.lines)]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the table; columns are {list(df.columns)}")
+    fig = _figure((6.0, 0.6 + 1.35 * len(panels)))
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    t = df["t"].to_numpy()
+    for ax, panel in zip(axes, panels):
+        for line in panel.lines:
+            ax.plot(t, df[line.column].to_numpy() * line.scale, line.style, label=line.label)
+        for value, label in panel.hlines:
+            ax.axhline(value, label=label, **_REFERENCE)
+        ax.set_ylabel(panel.ylabel)
+        ax.grid(True)
+        if len(panel.lines) + len(panel.hlines) > 1:
+            ax.legend(loc="best")
+    axes[-1].set_xlabel("Time $t$ [s]")
+    fig.align_ylabels(axes)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@mpl.rc_context(STYLE)
+def gamma_map_figure(
+    curves: list[GammaCurve],
+    title: str,
+    segments: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Figure:
+    """Force–velocity maps: v [m/s] across, f [kN] up, the set value at v = 0 drawn vertical.
+
+    More than three curves are coloured along a sequential colormap (in list order).
+    ``segments`` maps a name to ``(v [m/s], f [N])`` drawn as thin dashed grey lines named
+    at their right-most visible point, as the smooth pieces of Γ in Kikuuwe et al. Fig. 3(a);
+    the y range stays that of the curves so that unbounded segments do not flatten them.
+
+    Raises
+    ------
+    ValueError
+        If ``curves`` is empty.
+    """
+    if not curves:
+        raise ValueError("gamma_map_figure needs at least one curve")
+    fig = _figure((4.5, 3.4))
+    ax = fig.subplots()
+    if len(curves) > 3:
+        colors = mpl.colormaps["viridis"](np.linspace(0.0, 0.9, len(curves)))
+    else:
+        colors = [f"C{i}" for i in range(len(curves))]
+    for curve, color in zip(curves, colors):
+        v, f = curve.polyline()
+        ax.plot(v, f * 1e-3, color=color, label=curve.label)
+    ylim = ax.get_ylim()
+    for name, (v_seg, f_seg) in (segments or {}).items():
+        _draw_segment(ax, name, np.asarray(v_seg, float), np.asarray(f_seg, float) * 1e-3, ylim)
+    ax.set_ylim(ylim)
+    ax.axhline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+    ax.axvline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+    ax.set_xlabel("Velocity $v$ [m/s]")
+    ax.set_ylabel("Force $f$ [kN]")
+    ax.set_title(title)
+    ax.grid(True)
+    ax.legend(loc="best")
+    return fig
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> None:
+    """Save ``fig`` atomically at ``dpi`` [1/inch] in the format of ``path``'s suffix (PNG if none).
+
+    The figure is not registered with pyplot, so nothing has to be closed: it is freed with
+    its last reference.
+    """
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi)
+
+
+def _figure(size: tuple[float, float]) -> Figure:
+    """A constrained-layout figure of ``size`` [inch] on an Agg canvas."""
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _draw_segment(ax, name: str, v: np.ndarray, f: np.ndarray, ylim: tuple[float, float]) -> None:
+    """Dashed grey segment ``(v, f)`` [m/s, kN], named at its right-most point inside ``ylim``."""
+    f = np.where(np.isfinite(f), f, np.nan)
+    ax.plot(v, f, color="0.55", linestyle="--", linewidth=0.5, zorder=1.5)
+    visible = np.flatnonzero((f >= ylim[0]) & (f <= ylim[1]))
+    if visible.size:
+        i = visible[-1]
+        ax.annotate(name, (v[i], f[i]), xytext=(-2, 2), textcoords="offset points",
+                    ha="right", fontsize=6, color="0.4")
