@@ -197,7 +197,10 @@ def gamma_map_figure(
     ax.set_ylabel("Force $f$ [kN]")
     ax.set_title(title)
     ax.grid(True)
-    ax.legend(loc="best")
+    if len(curves) > 3:  # many curves: keep the legend clear of them
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend(loc="best")
     return fig
 
 

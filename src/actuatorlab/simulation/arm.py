@@ -144,8 +144,8 @@ def simulate_arm(
         raise SimulationError(
             f"relaxation.stiffness = {relaxation.stiffness:.3g} N/m and damping = {relaxation.damping:.3g} N s/m "
             f"are unstable with step h = {h:g} s (arm effective mass {limit.effective_mass:.4g} kg): "
-            f"choose stiffness < {limit.max_stiffness:.3g} N/m and damping < {limit.max_damping:.3g} N s/m, "
-            "or a smaller step"
+            f"set stiffness below {limit.max_stiffness:.3g} N/m (for example {0.5 * limit.max_stiffness:.2g} N/m) "
+            f"with damping below {limit.max_damping:.3g} N s/m, or use a smaller step"
         )
     openings = Openings.from_command(valve_command, bleed)
     uh = np.ascontiguousarray(normalised_openings(circuit, openings))

@@ -1,0 +1,1 @@
+"""Scenario kinds: each module turns a validated scenario into a ``ScenarioOutput``."""

@@ -1,0 +1,46 @@
+"""What a scenario kind computes, before anything is written: table, summary, figures, notes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True)
+class SummaryFigure:
+    """One key figure: ``key`` (ends with its unit, e.g. ``max_force_N``) and ``value`` in SI."""
+
+    key: str
+    value: float | None
+    unit: str
+    label: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A plot to render into ``file`` (PNG); ``build`` is only called when plots are wanted."""
+
+    file: str
+    caption: str
+    build: Callable[[], Figure]
+
+
+@dataclass
+class ScenarioOutput:
+    """Results of one scenario run: one row per sample (or grid point) and what to report."""
+
+    table: pd.DataFrame
+    units: dict[str, str]
+    labels: dict[str, str]
+    summary: list[SummaryFigure]
+    figures: list[FigureSpec] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    counters: dict[str, float] = field(default_factory=dict)
+
+    def summary_dict(self) -> dict[str, float | None]:
+        """``summary.json`` content: key → value (SI, the unit is in the key)."""
+        return {s.key: s.value for s in self.summary}

@@ -1,0 +1,78 @@
+"""Run a validated scenario and write its files: results, resolved scenario, plots, summary, report.
+
+Every file is written atomically (temporary file, then rename), the report last, so an
+interrupted run never leaves a half-written file and a finished report means a complete run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import __version__
+from ..errors import ScenarioError
+from ..io.atomic import atomic_write_text
+from ..io.results import write_csv, write_json, write_table
+from ..report.html import write_report
+from ..report.plots import save_figure
+from .kinds import arm, gamma_map
+from .loading import scenario_to_toml
+from .output import ScenarioOutput
+
+KINDS = {"arm": arm, "gamma-map": gamma_map}
+"""Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
+
+StageProgress = Callable[[str, float], None]
+"""Called with a stage name and the fraction of that stage done, in [0, 1]."""
+
+
+def _prepare(out_dir: Path) -> Path:
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ScenarioError(f"--out {out_dir}: exists and is not a directory; name a directory")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None) -> tuple[ScenarioOutput, list[str]]:
+    """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
+    out_dir = _prepare(Path(out_dir))
+    report = progress or (lambda stage, fraction: None)
+    output: ScenarioOutput = KINDS[scenario.kind].run(scenario, lambda f: report("simulate", f))
+    report("write results", 0.0)
+    files = ["results.parquet"]
+    write_table(output.table, out_dir / "results.parquet", output.units, output.labels)
+    if scenario.outputs.csv:
+        write_csv(output.table, out_dir / "results.csv", output.units)
+        files.append("results.csv")
+    resolved = scenario_to_toml(scenario)
+    atomic_write_text(out_dir / "scenario.toml", resolved)
+    write_json(out_dir / "summary.json", output.summary_dict())
+    files += ["scenario.toml", "summary.json"]
+    figures = output.figures if scenario.outputs.plots else []
+    for i, spec in enumerate(figures):
+        report("plot", i / len(figures))
+        save_figure(spec.build(), out_dir / spec.file)
+        files.append(spec.file)
+    report("report", 0.0)
+    files.append("report.html")
+    write_report(out_dir / "report.html", _report_context(scenario, output, resolved, files))
+    report("report", 1.0)
+    return output, files
+
+
+def _report_context(scenario, output: ScenarioOutput, resolved: str, files: list[str]) -> dict:
+    return {
+        "title": scenario.name,
+        "description": scenario.description,
+        "key_figures": [
+            {"name": s.label, "value": s.value, "unit": s.unit, "note": s.note} for s in output.summary
+        ],
+        "figures": [{"file": f.file, "caption": f.caption} for f in output.figures if f.file in files],
+        "notes": output.notes,
+        "scenario_toml": resolved,
+        "files": files,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "version": __version__,
+    }

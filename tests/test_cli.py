@@ -1,0 +1,121 @@
+"""The command line end to end: built-in scenarios, written files, and errors without tracebacks."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.io.results import read_table
+from actuatorlab.scenarios.loading import load_scenario
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def arm_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("arm-relief")
+    result = runner.invoke(app, ["run", "arm-relief", "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_arm_relief_writes_every_file(arm_run):
+    for name in ("results.parquet", "scenario.toml", "summary.json", "report.html",
+                 "inputs.png", "response.png", "relief.png"):
+        assert (arm_run / name).stat().st_size > 0, name
+    assert not list(arm_run.glob("*.tmp*"))
+    html = (arm_run / "report.html").read_text()
+    assert "response.png" in html and "7.412" in html
+
+
+def test_arm_relief_reproduces_fig6_qualitatively(arm_run):
+    """Kikuuwe et al. Sec. 4.3 / Fig. 6: holds 0–3 s, rises 3–6 s, holds until the rod relief
+    opens (f = −F_rM), then drops; |p − ℓ| stays below a few centimetres."""
+    df, units = read_table(arm_run / "results.parquet")
+    assert units["theta"] == "rad" and units["force"] == "N"
+    summary = json.loads((arm_run / "summary.json").read_text())
+    t, v, theta, f = df["t"].to_numpy(), df["rod_velocity"].to_numpy(), df["theta"].to_numpy(), df["force"].to_numpy()
+    hold = t < 3.0
+    assert np.all(v[hold] == 0.0) and np.ptp(theta[hold]) < math.radians(0.5)
+    assert theta[int(6.0 / 1e-3)] > math.radians(20)  # the retract command raised the arm
+    opened = summary["relief_open_time_s"]
+    assert 6.0 < opened < 8.5
+    after_close = (t > 6.1) & (t < opened)
+    assert np.all(v[after_close] == 0.0)  # closed valves hold until the relief opens
+    assert f[t == opened][0] == pytest.approx(-summary["rod_relief_force_N"], rel=1e-9)
+    assert theta[-1] < theta[t == opened][0] - math.radians(5)  # the arm dropped
+    assert summary["max_stretch_m"] < 0.03
+    assert summary["max_abs_force_N"] <= summary["rod_relief_force_N"] * (1 + 1e-9)
+
+
+def test_gamma_map_writes_fig3_panels(tmp_path):
+    result = runner.invoke(app, ["run", "gamma-map", "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.glob("gamma_*.png")) == [f"gamma_{c}.png" for c in "abcd"]
+    df, _ = read_table(tmp_path / "results.parquet")
+    at_zero = df[df["v"] == 0.0]
+    assert np.all(at_zero["f_low"] <= at_zero["f_high"])
+
+
+def test_scenarios_and_show(tmp_path):
+    listing = runner.invoke(app, ["scenarios"])
+    assert listing.exit_code == 0 and "arm-relief" in listing.output and "gamma-map" in listing.output
+    shown = runner.invoke(app, ["show", "arm-relief"])
+    assert shown.exit_code == 0 and 'pump_relief_pressure = "36 MPa"' in shown.output
+    path = tmp_path / "resolved.toml"
+    path.write_text(shown.output)
+    assert load_scenario(path) == load_scenario("arm-relief")
+
+
+def _arm_file(tmp_path, replace=None, append=""):
+    text = runner.invoke(app, ["show", "arm-relief"]).output
+    for old, new in (replace or {}).items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "bad.toml"
+    path.write_text(text + append)
+    return path
+
+
+BAD_INPUTS = {
+    "malformed TOML": ({"[circuit]": "[circuit"}, "", "line"),
+    "unknown field": ({'mass = "2000 kg"': 'masss = "2000 kg"'}, "", "arm.masss"),
+    "wrong unit": ({'pump_relief_pressure = "36 MPa"': 'pump_relief_pressure = "36 m"'}, "", "pump_relief_pressure"),
+    "opening of 1.5": ({"bleed = 0.3": "bleed = 1.5"}, "", "inputs.bleed"),
+    "negative area": ({'head_area = "0.024 m^2"': 'head_area = "-0.024 m^2"'}, "", "head_area"),
+    "unstable step": ({'stiffness = "5e7 N/m"': 'stiffness = "1e12 N/m"'}, "", "stiffness"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_gives_a_short_error_and_non_zero_exit(tmp_path, case):
+    replace, append, field = BAD_INPUTS[case]
+    path = _arm_file(tmp_path, replace, append)
+    result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    message = result.stderr.strip()
+    assert field in message and message.startswith("error:")
+    assert len(message.splitlines()) <= 2
+    assert isinstance(result.exception, SystemExit)  # a clean exit, not an escaped exception
+    assert not (tmp_path / "out" / "report.html").exists()
+
+
+def test_unknown_scenario_lists_the_builtins(tmp_path):
+    result = runner.invoke(app, ["run", "arm-releif", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "arm-relief" in result.stderr
+
+
+def test_real_process_prints_no_traceback(tmp_path):
+    """The installed command, not the in-process runner: exit status 2 and a two-line message at most."""
+    path = _arm_file(tmp_path, {'pump_relief_pressure = "36 MPa"': 'pump_relief_pressure = "36 m"'})
+    exe = Path(sys.executable).with_name("actuatorlab")
+    proc = subprocess.run([str(exe), "run", str(path), "--quiet"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) <= 2
+    assert "expected a pressure" in proc.stderr
