@@ -37,7 +37,7 @@ def test_paper_example_constants():
     assert uh[4] == pytest.approx(5.820855e-7, rel=1e-6)  # U_b(0.2)
 
 
-@pytest.mark.parametrize("u_c,u_b", itertools.product(U_C, U_B))
+@pytest.mark.parametrize("u_c,u_b", list(itertools.product(U_C, U_B)))
 def test_gamma_non_increasing_and_interval_is_its_limit(u_c, u_b):
     o = Openings.from_command(u_c, u_b)
     g = gamma(CIRCUIT, o, V)
@@ -63,7 +63,7 @@ def test_off_mode_branches_are_relief_forces():
     assert np.all(gamma(CIRCUIT, Openings.from_command(0.5, 0.2), V[V < 0]) == FHM)
 
 
-@pytest.mark.parametrize("u_c,u_b", itertools.product((-1.0, -0.5, -0.1, 0.1, 0.5, 1.0), (0.05, 0.2, 1.0)))
+@pytest.mark.parametrize("u_c,u_b", list(itertools.product((-1.0, -0.5, -0.1, 0.1, 0.5, 1.0), (0.05, 0.2, 1.0))))
 def test_chamber_projections_equal_segment_nesting(u_c, u_b):
     """(61)–(62) and the max/min nesting of the segments (64c)/(64e) are the same map."""
     o = Openings.from_command(u_c, u_b)

@@ -9,6 +9,7 @@ scalars and arrays (broadcasting):
 - ``proj(x, lo, hi) = max(lo, min(hi, x))``  (12);
 - ``gsgn(a, x, b)``: b for x > 0, a for x < 0, the interval [min(a,b), max(a,b)] at x = 0 (9),
   returned as the pair (low, high);
+- ``ldiv(x, a)``: x/a with the limits of a closed orifice, x/0 = sgn(x)·∞ and 0/0 = 0;
 - ``phi_a(b, c, a)``: the root of S(x)/a + b·x + c = 0 (Proposition 1, (20), (30));
 - ``phi_b(b, c, a0, a1, x1)``: the root of S(x)/a0 + S(x − x1)/a1 + b·x + c = 0
   (Proposition 2, (29), (31)).
@@ -145,13 +146,26 @@ def gsgn_scalar(a: float, x: float, b: float) -> tuple[float, float]:
     return min(a, b), max(a, b)
 
 
-S = nb.vectorize([f"{_F}({_F})"], cache=True)(s_scalar.py_func)
-R = nb.vectorize([f"{_F}({_F})"], cache=True)(r_scalar.py_func)
-psi = nb.vectorize([f"{_F}({_F},{_F})"], cache=True)(psi_scalar.py_func)
-proj = nb.vectorize([f"{_F}({_F},{_F},{_F})"], cache=True)(proj_scalar.py_func)
-phi_a = nb.vectorize([f"{_F}({_F},{_F},{_F})"], cache=True)(phi_a_scalar)
-phi_b = nb.vectorize([f"{_F}({_F},{_F},{_F},{_F},{_F})"], cache=True)(phi_b_scalar)
+_UFUNCS = {
+    # public name: (scalar kernel, number of float64 arguments)
+    "S": (s_scalar, 1),
+    "R": (r_scalar, 1),
+    "psi": (psi_scalar, 2),
+    "proj": (proj_scalar, 3),
+    "ldiv": (ldiv_scalar, 2),
+    "phi_a": (phi_a_scalar, 3),
+    "phi_b": (phi_b_scalar, 5),
+}
 
+
+def __getattr__(name: str):
+    """Build the ufunc ``name`` of ``_UFUNCS`` on first use (loading them all costs ~0.3 s at import)."""
+    if name not in _UFUNCS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    kernel, arity = _UFUNCS[name]
+    ufunc = nb.vectorize([f"{_F}({','.join([_F] * arity)})"], cache=True)(kernel)
+    globals()[name] = ufunc
+    return ufunc
 
 def gsgn(a, x, b) -> tuple[np.ndarray, np.ndarray]:
     """gsgn(a, x, b) (9) on arrays: the pair (low, high), equal where x ≠ 0."""

@@ -11,13 +11,10 @@ import numba as nb
 import numpy as np
 
 from ...errors import ParameterError
-from ...numerics.nonsmooth import S, ldiv_scalar, proj_scalar
+from ...numerics import nonsmooth
 from ._broadcast import flatten
 from .circuit import Openings, ValveCircuit, normalised_openings
 from .kernels import gamma_minus_scalar, gamma_plus_scalar, gamma_zero_scalar
-
-ldiv = nb.vectorize(["float64(float64, float64)"], cache=True)(ldiv_scalar.py_func)
-_proj = nb.vectorize(["float64(float64, float64, float64)"], cache=True)(proj_scalar.py_func)
 
 
 @nb.njit(cache=True)
@@ -76,6 +73,7 @@ def gamma_segments(circuit: ValveCircuit, openings: Openings, v) -> dict[str, np
     ah, ar = circuit.head_area, circuit.rod_area
     fhm, frm = circuit.head_relief_force, circuit.rod_relief_force
     pm, q = circuit.pump_relief_pressure, circuit.pump_flow
+    S, ldiv = nonsmooth.S, nonsmooth.ldiv
     sv = S(v)
     over = {name: ldiv(sv, a2) for name, a2 in (("ph", ph2), ("tr", tr2), ("pr", pr2), ("th", th2))}
     bleed_plus = -ldiv(ah**3 * S(v - q / ah), ub2)
