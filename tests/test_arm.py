@@ -47,6 +47,8 @@ def test_holds_under_closed_valves_in_static_equilibrium():
     static = -(-ARM.mass * ARM.gravity * ARM.com_distance * math.cos(theta)
                + ARM.load_distance * math.cos(theta) * -20e3) / lever
     assert r["force"][-1] == pytest.approx(static, rel=1e-3)
+    # the compiled torque (79) vanishes at that equilibrium
+    assert abs(ARM.torque(theta, static, -20e3)) < 1e-9 * ARM.mass * ARM.gravity * ARM.com_distance
 
 
 def test_moves_once_the_rod_relief_opens():

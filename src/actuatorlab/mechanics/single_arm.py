@@ -125,7 +125,6 @@ def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float, float]
 def arm_torque(params: np.ndarray, theta: float, f: float, f_ey: float) -> float:
     """Right-hand side of (79): torque of gravity, cylinder force f (> 0 pushes) and f_ey [N m]."""
     c = math.cos(theta)
-    s = math.sin(theta)
     rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
     rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
     _, ex, ey = arm_geometry(params, theta)

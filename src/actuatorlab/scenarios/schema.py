@@ -12,6 +12,7 @@ Dumping a model with ``model_dump(context={"display": True})`` writes every quan
 display unit (:func:`.units.format_quantity`); without that context the dump is in SI.
 """
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -151,6 +152,15 @@ def _at(where: str, error: Exception, own_prefix: str = "") -> str:
     return f"{where}.{message}" if where else message
 
 
+@contextlib.contextmanager
+def _reported_at(where: str, own_prefix: str = ""):
+    """Re-raise a dataclass ParameterError as a ScenarioError naming the field under ``where``."""
+    try:
+        yield
+    except ParameterError as error:
+        raise ScenarioError(_at(where, error, own_prefix)) from None
+
+
 # ---------------------------------------------------------------------------------------------
 # Circuit, arm, relaxation, simulation
 
@@ -216,10 +226,8 @@ class CircuitSpec(Spec):
         for name in ("discharge_coefficient", "max_area"):
             if isinstance(values[name], BaseModel):
                 values[name] = {valve: getattr(values[name], valve) for valve in VALVES}
-        try:
+        with _reported_at(where):
             return ValveCircuit(**values)
-        except ParameterError as error:
-            raise ScenarioError(_at(where, error)) from None
 
 
 class ArmSpec(Spec):
@@ -240,10 +248,8 @@ class ArmSpec(Spec):
     def build(self, where: str = "arm") -> SingleArm:
         """The validated :class:`SingleArm`; a bad value raises ScenarioError under ``where``."""
         values = {name: getattr(self, name) for name in _ARM}
-        try:
+        with _reported_at(where):
             return SingleArm(**values)
-        except ParameterError as error:
-            raise ScenarioError(_at(where, error)) from None
 
 
 class RelaxationSpec(Spec):
@@ -254,10 +260,8 @@ class RelaxationSpec(Spec):
 
     def build(self, where: str = "relaxation") -> Relaxation:
         """The validated :class:`Relaxation`; a bad value raises ScenarioError under ``where``."""
-        try:
+        with _reported_at(where, own_prefix="relaxation."):
             return Relaxation(self.stiffness, self.damping)
-        except ParameterError as error:
-            raise ScenarioError(_at(where, error, own_prefix="relaxation.")) from None
 
 
 class SimulationSpec(Spec):
