@@ -111,41 +111,36 @@ class SingleArm:
 
 
 @nb.njit(cache=True)
-def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float, float]:
-    """(ℓ, e_x, e_y): cylinder length (80) and rod direction e = (r_m − r_b)/ℓ (89)."""
+def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float]:
+    """(ℓ, dℓ/dθ): cylinder length (80) [m] and lever arm [m/rad] at angle θ.
+
+    With e = (r_m − r_b)/ℓ the rod direction, dℓ/dθ = e·dr_m/dθ = r_m × e (dr_m/dθ = [−r_my, r_mx]);
+    the cylinder's torque about the pivot, r_m × (e f), is therefore (dℓ/dθ)·f.
+    """
     rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
     rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
     dx = rmx - params[K_BX]
     dy = rmy - params[K_BY]
     length = math.sqrt(dx * dx + dy * dy)
-    return length, dx / length, dy / length
+    return length, (rmx * dy - rmy * dx) / length
 
 
 @nb.njit(cache=True)
-def arm_torque(params: np.ndarray, theta: float, f: float, f_ey: float) -> float:
-    """Right-hand side of (79): torque of gravity, cylinder force f (> 0 pushes) and f_ey [N m]."""
+def arm_torque(params: np.ndarray, theta: float, lever: float, f: float, f_ey: float) -> float:
+    """Right-hand side of (79) [N m]: gravity, cylinder force f (> 0 pushes) through the lever arm
+    dℓ/dθ of ``arm_geometry``, and the vertical load f_ey at L_f."""
     c = math.cos(theta)
-    rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
-    rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
-    _, ex, ey = arm_geometry(params, theta)
-    gravity = -params[K_LG] * c * params[K_MG]
-    cylinder = (rmx * ey - rmy * ex) * f
-    load = params[K_LF] * c * f_ey
-    return gravity + cylinder + load
+    return -params[K_LG] * c * params[K_MG] + lever * f + params[K_LF] * c * f_ey
 
 
 @nb.njit(cache=True)
 def _length_and_lever(params: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
-        length, ex, ey = arm_geometry(params, theta[i])
-        rmx = -params[K_LM] * math.cos(theta[i] - params[K_ALPHA])
-        rmy = -params[K_LM] * math.sin(theta[i] - params[K_ALPHA])
-        # dℓ/dθ = e · dr_m/dθ with dr_m/dθ = [−r_my, r_mx]
-        out[0, i] = length
-        out[1, i] = -ex * rmy + ey * rmx
+        out[0, i], out[1, i] = arm_geometry(params, theta[i])
 
 
 @nb.njit(cache=True)
 def _torques(params: np.ndarray, theta: np.ndarray, f: np.ndarray, f_ey: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
-        out[i] = arm_torque(params, theta[i], f[i], f_ey[i])
+        _, lever = arm_geometry(params, theta[i])
+        out[i] = arm_torque(params, theta[i], lever, f[i], f_ey[i])

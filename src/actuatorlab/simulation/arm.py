@@ -88,7 +88,7 @@ def _arm_loop(cp, ap, uh, f_ey, stiffness, damping, h, state, k0, k1, out):
     p = state[S_P]
     l_prev = state[S_LPREV]
     for k in range(k0, k1):
-        length, _, _ = arm_geometry(ap, theta)
+        length, lever = arm_geometry(ap, theta)
         p, f, v = relaxed_step_scalar(cp, uh[k], stiffness, damping, h, p, l_prev, length)
         out[ROW_THETA, k] = theta
         out[ROW_RATE, k] = rate
@@ -109,7 +109,7 @@ def _arm_loop(cp, ap, uh, f_ey, stiffness, damping, h, state, k0, k1, out):
             alternations = 0
         f_prev = f
         df_prev = df
-        rate += h * arm_torque(ap, theta, f, f_ey[k]) / jp
+        rate += h * arm_torque(ap, theta, lever, f, f_ey[k]) / jp
         theta += h * rate
         l_prev = length
     state[S_THETA] = theta
