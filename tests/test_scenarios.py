@@ -20,8 +20,8 @@ from actuatorlab.scenarios.schema import (
     CircuitSpec,
     GammaMapScenario,
     RelaxationSpec,
-    Spec,
 )
+from actuatorlab.scenarios.spec_base import Spec
 from actuatorlab.scenarios.units import DIMENSIONS, format_quantity, to_si
 
 ARM = """\

@@ -17,7 +17,8 @@ import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError
-from .schema import KINDS, LOC_TAGS, QuantityMarker, Scenario, UnknownFieldError
+from .schema import KINDS, LOC_TAGS, Scenario
+from .spec_base import QuantityMarker, UnknownFieldError
 from .units import DIMENSIONS
 
 BUILTIN_DIR = "builtin"

@@ -12,21 +12,16 @@ Dumping a model with ``model_dump(context={"display": True})`` writes every quan
 display unit (:func:`.units.format_quantity`); without that context the dump is in SI.
 """
 
-import contextlib
-import dataclasses
-import functools
 import math
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+from typing import Annotated, Literal, Union, get_args
 
 import numpy as np
 from pydantic import (
     BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
-    PlainSerializer,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -35,130 +30,39 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import ParameterError, ScenarioError
+from ..errors import ScenarioError
 from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
-from ..simulation.signals import Constant, PiecewiseLinear, Signal, Sine, Steps, Sum, time_grid
-from .units import DIMENSIONS, convert, format_quantity
+from ..simulation.signals import Signal, time_grid
+from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
+from .spec_base import (
+    Acceleration,
+    Angle,
+    AngularVelocity,
+    Area,
+    Damping,
+    Density,
+    Dimensionless,
+    Inertia,
+    Length,
+    Mass,
+    Pressure,
+    Spec,
+    Stiffness,
+    Time,
+    Velocity,
+    VolumeFlow,
+    defaults_of,
+    reported_at,
+)
+from .units import convert
 
 MAX_SAMPLES = 100_000_000
 """Largest number of time samples duration/step a simulation may ask for."""
 
-SIGNAL_TYPES = ("constant", "steps", "piecewise-linear", "sine", "sum")
-"""Values of ``type`` in a signal table."""
-
 LOC_TAGS = frozenset(SIGNAL_TYPES) | {"common", "per-valve"}
 """Union tags pydantic inserts into error locations; they are not TOML keys and are dropped."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Quantities
-
-
-@dataclasses.dataclass(frozen=True)
-class QuantityMarker:
-    """Annotation metadata recording the dimension of a quantity field."""
-
-    dimension: str
-
-
-@functools.cache
-def quantity(dimension: str) -> Any:
-    """Type of a field of ``dimension``: validates a number or unit string to an SI float."""
-    if dimension not in DIMENSIONS:
-        raise ValueError(f"unknown dimension {dimension!r}; use one of {', '.join(DIMENSIONS)}")
-
-    def validate(value):
-        return convert(value, dimension)
-
-    def serialize(value, info):
-        if info.context and info.context.get("display"):
-            return format_quantity(value, dimension)
-        return value
-
-    return Annotated[
-        float,
-        BeforeValidator(validate),
-        PlainSerializer(serialize, when_used="always"),
-        QuantityMarker(dimension),
-    ]
-
-
-Dimensionless = quantity("dimensionless")
-Length = quantity("length")
-Area = quantity("area")
-Mass = quantity("mass")
-Inertia = quantity("inertia")
-Time = quantity("time")
-Frequency = quantity("frequency")
-Angle = quantity("angle")
-AngularVelocity = quantity("angular_velocity")
-Velocity = quantity("velocity")
-Acceleration = quantity("acceleration")
-Force = quantity("force")
-Pressure = quantity("pressure")
-VolumeFlow = quantity("volume_flow")
-Density = quantity("density")
-Stiffness = quantity("stiffness")
-Damping = quantity("damping")
-
-
-# ---------------------------------------------------------------------------------------------
-# Base table
-
-
-class UnknownFieldError(ScenarioError):
-    """A table holds a key its model does not define; ``field`` is the key."""
-
-    def __init__(self, field: str, valid: list[str], others: list[str]):
-        self.field = field
-        self.valid = valid
-        also = f" (also unknown: {', '.join(others)})" if others else ""
-        super().__init__(f"unknown field{also}; valid fields are {', '.join(valid)}")
-
-
-class Spec(BaseModel):
-    """Base of every scenario table: frozen, and unknown keys raise listing the valid ones."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_unknown_keys(cls, data):
-        if isinstance(data, Mapping):
-            unknown = [str(key) for key in data if key not in cls.model_fields]
-            if unknown:
-                raise UnknownFieldError(unknown[0], list(cls.model_fields), unknown[1:])
-        return data
-
-
-def _defaults(cls) -> dict[str, Any]:
-    """Default values of a dataclass's init fields (so a spec and its dataclass agree)."""
-    out = {}
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
-            out[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            out[f.name] = f.default_factory()
-    return out
-
-
-def _at(where: str, error: Exception, own_prefix: str = "") -> str:
-    """Message of a dataclass ParameterError (``"head_area = -1 m^2: ..."``) under ``where``."""
-    message = str(error)
-    if own_prefix and message.startswith(own_prefix):
-        message = message[len(own_prefix) :]
-    return f"{where}.{message}" if where else message
-
-
-@contextlib.contextmanager
-def _reported_at(where: str, own_prefix: str = ""):
-    """Re-raise a dataclass ParameterError as a ScenarioError naming the field under ``where``."""
-    try:
-        yield
-    except ParameterError as error:
-        raise ScenarioError(_at(where, error, own_prefix)) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,9 +102,9 @@ PerValveAreaField = Annotated[
     Discriminator(_common_or_table),
 ]
 
-_CIRCUIT = _defaults(ValveCircuit)
-_ARM = _defaults(SingleArm)
-_RELAXATION = _defaults(Relaxation)
+_CIRCUIT = defaults_of(ValveCircuit)
+_ARM = defaults_of(SingleArm)
+_RELAXATION = defaults_of(Relaxation)
 
 
 class CircuitSpec(Spec):
@@ -226,7 +130,7 @@ class CircuitSpec(Spec):
         for name in ("discharge_coefficient", "max_area"):
             if isinstance(values[name], BaseModel):
                 values[name] = {valve: getattr(values[name], valve) for valve in VALVES}
-        with _reported_at(where):
+        with reported_at(where):
             return ValveCircuit(**values)
 
 
@@ -248,7 +152,7 @@ class ArmSpec(Spec):
     def build(self, where: str = "arm") -> SingleArm:
         """The validated :class:`SingleArm`; a bad value raises ScenarioError under ``where``."""
         values = {name: getattr(self, name) for name in _ARM}
-        with _reported_at(where):
+        with reported_at(where):
             return SingleArm(**values)
 
 
@@ -260,7 +164,7 @@ class RelaxationSpec(Spec):
 
     def build(self, where: str = "relaxation") -> Relaxation:
         """The validated :class:`Relaxation`; a bad value raises ScenarioError under ``where``."""
-        with _reported_at(where, own_prefix="relaxation."):
+        with reported_at(where, own_prefix="relaxation."):
             return Relaxation(self.stiffness, self.damping)
 
 
@@ -295,156 +199,6 @@ class SimulationSpec(Spec):
     def times(self) -> np.ndarray:
         """The time grid t_k = k·h [s], k = 0 … round(duration/h)."""
         return time_grid(self.step, self.duration)
-
-
-# ---------------------------------------------------------------------------------------------
-# Signals
-
-
-class SignalSpec(Spec):
-    """Base of the signal tables; ``dimension`` is the dimension of the values."""
-
-    dimension: ClassVar[str] = "dimensionless"
-
-    def build(self, dimension: str | None = None, where: str = "signal") -> Signal:
-        """The :class:`~actuatorlab.simulation.signals.Signal`; bad parameters raise
-        ScenarioError naming ``where``. ``dimension``, if given, must be the spec's own."""
-        if dimension is not None and dimension != self.dimension:
-            raise ValueError(f"{where}: this signal holds {self.dimension} values, not {dimension}")
-        try:
-            return self._build(where)
-        except ParameterError as error:
-            raise ScenarioError(f"{where}: {error}") from None
-
-    def _build(self, where: str) -> Signal:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-class _Constant(SignalSpec):
-    def _build(self, where):
-        return Constant(self.value)
-
-
-class _Steps(SignalSpec):
-    def _build(self, where):
-        return Steps(tuple(self.times), tuple(self.values), self.initial)
-
-
-class _PiecewiseLinear(SignalSpec):
-    def _build(self, where):
-        return PiecewiseLinear(tuple(self.times), tuple(self.values))
-
-
-class _Sine(SignalSpec):
-    def _build(self, where):
-        return Sine(self.amplitude, self.frequency, self.phase, self.offset, self.start, self.stop)
-
-
-class _Sum(SignalSpec):
-    def _build(self, where):
-        if not self.terms:
-            raise ScenarioError(f"{where}.terms: empty; give at least one signal table in terms")
-        return Sum(tuple(term.build(where=f"{where}.terms[{i}]") for i, term in enumerate(self.terms)))
-
-
-def _signal_input(value):
-    """A number or quantity string means a constant; a table must name its ``type``."""
-    if isinstance(value, SignalSpec):
-        return value
-    if isinstance(value, Mapping):
-        kind = value.get("type")
-        names = ", ".join(f'"{name}"' for name in SIGNAL_TYPES)
-        if kind is None:
-            raise ScenarioError(f"a signal table needs a type; add type = one of {names}")
-        if kind not in SIGNAL_TYPES:
-            raise ScenarioError(f'type = "{kind}" is not a signal type; use one of {names}')
-        return value
-    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-        return {"type": "constant", "value": value}
-    raise ScenarioError(f"expected a number, a quantity string or a signal table, received {value!r}")
-
-
-@functools.cache
-def signal_spec(dimension: str) -> Any:
-    """Field type of a signal whose values have ``dimension`` (times are always times).
-
-    Accepts a number or quantity string (a constant) or a table::
-
-        {type = "constant", value}
-        {type = "steps", times, values, initial = 0}
-        {type = "piecewise-linear", times, values}
-        {type = "sine", amplitude, frequency, phase = 0 rad, offset = 0, start = 0 s, stop = inf}
-        {type = "sum", terms = [signal, ...]}
-    """
-    Value = quantity(dimension)
-
-    class ConstantSignal(_Constant):
-        """y(t) = value."""
-
-        type: Literal["constant"] = "constant"
-        value: Value
-
-    class StepsSignal(_Steps):
-        """y = initial before times[0], values[i] from times[i] on."""
-
-        type: Literal["steps"] = "steps"
-        times: list[Time]
-        values: list[Value]
-        initial: Value = 0.0
-
-    class PiecewiseLinearSignal(_PiecewiseLinear):
-        """Linear interpolation in (times, values), held outside."""
-
-        type: Literal["piecewise-linear"] = "piecewise-linear"
-        times: list[Time]
-        values: list[Value]
-
-    class SineSignal(_Sine):
-        """offset + amplitude·sin(2π·frequency·(t − start) + phase) on [start, stop), else offset."""
-
-        type: Literal["sine"] = "sine"
-        amplitude: Value
-        frequency: Frequency
-        phase: Angle = 0.0
-        offset: Value = 0.0
-        start: Time = 0.0
-        stop: Time = math.inf
-
-    class SumSignal(_Sum):
-        """The sum of the signals in ``terms``."""
-
-        type: Literal["sum"] = "sum"
-        terms: "list[SignalField]"
-
-    classes = (ConstantSignal, StepsSignal, PiecewiseLinearSignal, SineSignal, SumSignal)
-    for cls in classes:
-        cls.dimension = dimension
-        cls.__qualname__ = f"{cls.__name__}[{dimension}]"
-    SignalField = Annotated[
-        Union[tuple(Annotated[cls, Tag(kind)] for cls, kind in zip(classes, SIGNAL_TYPES))],
-        Discriminator("type"),
-        BeforeValidator(_signal_input),
-    ]
-    SumSignal.model_rebuild(_types_namespace={"SignalField": SignalField})
-    return SignalField
-
-
-DimensionlessSignal = signal_spec("dimensionless")
-ForceSignal = signal_spec("force")
-
-
-def check_range(where: str, signal: Signal, t, lo: float, hi: float, what: str = "the value") -> None:
-    """Raise ScenarioError if ``signal`` sampled on the times ``t`` [s] leaves [lo, hi].
-
-    The message names the first offending sample: ``inputs.valve_command reaches 1.5 at
-    t = 3 s; a valve command must lie in [-1, 1]``.
-    """
-    t = np.asarray(t, dtype=np.float64)
-    y = np.asarray(signal.sample(t), dtype=np.float64)
-    bad = np.flatnonzero(~((y >= lo) & (y <= hi)))
-    if bad.size:
-        i = bad[0]
-        raise ScenarioError(f"{where} reaches {y[i]:g} at t = {t[i]:g} s; {what} must lie in [{lo:g}, {hi:g}]")
 
 
 INPUT_DIMENSIONS = {"valve_command": "dimensionless", "bleed": "dimensionless", "external_force": "force"}

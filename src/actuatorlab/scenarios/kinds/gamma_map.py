@@ -7,7 +7,13 @@ import string
 import numpy as np
 import pandas as pd
 
-from ...hydraulics.quasistatic import Openings, gamma, gamma_interval, gamma_segments, lam
+from ...hydraulics.quasistatic import (
+    Openings,
+    gamma,
+    gamma_interval,
+    gamma_segments,
+    lam,
+)
 from ...report.plots import GammaCurve, gamma_map_figure
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..schema import GammaMapScenario

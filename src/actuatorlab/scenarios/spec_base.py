@@ -1,0 +1,130 @@
+"""Building blocks of the scenario schema: quantity fields with units and the strict base model.
+
+A quantity field takes a bare number (SI) or a string with a unit (``"36 MPa"``), see
+:mod:`.units`; every model rejects unknown keys, naming the valid ones.
+"""
+
+import contextlib
+import dataclasses
+import functools
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    model_validator,
+)
+
+from ..errors import ParameterError, ScenarioError
+from .units import DIMENSIONS, convert, format_quantity
+
+# ---------------------------------------------------------------------------------------------
+# Quantities
+
+
+@dataclasses.dataclass(frozen=True)
+class QuantityMarker:
+    """Annotation metadata recording the dimension of a quantity field."""
+
+    dimension: str
+
+
+@functools.cache
+def quantity(dimension: str) -> Any:
+    """Type of a field of ``dimension``: validates a number or unit string to an SI float."""
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}; use one of {', '.join(DIMENSIONS)}")
+
+    def validate(value):
+        return convert(value, dimension)
+
+    def serialize(value, info):
+        if info.context and info.context.get("display"):
+            return format_quantity(value, dimension)
+        return value
+
+    return Annotated[
+        float,
+        BeforeValidator(validate),
+        PlainSerializer(serialize, when_used="always"),
+        QuantityMarker(dimension),
+    ]
+
+
+Dimensionless = quantity("dimensionless")
+Length = quantity("length")
+Area = quantity("area")
+Mass = quantity("mass")
+Inertia = quantity("inertia")
+Time = quantity("time")
+Frequency = quantity("frequency")
+Angle = quantity("angle")
+AngularVelocity = quantity("angular_velocity")
+Velocity = quantity("velocity")
+Acceleration = quantity("acceleration")
+Force = quantity("force")
+Pressure = quantity("pressure")
+VolumeFlow = quantity("volume_flow")
+Density = quantity("density")
+Stiffness = quantity("stiffness")
+Damping = quantity("damping")
+
+
+# ---------------------------------------------------------------------------------------------
+# Base table
+
+
+class UnknownFieldError(ScenarioError):
+    """A table holds a key its model does not define; ``field`` is the key."""
+
+    def __init__(self, field: str, valid: list[str], others: list[str]):
+        self.field = field
+        self.valid = valid
+        also = f" (also unknown: {', '.join(others)})" if others else ""
+        super().__init__(f"unknown field{also}; valid fields are {', '.join(valid)}")
+
+
+class Spec(BaseModel):
+    """Base of every scenario table: frozen, and unknown keys raise listing the valid ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data):
+        if isinstance(data, Mapping):
+            unknown = [str(key) for key in data if key not in cls.model_fields]
+            if unknown:
+                raise UnknownFieldError(unknown[0], list(cls.model_fields), unknown[1:])
+        return data
+
+
+def defaults_of(cls) -> dict[str, Any]:
+    """Default values of a dataclass's init fields (so a spec and its dataclass agree)."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+def located(where: str, error: Exception, own_prefix: str = "") -> str:
+    """Message of a dataclass ParameterError (``"head_area = -1 m^2: ..."``) under ``where``."""
+    message = str(error)
+    if own_prefix and message.startswith(own_prefix):
+        message = message[len(own_prefix) :]
+    return f"{where}.{message}" if where else message
+
+
+@contextlib.contextmanager
+def reported_at(where: str, own_prefix: str = ""):
+    """Re-raise a dataclass ParameterError as a ScenarioError naming the field under ``where``."""
+    try:
+        yield
+    except ParameterError as error:
+        raise ScenarioError(located(where, error, own_prefix)) from None
