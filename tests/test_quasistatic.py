@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actuatorlab.errors import ParameterError
 from actuatorlab.hydraulics.quasistatic import (
@@ -183,3 +185,23 @@ def test_openings_reject_out_of_range_and_mixed_modes():
         Openings(u_ph=0.5, u_th=0.5)
     with pytest.raises(ParameterError, match="relaxation.damping"):
         Relaxation(5e7, 0.0)
+
+
+opening = st.one_of(st.just(0.0), st.floats(0.01, 1.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    mode=st.sampled_from(["extend", "retract"]),
+    first=opening,
+    second=opening,
+    u_b=opening,
+    beta=st.floats(3.0, 8.0).map(lambda e: 10.0**e),
+    fbar=st.floats(-2.2e6, 2.2e6),
+)
+def test_lam_matches_brute_force_for_independent_openings(mode, first, second, u_b, beta, fbar):
+    """Openings the command (67) never produces, e.g. meter-out only (u_tr > 0, u_ph = 0), are
+    handled by the limits of the closed orifices (spec 001, ambiguity 10)."""
+    o = Openings(u_ph=first, u_tr=second, u_b=u_b) if mode == "extend" else Openings(u_pr=first, u_th=second, u_b=u_b)
+    v = float(lam(CIRCUIT, o, beta, fbar))
+    assert v == pytest.approx(_lam_brute_force(o, beta, fbar), rel=1e-9, abs=1e-12)
