@@ -19,15 +19,13 @@ class Channel:
 
 @dataclass
 class SimulationResult:
-    """Samples ``t`` [s] and named channels; ``status``/``message`` say how the run ended.
+    """Samples ``t`` [s] and named channels of a completed run (a failed run raises instead).
 
     ``counters`` hold run statistics (steps, wall times of compilation and of the time loop).
     """
 
     t: np.ndarray
     channels: dict[str, Channel]
-    status: str = "ok"
-    message: str = ""
     counters: dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> np.ndarray:
