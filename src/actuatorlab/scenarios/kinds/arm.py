@@ -68,10 +68,10 @@ def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:
         raise ScenarioError(
             f"outputs.channels: unknown {unknown}; valid channels are {', '.join(result.channels)}"
         )
-    table = result.to_dataframe()[["t", *channels]]
+    df = result.to_dataframe()
+    table = df[["t", *channels]]
     units = {k: v for k, v in result.units().items() if k in table.columns}
     labels = {k: result.channels[k].label for k in channels}
-    df = result.to_dataframe()
     open_at = summary[0].value
     return ScenarioOutput(
         table=table,

@@ -43,8 +43,9 @@ def run(scenario: GammaMapScenario, progress=None) -> ScenarioOutput:
         u_c, u_b = u_c.ravel(), u_b.ravel()
         openings = Openings.from_command(u_c[:, None], u_b[:, None])
         forces = gamma(circuit, openings, v[None, :])
-        low, high = (x.ravel() for x in gamma_interval(circuit, Openings.from_command(u_c, u_b)))
-        free = lam(circuit, Openings.from_command(u_c, u_b), FREE_BETA, 0.0)
+        per_curve = Openings.from_command(u_c, u_b)
+        low, high = (x.ravel() for x in gamma_interval(circuit, per_curve))
+        free = lam(circuit, per_curve, FREE_BETA, 0.0)
         curves = []
         for i in range(u_c.size):
             label = f"u_c = {u_c[i]:g}, u_b = {u_b[i]:g}"
