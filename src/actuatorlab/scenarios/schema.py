@@ -123,6 +123,8 @@ class CircuitSpec(Spec):
     rod_relief_pressure: Pressure = _CIRCUIT["rod_relief_pressure"]
     pump_relief_pressure: Pressure = _CIRCUIT["pump_relief_pressure"]
     pump_flow: VolumeFlow = _CIRCUIT["pump_flow"]
+    regeneration_discharge_coefficient: Dimensionless = _CIRCUIT["regeneration_discharge_coefficient"]
+    regeneration_max_area: Area = _CIRCUIT["regeneration_max_area"]
 
     def build(self, where: str = "circuit") -> ValveCircuit:
         """The validated :class:`ValveCircuit`; a bad value raises ScenarioError under ``where``."""

@@ -3,8 +3,9 @@
 Kikuuwe et al., "Nonsmooth quasistatic modeling of hydraulic actuators", Sec. 3.1, Fig. 1:
 a fixed-flow pump (flow Q) with a check valve, a bleed valve and a relief valve (cracking
 pressure P_M); four main valves ph (pump→head), tr (rod→tank), pr (pump→rod), th (head→tank);
-per chamber a relief valve (P_hM, P_rM) and a suction check valve. Tank pressure is 0 and all
-pressures are gauge. Orifices follow Q = c·u·R(ΔP) with c = C·a·√(2/ρ) (39h–l).
+per chamber a relief valve (P_hM, P_rM) and a suction check valve; optionally (Sec. 5, Fig. 7) a
+regeneration valve a (rod→head). Tank pressure is 0 and all pressures are gauge. Orifices
+follow Q = c·u·R(ΔP) with c = C·a·√(2/ρ) (39h–l).
 
 Valve order everywhere is the paper's u = [u_ph, u_tr, u_pr, u_th, u_b] (38).
 """
@@ -24,8 +25,8 @@ VALVES = ("ph", "tr", "pr", "th", "b")
 """Valve names in the paper's order: pump→head, rod→tank, pump→rod, head→tank, bleed."""
 
 # Layout of the float64 parameter vector handed to the compiled kernels.
-(I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB) = range(11)
-N_CIRCUIT = 11
+(I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA) = range(12)
+N_CIRCUIT = 12
 # Layout of the normalised opening vector û = [û_ph, û_tr, û_pr, û_th, U_b] (40)–(43).
 (J_PH, J_TR, J_PR, J_TH, J_B) = range(5)
 
@@ -64,9 +65,13 @@ class ValveCircuit:
         P_M [Pa], cracking pressure of the pump relief valve.
     pump_flow : float
         Q [m³/s], the fixed pump delivery.
+    regeneration_discharge_coefficient, regeneration_max_area : float
+        C_a [-] and a_a [m²] of the regeneration valve rod→head (Sec. 5); it only acts when
+        opened (u_a > 0), so the defaults are those of the paper's example.
 
     Derived (read-only): ``coefficients`` c_* = C_*·a_*·√(2/ρ) [m^{7/2} kg^{-1/2}] in VALVES
-    order, ``head_relief_force`` F_hM = A_h·P_hM [N], ``rod_relief_force`` F_rM = A_r·P_rM [N].
+    order, ``head_relief_force`` F_hM = A_h·P_hM [N], ``rod_relief_force`` F_rM = A_r·P_rM [N],
+    ``regeneration_coefficient`` c_a = C_a·a_a·√(2/ρ).
     """
 
     discharge_coefficient: float | Mapping[str, float] = 0.6
@@ -78,9 +83,12 @@ class ValveCircuit:
     rod_relief_pressure: float = 40.0e6
     pump_relief_pressure: float = 36.0e6
     pump_flow: float = 500.0 / 60000.0
+    regeneration_discharge_coefficient: float = 0.6
+    regeneration_max_area: float = 1.0e-4
     coefficients: tuple[float, ...] = field(init=False, repr=False)
     head_relief_force: float = field(init=False, repr=False)
     rod_relief_force: float = field(init=False, repr=False)
+    regeneration_coefficient: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         discharge = _per_valve("discharge_coefficient", self.discharge_coefficient, "")
@@ -92,6 +100,8 @@ class ValveCircuit:
             ("head_relief_pressure", "Pa"),
             ("rod_relief_pressure", "Pa"),
             ("pump_relief_pressure", "Pa"),
+            ("regeneration_discharge_coefficient", ""),
+            ("regeneration_max_area", "m^2"),
         ):
             object.__setattr__(self, name, positive(name, getattr(self, name), unit))
 
@@ -101,11 +111,15 @@ class ValveCircuit:
         object.__setattr__(self, "coefficients", tuple(c * a * root for c, a in zip(discharge, areas)))
         object.__setattr__(self, "head_relief_force", self.head_area * self.head_relief_pressure)
         object.__setattr__(self, "rod_relief_force", self.rod_area * self.rod_relief_pressure)
+        object.__setattr__(
+            self, "regeneration_coefficient", self.regeneration_discharge_coefficient * self.regeneration_max_area * root
+        )
 
     @classmethod
     def paper_example(cls) -> "ValveCircuit":
         """The circuit of Kikuuwe et al. (66): C = 0.6, a = 1e-4 m², ρ = 850 kg/m³,
-        A_r = 0.012 m², A_h = 0.024 m², P_rM = 40 MPa, P_hM = 42 MPa, P_M = 36 MPa, Q = 500 L/min."""
+        A_r = 0.012 m², A_h = 0.024 m², P_rM = 40 MPa, P_hM = 42 MPa, P_M = 36 MPa, Q = 500 L/min;
+        regeneration valve of Sec. 5: C_a = 0.6, a_a = 1e-4 m²."""
         return cls()
 
     def kernel_array(self) -> np.ndarray:
@@ -118,6 +132,7 @@ class ValveCircuit:
         out[I_PM] = self.pump_relief_pressure
         out[I_Q] = self.pump_flow
         out[I_CPH : I_CB + 1] = self.coefficients
+        out[I_CA] = self.regeneration_coefficient
         return out
 
 @dataclass(frozen=True)

@@ -34,110 +34,180 @@ def mode_scalar(uh) -> int:
 
 
 @nb.njit(cache=True)
+def gamma_zero_at_scalar(cp, uh, pump_cap: float) -> tuple[float, float]:
+    """(Γ₊(0), Γ₋(0)) of (65)/(107) with the pump-side pressure capped at ``pump_cap`` [Pa].
+
+    Γ_h+(0) = min(F_hM, A_h·cap) if û_ph > 0 else 0;  Γ_r+(0) = 0 if û_tr > 0 else F_rM;
+    Γ_h−(0) = 0 if û_th > 0 else F_hM;  Γ_r−(0) = min(F_rM, A_r·cap) if û_pr > 0 else 0.
+    One actuator on its own pump: cap = min(P_M, Q²/U_b²) (65); on a shared pump at pressure P:
+    cap = P (107), with (107m) read as A_r·P.
+    """
+    fhm = cp[I_FHM]
+    frm = cp[I_FRM]
+    gh_plus = min(fhm, cp[I_AH] * pump_cap) if uh[J_PH] > 0.0 else 0.0
+    gr_plus = 0.0 if uh[J_TR] > 0.0 else frm
+    gh_minus = 0.0 if uh[J_TH] > 0.0 else fhm
+    gr_minus = min(frm, cp[I_AR] * pump_cap) if uh[J_PR] > 0.0 else 0.0
+    return gh_plus - gr_plus, gh_minus - gr_minus
+
+
+@nb.njit(cache=True)
 def gamma_zero_scalar(cp, uh) -> tuple[float, float]:
     """(Γ₊(0), Γ₋(0)), the ends of the set Γ(0) (65); Γ₊(0) ≤ Γ₋(0).
 
-    Γ_h+(0) = min(F_hM, A_h P_M, A_h Q²/U_b²) if û_ph > 0 else 0;  Γ_r+(0) = 0 if û_tr > 0 else F_rM;
-    Γ_h−(0) = 0 if û_th > 0 else F_hM;  Γ_r−(0) = min(F_rM, A_r P_M, A_r Q²/U_b²) if û_pr > 0 else 0.
+    The pump pressure at rest is capped by the relief, P_M, and by the bleed, Q²/U_b² (∞ if U_b = 0).
     """
+    bleed_pressure = ldiv_scalar(cp[I_Q] * cp[I_Q], uh[J_B] * uh[J_B])
+    return gamma_zero_at_scalar(cp, uh, min(cp[I_PM], bleed_pressure))
+
+
+@nb.njit(cache=True, inline="always")
+def head_plus_scalar(cp, uh, pump_force: float, v: float) -> float:
+    """Γ_h+ (61b) for v > 0 given the head force the pump side can supply, ``pump_force`` [N]:
+    proj_[0, F_hM](pump_force − S(v)/û_ph²)."""
+    return proj_scalar(pump_force - ldiv_scalar(s_scalar(v), uh[J_PH] * uh[J_PH]), 0.0, cp[I_FHM])
+
+
+@nb.njit(cache=True, inline="always")
+def rod_plus_scalar(cp, uh, v: float) -> float:
+    """Γ_r+ (62b) for v > 0: the rod chamber meters out to tank, proj_[0, F_rM](S(v)/û_tr²)."""
+    return proj_scalar(ldiv_scalar(s_scalar(v), uh[J_TR] * uh[J_TR]), 0.0, cp[I_FRM])
+
+
+@nb.njit(cache=True, inline="always")
+def head_minus_scalar(cp, uh, v: float) -> float:
+    """Γ_h− (61c) for v < 0: the head chamber meters out to tank, proj_[0, F_hM](−S(v)/û_th²)."""
+    return proj_scalar(-ldiv_scalar(s_scalar(v), uh[J_TH] * uh[J_TH]), 0.0, cp[I_FHM])
+
+
+@nb.njit(cache=True, inline="always")
+def rod_minus_scalar(cp, uh, pump_force: float, v: float) -> float:
+    """Γ_r− (62c) for v < 0 given the rod force the pump side can supply, ``pump_force`` [N]:
+    proj_[0, F_rM](pump_force + S(v)/û_pr²)."""
+    return proj_scalar(pump_force + ldiv_scalar(s_scalar(v), uh[J_PR] * uh[J_PR]), 0.0, cp[I_FRM])
+
+
+@nb.njit(cache=True, inline="always")
+def head_pump_force_scalar(cp, uh, v: float) -> float:
+    """min(A_h P_M, −A_h³ S(v − Q/A_h)/U_b²) [N]: the pump's head force, capped by the relief and
+    by the bleed, for v > 0 (61b)."""
     ah = cp[I_AH]
+    return min(ah * cp[I_PM], -ldiv_scalar(ah * ah * ah * s_scalar(v - cp[I_Q] / ah), uh[J_B] * uh[J_B]))
+
+
+@nb.njit(cache=True, inline="always")
+def rod_pump_force_scalar(cp, uh, v: float) -> float:
+    """min(A_r P_M, A_r³ S(v + Q/A_r)/U_b²) [N]: the pump's rod force for v < 0 (62c)."""
     ar = cp[I_AR]
-    fhm = cp[I_FHM]
-    frm = cp[I_FRM]
-    bleed_pressure = ldiv_scalar(cp[I_Q] * cp[I_Q], uh[J_B] * uh[J_B])  # Q²/U_b², ∞ if U_b = 0
-    gh_plus = min(fhm, ah * cp[I_PM], ah * bleed_pressure) if uh[J_PH] > 0.0 else 0.0
-    gr_plus = 0.0 if uh[J_TR] > 0.0 else frm
-    gh_minus = 0.0 if uh[J_TH] > 0.0 else fhm
-    gr_minus = min(frm, ar * cp[I_PM], ar * bleed_pressure) if uh[J_PR] > 0.0 else 0.0
-    return gh_plus - gr_plus, gh_minus - gr_minus
+    return min(ar * cp[I_PM], ldiv_scalar(ar * ar * ar * s_scalar(v + cp[I_Q] / ar), uh[J_B] * uh[J_B]))
+
+
+@nb.njit(cache=True)
+def gamma_head_plus_scalar(cp, uh, v: float) -> float:
+    """Γ_h+(v) (61b) of one actuator on its own pump, v ≥ 0."""
+    return head_plus_scalar(cp, uh, head_pump_force_scalar(cp, uh, v), v)
 
 
 @nb.njit(cache=True)
 def gamma_plus_scalar(cp, uh, v: float) -> float:
     """Γ₊(v) = Γ_h+(v) − Γ_r+(v) for v > 0, from (61b) and (62b)."""
-    ah = cp[I_AH]
-    sv = s_scalar(v)
-    bleed = -ldiv_scalar(ah * ah * ah * s_scalar(v - cp[I_Q] / ah), uh[J_B] * uh[J_B])
-    head = proj_scalar(min(ah * cp[I_PM], bleed) - ldiv_scalar(sv, uh[J_PH] * uh[J_PH]), 0.0, cp[I_FHM])
-    rod = proj_scalar(ldiv_scalar(sv, uh[J_TR] * uh[J_TR]), 0.0, cp[I_FRM])
-    return head - rod
+    return gamma_head_plus_scalar(cp, uh, v) - rod_plus_scalar(cp, uh, v)
 
 
 @nb.njit(cache=True)
 def gamma_minus_scalar(cp, uh, v: float) -> float:
     """Γ₋(v) = Γ_h−(v) − Γ_r−(v) for v < 0, from (61c) and (62c)."""
-    ar = cp[I_AR]
-    sv = s_scalar(v)
-    head = proj_scalar(-ldiv_scalar(sv, uh[J_TH] * uh[J_TH]), 0.0, cp[I_FHM])
-    bleed = ldiv_scalar(ar * ar * ar * s_scalar(v + cp[I_Q] / ar), uh[J_B] * uh[J_B])
-    rod = proj_scalar(min(ar * cp[I_PM], bleed) + ldiv_scalar(sv, uh[J_PR] * uh[J_PR]), 0.0, cp[I_FRM])
-    return head - rod
+    return head_minus_scalar(cp, uh, v) - rod_minus_scalar(cp, uh, rod_pump_force_scalar(cp, uh, v), v)
 
 
 @nb.njit(cache=True)
-def lam_plus_scalar(cp, uh, beta: float, fbar: float) -> float:
-    """Λ₊(β, f̄) of (74g): the root of βv + f̄ = Γ₊(v) from the segment roots (73a–h)."""
+def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
+    """Λ₊(β, f̄) of (74g): the root of βv + f̄ = Γ₊(v) from the segment roots (73a–h).
+
+    ``pump_pressure`` [Pa] replaces P_M in the segments 2a/2b; ``bleed_segments`` keeps the
+    bleed-limited segments 1a/1b. One actuator on its own pump: (P_M, True); on a shared pump
+    at pressure P: (P, False), which gives Λ̂₊(P, β, f̄) of (122) with the roots (122i–j).
+    """
     ah = cp[I_AH]
     fhm = cp[I_FHM]
     frm = cp[I_FRM]
     ph2 = uh[J_PH] * uh[J_PH]
     tr2 = uh[J_TR] * uh[J_TR]
     series = psi_scalar(uh[J_PH], uh[J_TR])
-    bleed = uh[J_B] * uh[J_B] / (ah * ah * ah)
-    x1 = cp[I_Q] / ah
-    pump = ah * cp[I_PM]
+    pump = ah * pump_pressure
     v0a = phi_a_scalar(beta, fbar - fhm, tr2)
     v0b = (fhm - frm - fbar) / beta
-    v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
-    v1b = phi_b_scalar(beta, fbar + frm, ph2, bleed, x1)
     v2a = phi_a_scalar(beta, fbar - pump, series)
     v2b = phi_a_scalar(beta, fbar - pump + frm, ph2)
     v3 = phi_a_scalar(beta, fbar, tr2)
     vrm = (-frm - fbar) / beta
-    return max(min(max(v0a, v0b), max(v1a, v1b), max(v2a, v2b)), v3, vrm)
+    inner = min(max(v0a, v0b), max(v2a, v2b))
+    if bleed_segments:
+        bleed = uh[J_B] * uh[J_B] / (ah * ah * ah)
+        x1 = cp[I_Q] / ah
+        v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
+        v1b = phi_b_scalar(beta, fbar + frm, ph2, bleed, x1)
+        inner = min(inner, max(v1a, v1b))
+    return max(inner, v3, vrm)
 
 
 @nb.njit(cache=True)
-def lam_minus_scalar(cp, uh, beta: float, fbar: float) -> float:
-    """Λ₋(β, f̄) of (74h): the root of βv + f̄ = Γ₋(v) from the segment roots (73i–p)."""
+def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
+    """Λ₋(β, f̄) of (74h): the root of βv + f̄ = Γ₋(v) from the segment roots (73i–p).
+
+    ``pump_pressure`` and ``bleed_segments`` as in ``lam_plus_at_scalar``; (P, False) gives
+    Λ̂₋(P, β, f̄) of (122) with the roots (122k–l).
+    """
     ar = cp[I_AR]
     fhm = cp[I_FHM]
     frm = cp[I_FRM]
     pr2 = uh[J_PR] * uh[J_PR]
     th2 = uh[J_TH] * uh[J_TH]
     series = psi_scalar(uh[J_PR], uh[J_TH])
-    bleed = uh[J_B] * uh[J_B] / (ar * ar * ar)
-    x1 = -cp[I_Q] / ar
-    pump = ar * cp[I_PM]
+    pump = ar * pump_pressure
     v0a = phi_a_scalar(beta, fbar + frm, th2)
     v0b = (fhm - frm - fbar) / beta
-    v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
-    v1b = phi_b_scalar(beta, fbar - fhm, pr2, bleed, x1)
     v2a = phi_a_scalar(beta, fbar + pump, series)
     v2b = phi_a_scalar(beta, fbar + pump - fhm, pr2)
     v3 = phi_a_scalar(beta, fbar, th2)
     vhm = (fhm - fbar) / beta
-    return min(max(min(v0a, v0b), min(v1a, v1b), min(v2a, v2b)), v3, vhm)
+    inner = max(min(v0a, v0b), min(v2a, v2b))
+    if bleed_segments:
+        bleed = uh[J_B] * uh[J_B] / (ar * ar * ar)
+        x1 = -cp[I_Q] / ar
+        v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
+        v1b = phi_b_scalar(beta, fbar - fhm, pr2, bleed, x1)
+        inner = max(inner, min(v1a, v1b))
+    return min(inner, v3, vhm)
+
+
+@nb.njit(cache=True)
+def lam_from_interval_scalar(
+    cp, uh, beta: float, fbar: float, low: float, high: float, pump_pressure: float, bleed_segments: bool
+) -> float:
+    """The case table (74f) given Γ(0) = [low, high]; Λ₊/Λ₋ as in ``lam_plus_at_scalar``.
+
+    f̄ < low: v > 0, from Λ₊ in 𝒰₊ and v_rM = (−F_rM − f̄)/β otherwise (rod relief open);
+    f̄ > high: v < 0, from Λ₋ in 𝒰₋ and v_hM = (F_hM − f̄)/β otherwise (head relief open);
+    else v = 0 (the set-valued part of Γ holds the rod). The same table completes (122h) with
+    its missing 𝒰₀ cases and strict inequalities.
+    """
+    if fbar < low:
+        if mode_scalar(uh) == MODE_EXTEND:
+            return lam_plus_at_scalar(cp, uh, beta, fbar, pump_pressure, bleed_segments)
+        return (-cp[I_FRM] - fbar) / beta
+    if fbar > high:
+        if mode_scalar(uh) == MODE_RETRACT:
+            return lam_minus_at_scalar(cp, uh, beta, fbar, pump_pressure, bleed_segments)
+        return (cp[I_FHM] - fbar) / beta
+    return 0.0
 
 
 @nb.njit(cache=True)
 def lam_scalar(cp, uh, beta: float, fbar: float) -> float:
-    """Λ(β, f̄) (74f): the unique v with βv + f̄ ∈ Γ(v), for β > 0.
-
-    f̄ < Γ₊(0): v > 0, from Λ₊ in 𝒰₊ and v_rM = (−F_rM − f̄)/β otherwise (rod relief open);
-    f̄ > Γ₋(0): v < 0, from Λ₋ in 𝒰₋ and v_hM = (F_hM − f̄)/β otherwise (head relief open);
-    else v = 0 (the set-valued part of Γ holds the rod).
-    """
+    """Λ(β, f̄) (74f): the unique v with βv + f̄ ∈ Γ(v), for β > 0."""
     low, high = gamma_zero_scalar(cp, uh)
-    if fbar < low:
-        if mode_scalar(uh) == MODE_EXTEND:
-            return lam_plus_scalar(cp, uh, beta, fbar)
-        return (-cp[I_FRM] - fbar) / beta
-    if fbar > high:
-        if mode_scalar(uh) == MODE_RETRACT:
-            return lam_minus_scalar(cp, uh, beta, fbar)
-        return (cp[I_FHM] - fbar) / beta
-    return 0.0
+    return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, cp[I_PM], True)
 
 
 @nb.njit(cache=True)
