@@ -126,6 +126,19 @@ def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float]:
 
 
 @nb.njit(cache=True)
+def arm_curvature(params: np.ndarray, theta: float, length: float, lever: float) -> float:
+    """d²ℓ/dθ² [m/rad²] at θ, given ℓ and dℓ/dθ from ``arm_geometry``.
+
+    Differentiating ℓ dℓ/dθ = (r_m − r_b)·dr_m/dθ with d²r_m/dθ² = −r_m and |dr_m/dθ| = L_m:
+    d²ℓ/dθ² = (L_m² − (r_m − r_b)·r_m − (dℓ/dθ)²)/ℓ.
+    """
+    rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
+    rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
+    dot = (rmx - params[K_BX]) * rmx + (rmy - params[K_BY]) * rmy
+    return (params[K_LM] * params[K_LM] - dot - lever * lever) / length
+
+
+@nb.njit(cache=True)
 def arm_torque(params: np.ndarray, theta: float, lever: float, f: float, f_ey: float) -> float:
     """Right-hand side of (79) [N m]: gravity, cylinder force f (> 0 pushes) through the lever arm
     dℓ/dθ of ``arm_geometry``, and the vertical load f_ey at L_f."""
@@ -144,3 +157,10 @@ def _torques(params: np.ndarray, theta: np.ndarray, f: np.ndarray, f_ey: np.ndar
     for i in range(theta.size):
         _, lever = arm_geometry(params, theta[i])
         out[i] = arm_torque(params, theta[i], lever, f[i], f_ey[i])
+
+
+@nb.njit(cache=True)
+def arm_torque_slope(params: np.ndarray, theta: float, curvature: float, f: float, f_ey: float) -> float:
+    """∂τ/∂θ [N m/rad] of ``arm_torque`` at fixed forces f and f_ey (curvature = d²ℓ/dθ²)."""
+    s = math.sin(theta)
+    return params[K_LG] * s * params[K_MG] + curvature * f - params[K_LF] * s * f_ey

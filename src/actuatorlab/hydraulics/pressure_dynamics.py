@@ -1,0 +1,223 @@
+"""Pressure-dynamics (bulk-modulus) model of the four-valve circuit of Kikuuwe et al., Fig. 1.
+
+The same circuit as :mod:`actuatorlab.hydraulics.quasistatic` (same ``ValveCircuit``: valve
+coefficients c_* = C_*·a_*·√(2/ρ), areas, relief pressures, pump flow, regeneration valve) with
+three compressible volumes instead of the quasistatic balance (39): the head chamber, the rod
+chamber and the pump line. With x [m] the piston position from full retraction and ẋ its rate
+(> 0 extends the rod),
+
+    ṗ_h = β/V_h (q_ph − q_th − q_hM + q_hs + q_a − A_h ẋ),   V_h = V_h0 + A_h x,
+    ṗ_r = β/V_r (q_pr − q_tr − q_rM + q_rs − q_a + A_r ẋ),   V_r = V_r0 + A_r (s − x),
+    Ṗ   = β/V_p (Q − q_b − q_PM + q_Ps − q_ph − q_pr),
+
+and the actuator force f = A_h p_h − A_r p_r (> 0 pushes the rod out). Flows [m³/s]:
+
+- orifices (39h–l) q = c·u·R_ε(Δp), with the square root regularised by a laminar transition
+  R_ε(Δp) = Δp/(Δp² + ε²)^{1/4}, ε = ``laminar_pressure``: turbulent (√Δp within ε²/(4Δp²)
+  relative) for |Δp| ≫ ε, linear (laminar) with slope ε^{−1/2} near Δp = 0, smooth everywhere;
+- the pump check valve (39m) lets the pump line feed the chambers only: q_ph = c_ph u_ph
+  max(R_ε(P − p_h), 0), q_pr likewise; the regeneration valve only rod → head:
+  q_a = c_a u_a max(R_ε(p_r − p_h), 0);
+- relief valves (pump P_M, chambers P_hM, P_rM) open proportionally above cracking,
+  q = g_relief·max(p − p_crack, 0), so the pressure overshoots its setting by q/g_relief;
+- suction (anti-cavitation) check valves feed each volume from the tank below 0 Pa gauge,
+  q = g_check·max(−p, 0): they keep pressures physical, the depth of the dip being q/g_check.
+
+In the limits ε → 0, g → ∞ the steady states of this model are the quasistatic map f ∈ Γ(v).
+Tank pressure is 0, pressures are gauge [Pa].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from ..errors import ParameterError
+from ..validation import positive
+from .quasistatic.circuit import I_AH, I_AR, I_CA, I_CB, I_CPH, I_CPR, I_CTH, I_CTR, I_FHM, I_FRM, I_PM, I_Q
+
+# Layout of the float64 parameter vector handed to the compiled kernels.
+(H_BETA, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = range(9)
+N_PRESSURE = 9
+# Layout of the raw opening vector u = [u_ph, u_tr, u_pr, u_th, u_b, u_a] handed to the kernels.
+(U_PH, U_TR, U_PR, U_TH, U_B, U_A) = range(6)
+N_OPENINGS = 6
+# Columns of the partial-derivative block: state variables the hydraulic rates depend on.
+(D_X, D_XDOT, D_PH, D_PR, D_P) = range(5)
+
+
+@dataclass(frozen=True)
+class PressureDynamics:
+    """Fluid parameters of the pressure-dynamics model (SI units; all > 0).
+
+    bulk_modulus β [Pa] (1.5 GPa: mineral oil, no hose compliance); head_dead_volume V_h0 and
+    rod_dead_volume V_r0 [m³], the oil volume of each side with the piston at the end of that
+    side's stroke (hoses included); stroke s [m]; pump_line_volume V_p [m³], pump to valves;
+    laminar_pressure ε [Pa], the laminar–turbulent transition of every orifice;
+    relief_flow_gain g_relief [m³/(s Pa)] of every relief valve; check_flow_gain g_check
+    [m³/(s Pa)] of every suction check valve; retracted_length ℓ₀ [m], the pin-to-pin length
+    at full retraction when the cylinder sits between two pins (x = ℓ − ℓ₀).
+    The defaults (0.5 L per chamber, 0.8 m stroke, ℓ₀ = 1 m, 1.5 GPa) are those of the one-arm
+    peers in ``shared/peers``; ε, g_relief and g_check are chosen so that the relief overshoot
+    at the pump flow of (66) is 0.17 MPa (0.5 % of P_M) and a chamber sucking 100 L/min dips
+    1.7 kPa below the tank pressure.
+    """
+
+    bulk_modulus: float = 1.5e9
+    head_dead_volume: float = 0.5e-3
+    rod_dead_volume: float = 0.5e-3
+    stroke: float = 0.8
+    pump_line_volume: float = 1.0e-3
+    laminar_pressure: float = 0.05e6
+    relief_flow_gain: float = 5.0e-8
+    check_flow_gain: float = 1.0e-6
+    retracted_length: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name, unit in (
+            ("bulk_modulus", "Pa"),
+            ("head_dead_volume", "m^3"),
+            ("rod_dead_volume", "m^3"),
+            ("stroke", "m"),
+            ("pump_line_volume", "m^3"),
+            ("laminar_pressure", "Pa"),
+            ("relief_flow_gain", "m^3/(s Pa)"),
+            ("check_flow_gain", "m^3/(s Pa)"),
+            ("retracted_length", "m"),
+        ):
+            object.__setattr__(self, name, positive(f"pressure_dynamics.{name}", getattr(self, name), unit))
+
+    def kernel_array(self) -> np.ndarray:
+        """The float64 parameter vector of the compiled kernels (layout ``H_*`` above)."""
+        return np.array(
+            [
+                self.bulk_modulus,
+                self.head_dead_volume,
+                self.rod_dead_volume,
+                self.stroke,
+                self.pump_line_volume,
+                self.laminar_pressure,
+                self.relief_flow_gain,
+                self.check_flow_gain,
+                self.retracted_length,
+            ]
+        )
+
+
+def raw_openings(u_ph, u_tr, u_pr, u_th, u_b, u_a=0.0) -> np.ndarray:
+    """Openings stacked as ``(n, 6)`` in the kernel layout ``U_*`` (each in [0, 1])."""
+    parts = np.broadcast_arrays(*(np.asarray(u, dtype=np.float64) for u in (u_ph, u_tr, u_pr, u_th, u_b, u_a)))
+    out = np.ascontiguousarray(np.stack([p.reshape(-1) for p in parts], axis=-1))
+    if np.any(~((out >= 0.0) & (out <= 1.0))):
+        raise ParameterError("valve openings must lie in [0, 1]")
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def _orifice(k: float, dp: float, eps: float) -> tuple[float, float]:
+    """(k·R_ε(Δp), k·dR_ε/dΔp) with R_ε(x) = x/(x² + ε²)^{1/4}."""
+    r2 = dp * dp + eps * eps
+    root4 = math.sqrt(math.sqrt(r2))
+    return k * dp / root4, k * (0.5 * dp * dp + eps * eps) / (r2 * root4)
+
+
+@nb.njit(cache=True, inline="always")
+def _one_way(k: float, dp: float, eps: float) -> tuple[float, float]:
+    """A check valve in series with an orifice: flow only for Δp > 0."""
+    if dp <= 0.0 or k == 0.0:
+        return 0.0, 0.0
+    return _orifice(k, dp, eps)
+
+
+@nb.njit(cache=True, inline="always")
+def _relief(gain: float, p: float, crack: float) -> tuple[float, float]:
+    """Proportional relief valve: (g·max(p − p_crack, 0), derivative)."""
+    if p > crack:
+        return gain * (p - crack), gain
+    return 0.0, 0.0
+
+
+@nb.njit(cache=True, inline="always")
+def _suction(gain: float, p: float) -> tuple[float, float]:
+    """Suction check valve from the tank: (g·max(−p, 0), derivative w.r.t. p)."""
+    if p < 0.0:
+        return -gain * p, -gain
+    return 0.0, 0.0
+
+
+@nb.njit(cache=True)
+def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[float, float, float, float]:
+    """Chamber pressure rates (ṗ_h, ṗ_r) [Pa/s] into ``rates[0:2]`` and their partial derivatives
+    with respect to (x, ẋ, p_h, p_r, P) into ``partials[0:2, D_*]``.
+
+    Returns the flow this actuator draws from the pump line, q_ph + q_pr [m³/s], and its partial
+    derivatives with respect to p_h, p_r and P, for ``pump_line_rate``.
+    ``cp``: ``ValveCircuit.kernel_array()``; ``hp``: ``PressureDynamics.kernel_array()``;
+    ``u``: raw openings (layout ``U_*``); x [m] piston position from full retraction, ẋ [m/s].
+    """
+    beta = hp[H_BETA]
+    eps = hp[H_EPS]
+    g_rel = hp[H_GRELIEF]
+    g_chk = hp[H_GCHECK]
+    ah = cp[I_AH]
+    ar = cp[I_AR]
+    vh = hp[H_VH0] + ah * x
+    vr = hp[H_VR0] + ar * (hp[H_STROKE] - x)
+
+    q_ph, d_ph = _one_way(cp[I_CPH] * u[U_PH], pump - ph, eps)
+    q_pr, d_pr = _one_way(cp[I_CPR] * u[U_PR], pump - pr, eps)
+    q_th, d_th = _orifice(cp[I_CTH] * u[U_TH], ph, eps)
+    q_tr, d_tr = _orifice(cp[I_CTR] * u[U_TR], pr, eps)
+    q_a, d_a = _one_way(cp[I_CA] * u[U_A], pr - ph, eps)
+    q_hm, d_hm = _relief(g_rel, ph, cp[I_FHM] / ah)
+    q_rm, d_rm = _relief(g_rel, pr, cp[I_FRM] / ar)
+    q_hs, d_hs = _suction(g_chk, ph)
+    q_rs, d_rs = _suction(g_chk, pr)
+
+    kh = beta / vh
+    kr = beta / vr
+    rates[0] = kh * (q_ph - q_th - q_hm + q_hs + q_a - ah * xdot)
+    rates[1] = kr * (q_pr - q_tr - q_rm + q_rs - q_a + ar * xdot)
+    partials[0, D_X] = -rates[0] * ah / vh
+    partials[0, D_XDOT] = -kh * ah
+    partials[0, D_PH] = kh * (-d_ph - d_th - d_hm + d_hs - d_a)
+    partials[0, D_PR] = kh * d_a
+    partials[0, D_P] = kh * d_ph
+    partials[1, D_X] = rates[1] * ar / vr
+    partials[1, D_XDOT] = kr * ar
+    partials[1, D_PH] = kr * d_a
+    partials[1, D_PR] = kr * (-d_pr - d_tr - d_rm + d_rs - d_a)
+    partials[1, D_P] = kr * d_pr
+    return q_ph + q_pr, -d_ph, -d_pr, d_ph + d_pr
+
+
+@nb.njit(cache=True)
+def pump_line_rate(cp, hp, u_b: float, pump: float, draw: float) -> tuple[float, float]:
+    """(Ṗ [Pa/s], ∂Ṗ/∂P at fixed draw) of the pump line: pump flow Q in, bleed, relief and
+    suction check, and ``draw`` [m³/s] taken by the actuators (from ``chamber_rates``)."""
+    eps = hp[H_EPS]
+    q_b, d_b = _orifice(cp[I_CB] * u_b, pump, eps)
+    q_pm, d_pm = _relief(hp[H_GRELIEF], pump, cp[I_PM])
+    q_ps, d_ps = _suction(hp[H_GCHECK], pump)
+    kp = hp[H_BETA] / hp[H_VP]
+    return kp * (cp[I_Q] - q_b - q_pm + q_ps - draw), kp * (-d_b - d_pm + d_ps)
+
+
+def idle_pump_pressure(circuit, u_b: float) -> float:
+    """Pump-line pressure [Pa] with the main valves closed: the bleed passes Q at
+    P = (Q/(c_b u_b))², capped by the relief at P_M."""
+    bleed = circuit.coefficients[4] * u_b
+    if bleed <= 0.0:
+        return circuit.pump_relief_pressure
+    return min(circuit.pump_relief_pressure, (circuit.pump_flow / bleed) ** 2)
+
+
+def holding_pressures(circuit, force: float, low_pressure: float) -> tuple[float, float]:
+    """Chamber pressures (p_h, p_r) [Pa] whose force A_h p_h − A_r p_r equals ``force`` [N]
+    (> 0 pushes the rod out), the less loaded chamber at ``low_pressure`` [Pa]."""
+    if force >= 0.0:
+        return (force + circuit.rod_area * low_pressure) / circuit.head_area, low_pressure
+    return low_pressure, (circuit.head_area * low_pressure - force) / circuit.rod_area
