@@ -8,8 +8,16 @@ from actuatorlab.hydraulics.pressure_dynamics import PressureDynamics, raw_openi
 from actuatorlab.hydraulics.quasistatic import Openings, ValveCircuit, lam
 from actuatorlab.mechanics.single_arm import SingleArm
 from actuatorlab.simulation.ode import jacobian_at, largest_stable_step
-from actuatorlab.simulation.pressure_arm import arms_pressure_jac, arms_pressure_rhs, simulate_arms_pressure
-from actuatorlab.simulation.pressure_rod import rod_pressure_jac, rod_pressure_rhs, simulate_rod_pressure
+from actuatorlab.simulation.pressure_arm import (
+    arms_pressure_jac,
+    arms_pressure_rhs,
+    simulate_arms_pressure,
+)
+from actuatorlab.simulation.pressure_rod import (
+    rod_pressure_jac,
+    rod_pressure_rhs,
+    simulate_rod_pressure,
+)
 from actuatorlab.simulation.signals import time_grid
 
 CIRCUIT = ValveCircuit.paper_example()
@@ -83,7 +91,8 @@ def test_quasistatic_map_is_the_stiff_limit(u_c, u_b, load, branch):
     assert errors[-1] <= errors[0] + 1e-6, (branch, errors)
 
 
-def _arm_run(duration=2.0, u_c=0.0, solver="LSODA", step=1e-3, fluid=PressureDynamics(), load=-20e3):
+def _arm_run(duration=2.0, u_c=0.0, solver="LSODA", step=1e-3, fluid=None, load=-20e3):
+    fluid = fluid or PressureDynamics()
     t = time_grid(step, duration)
     extend, retract = max(u_c, 0.0), max(-u_c, 0.0)
     u = raw_openings(extend, extend, retract, retract, 0.3).repeat(t.size, 0)[:, None, :]

@@ -37,7 +37,20 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import positive
-from .quasistatic.circuit import I_AH, I_AR, I_CA, I_CB, I_CPH, I_CPR, I_CTH, I_CTR, I_FHM, I_FRM, I_PM, I_Q
+from .quasistatic.circuit import (
+    I_AH,
+    I_AR,
+    I_CA,
+    I_CB,
+    I_CPH,
+    I_CPR,
+    I_CTH,
+    I_CTR,
+    I_FHM,
+    I_FRM,
+    I_PM,
+    I_Q,
+)
 
 # Layout of the float64 parameter vector handed to the compiled kernels.
 (H_BETA, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = range(9)

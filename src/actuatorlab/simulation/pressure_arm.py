@@ -37,7 +37,14 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_rate,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
-from ..mechanics.single_arm import K_JP, SingleArm, arm_curvature, arm_geometry, arm_torque, arm_torque_slope
+from ..mechanics.single_arm import (
+    K_JP,
+    SingleArm,
+    arm_curvature,
+    arm_geometry,
+    arm_torque,
+    arm_torque_slope,
+)
 from .ode import inputs_at, integrate
 from .result import Channel, SimulationResult
 
