@@ -2,7 +2,9 @@
 
 import bench_arm
 import bench_lam
+import bench_network
 
 if __name__ == "__main__":
     bench_lam.main()
     bench_arm.main()
+    bench_network.main()

@@ -277,14 +277,14 @@ def test_bad_signal_parameters_name_the_signal(tmp_path):
 
 def test_unknown_kind(tmp_path):
     message = load_error(tmp_path, ARM.replace('"arm"', '"robot"'))
-    assert 'kind = "robot" is not a scenario kind; valid kinds are "arm", "gamma-map"' in message
+    assert 'kind = "robot" is not a scenario kind; valid kinds are "arm", "model-comparison", "arms-one-pump", "gamma-map", "network-map"' in message
     message = load_error(tmp_path, ARM.replace('kind = "arm"\n', ""))
-    assert 'kind: missing; add kind = one of "arm", "gamma-map"' in message
+    assert 'kind: missing; add kind = one of "arm", "model-comparison", "arms-one-pump", "gamma-map", "network-map"' in message
 
 
 def test_unknown_model(tmp_path):
     message = load_error(tmp_path, 'model = "hydrostatic"\n' + ARM)
-    assert 'model: "hydrostatic" is not allowed; use one of "quasistatic"' in message
+    assert 'model: "hydrostatic" is not allowed; use one of "quasistatic" or "pressure-dynamics"' in message
 
 
 def test_unknown_builtin_name():

@@ -50,6 +50,7 @@ from .quasistatic.circuit import (
     I_FRM,
     I_PM,
     I_Q,
+    Openings,
 )
 
 # Layout of the float64 parameter vector handed to the compiled kernels.
@@ -127,6 +128,13 @@ def raw_openings(u_ph, u_tr, u_pr, u_th, u_b, u_a=0.0) -> np.ndarray:
     if np.any(~((out >= 0.0) & (out <= 1.0))):
         raise ParameterError("valve openings must lie in [0, 1]")
     return out
+
+
+def openings_from_command(u_c, u_b, u_a=0.0) -> np.ndarray:
+    """Raw openings ``(n, 6)`` from a valve command u_c ∈ [−1, 1] by (67), bleed u_b and
+    regeneration u_a ∈ [0, 1]."""
+    o = Openings.from_command(u_c, u_b)
+    return raw_openings(o.u_ph, o.u_tr, o.u_pr, o.u_th, o.u_b, u_a)
 
 
 @nb.njit(cache=True, inline="always")

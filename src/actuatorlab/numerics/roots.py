@@ -11,6 +11,10 @@ Returns (x, iterations, status): ``ROOT_OK`` when the bracket is narrower than `
 is exactly 0, ``ROOT_NO_BRACKET`` when f(lo) and f(hi) have the same sign (x = nan),
 ``ROOT_MAX_ITER`` when ``max_iter`` iterations did not converge (x = the last midpoint).
 Callers turn a non-OK status into an error; nothing here returns a value silently.
+
+Compiled with ``inline="always"`` and without a cache of its own: numba caches a kernel that
+calls it (the call is inlined at the IR level), whereas a separately compiled ``find_root``
+taking a function argument would make every caller uncacheable ("dynamic globals").
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ ROOT_NO_BRACKET = 1
 ROOT_MAX_ITER = 2
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def find_root(f, args, lo: float, hi: float, xtol: float, max_iter: int) -> tuple[float, int, int]:
     """Root of f(·, *args) in [lo, hi] to within ``xtol``; see the module docstring."""
     f_lo = f(lo, *args)

@@ -204,6 +204,45 @@ def gamma_map_figure(
     return fig
 
 
+@dataclass(frozen=True)
+class XYPanel:
+    """One subplot of curves y(x): ``curves`` holds ``(label, x, y)`` in the plotted units."""
+
+    xlabel: str
+    ylabel: str
+    curves: list[tuple[str, np.ndarray, np.ndarray]]
+    title: str = ""
+
+
+@mpl.rc_context(STYLE)
+def xy_figure(panels: list[XYPanel], title: str | None = None) -> Figure:
+    """Side-by-side subplots of curves y(x) (static maps such as Kikuuwe et al. Figs. 8 and 12).
+
+    More than three curves in a panel are coloured along a sequential colormap (in list order).
+    """
+    if not panels:
+        raise ValueError("xy_figure needs at least one panel")
+    fig = _figure((3.2 * len(panels) + 0.6, 3.2))
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, panel in zip(axes, panels):
+        n = len(panel.curves)
+        colors = mpl.colormaps["viridis"](np.linspace(0.0, 0.9, n)) if n > 3 else [f"C{i}" for i in range(n)]
+        for (label, x, y), color in zip(panel.curves, colors):
+            ax.plot(x, y, color=color, label=label)
+        ax.axhline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+        ax.axvline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+        ax.set_xlabel(panel.xlabel)
+        ax.set_ylabel(panel.ylabel)
+        if panel.title:
+            ax.set_title(panel.title)
+        ax.grid(True)
+        if n > 1:
+            ax.legend(loc="best")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
 def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> None:
     """Save ``fig`` atomically at ``dpi`` [1/inch] in the format of ``path``'s suffix (PNG if none).
 

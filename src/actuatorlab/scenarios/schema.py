@@ -31,9 +31,11 @@ from pydantic import (
 )
 
 from ..errors import ScenarioError
+from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
+from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
@@ -44,6 +46,7 @@ from .spec_base import (
     Damping,
     Density,
     Dimensionless,
+    FlowGain,
     Inertia,
     Length,
     Mass,
@@ -52,6 +55,7 @@ from .spec_base import (
     Stiffness,
     Time,
     Velocity,
+    Volume,
     VolumeFlow,
     defaults_of,
     reported_at,
@@ -105,6 +109,7 @@ PerValveAreaField = Annotated[
 _CIRCUIT = defaults_of(ValveCircuit)
 _ARM = defaults_of(SingleArm)
 _RELAXATION = defaults_of(Relaxation)
+_FLUID = defaults_of(PressureDynamics)
 
 
 class CircuitSpec(Spec):
@@ -170,6 +175,34 @@ class RelaxationSpec(Spec):
             return Relaxation(self.stiffness, self.damping)
 
 
+class PressureDynamicsSpec(Spec):
+    """The pressure-dynamics cylinder, :class:`~actuatorlab.hydraulics.pressure_dynamics.PressureDynamics`,
+    its initial state and its solver (used when ``model = "pressure-dynamics"``).
+
+    ``initial_low_pressure`` [Pa]: the less loaded chamber's pressure at t = 0 (the other holds
+    the load). ``solver``: "LSODA", "BDF" or "Radau" (adaptive, stiff, error-controlled by
+    ``rtol``) or "RK4" (explicit, fixed step = ``simulation.step``).
+    """
+
+    bulk_modulus: Pressure = _FLUID["bulk_modulus"]
+    head_dead_volume: Volume = _FLUID["head_dead_volume"]
+    rod_dead_volume: Volume = _FLUID["rod_dead_volume"]
+    stroke: Length = _FLUID["stroke"]
+    retracted_length: Length = _FLUID["retracted_length"]
+    pump_line_volume: Volume = _FLUID["pump_line_volume"]
+    laminar_pressure: Pressure = _FLUID["laminar_pressure"]
+    relief_flow_gain: FlowGain = _FLUID["relief_flow_gain"]
+    check_flow_gain: FlowGain = _FLUID["check_flow_gain"]
+    initial_low_pressure: Pressure = 2.0e6
+    solver: Literal[SOLVERS] = "LSODA"
+    rtol: Annotated[float, Field(gt=0.0, lt=1.0)] = 1e-6
+
+    def build(self, where: str = "pressure_dynamics") -> PressureDynamics:
+        """The validated :class:`PressureDynamics`; a bad value raises ScenarioError under ``where``."""
+        with reported_at(where, own_prefix="pressure_dynamics."):
+            return PressureDynamics(**{name: getattr(self, name) for name in _FLUID})
+
+
 class SimulationSpec(Spec):
     """Time stepping: step h [s] (default 1 ms) and duration [s]; 0 < h < duration."""
 
@@ -203,16 +236,23 @@ class SimulationSpec(Spec):
         return time_grid(self.step, self.duration)
 
 
-INPUT_DIMENSIONS = {"valve_command": "dimensionless", "bleed": "dimensionless", "external_force": "force"}
+INPUT_DIMENSIONS = {
+    "valve_command": "dimensionless",
+    "bleed": "dimensionless",
+    "regeneration": "dimensionless",
+    "external_force": "force",
+}
 """Dimension of each arm input."""
 
 
 class ArmInputs(Spec):
-    """Inputs of the arm: valve command u_c ∈ [−1, 1] (67), bleed opening u_b ∈ [0, 1] and the
-    vertical external force f_ey [N] at the arm tip, positive upward."""
+    """Inputs of the arm: valve command u_c ∈ [−1, 1] (67), bleed opening u_b ∈ [0, 1],
+    regeneration opening u_a ∈ [0, 1] (Sec. 5; acts while extending) and the vertical external
+    force f_ey [N] at the arm tip, positive upward."""
 
     valve_command: DimensionlessSignal = Field(0.0, validate_default=True)
     bleed: DimensionlessSignal = Field(0.3, validate_default=True)
+    regeneration: DimensionlessSignal = Field(0.0, validate_default=True)
     external_force: ForceSignal = Field(0.0, validate_default=True)
 
     def signals(self, where: str = "inputs") -> dict[str, Signal]:
@@ -244,16 +284,15 @@ class OutputsSpec(Spec):
         return value
 
 
-class ArmScenario(Spec):
-    """A time simulation of the single-DOF arm of Sec. 4.3 driven by one actuator."""
+class ArmSetup(Spec):
+    """The tables of a single-DOF arm run (Sec. 4.3), shared by the arm scenario kinds."""
 
-    kind: Literal["arm"] = "arm"
     name: StrictStr
     description: StrictStr
-    model: Literal["quasistatic"] = "quasistatic"
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
     arm: ArmSpec = Field(default_factory=ArmSpec)
     relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
+    pressure_dynamics: PressureDynamicsSpec = Field(default_factory=PressureDynamicsSpec)
     simulation: SimulationSpec
     inputs: ArmInputs = Field(default_factory=ArmInputs)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
@@ -263,13 +302,37 @@ class ArmScenario(Spec):
         self.circuit.build("circuit")
         self.arm.build("arm")
         self.relaxation.build("relaxation")
+        self.pressure_dynamics.build("pressure_dynamics")
         self.inputs.signals("inputs")
 
     def check_inputs(self, t) -> None:
-        """Raise ScenarioError if u_c leaves [−1, 1] or u_b leaves [0, 1] on the times ``t`` [s]."""
+        """Raise ScenarioError if u_c leaves [−1, 1], u_b or u_a leave [0, 1] on the times ``t`` [s]."""
         signals = self.inputs.signals("inputs")
         check_range("inputs.valve_command", signals["valve_command"], t, -1.0, 1.0, "a valve command")
         check_range("inputs.bleed", signals["bleed"], t, 0.0, 1.0, "a bleed opening")
+        check_range("inputs.regeneration", signals["regeneration"], t, 0.0, 1.0, "a regeneration opening")
+
+
+class ArmScenario(ArmSetup):
+    """A time simulation of the single-DOF arm of Sec. 4.3 driven by one actuator, with the
+    quasistatic (relaxed) model or the pressure-dynamics model."""
+
+    kind: Literal["arm"] = "arm"
+    model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"
+
+
+class ModelComparisonScenario(ArmSetup):
+    """One arm run with both models; θ(t), f(t) and pressures side by side, wall times, the
+    largest stable step of each, and θ's agreement outside ``switching_margin`` [s] of every
+    valve switching and relief opening."""
+
+    kind: Literal["model-comparison"] = "model-comparison"
+    switching_margin: Time = 0.5
+
+    def as_arm(self, model: str) -> ArmScenario:
+        """The arm scenario of this setup with ``model``."""
+        fields = {name: getattr(self, name) for name in ArmSetup.model_fields}
+        return ArmScenario.model_construct(kind="arm", model=model, **fields)
 
 
 def _openings(lo: float, hi: float, what: str):
@@ -292,11 +355,13 @@ def _openings(lo: float, hi: float, what: str):
 
 
 class GammaPanel(Spec):
-    """One panel of a force–velocity map: one curve per combination of ``u_c`` and ``u_b``."""
+    """One panel of a force–velocity map: one curve per combination of ``u_c``, ``u_b`` and the
+    regeneration opening ``u_a`` (Sec. 5, Fig. 8; default 0, no regeneration)."""
 
     title: StrictStr
     u_c: Annotated[Union[float, tuple[float, ...]], _openings(-1.0, 1.0, "a valve command u_c")]
     u_b: Annotated[Union[float, tuple[float, ...]], _openings(0.0, 1.0, "a bleed opening u_b")]
+    u_a: Annotated[Union[float, tuple[float, ...]], _openings(0.0, 1.0, "a regeneration opening u_a")] = 0.0
 
 
 class GammaMapScenario(Spec):
@@ -344,11 +409,106 @@ class GammaMapScenario(Spec):
         self.circuit.build("circuit")
 
 
-KINDS: dict[str, type[Spec]] = {"arm": ArmScenario, "gamma-map": GammaMapScenario}
+class NetworkMapPanel(Spec):
+    """One panel set of Fig. 12: commands u_c of the two actuators, the bleed, and the fixed
+    velocities v_2 [m/s] of actuator 2, one curve each."""
+
+    title: StrictStr
+    u_c: tuple[
+        Annotated[float, _openings(-1.0, 1.0, "a valve command u_c")],
+        Annotated[float, _openings(-1.0, 1.0, "a valve command u_c")],
+    ]
+    u_b: Annotated[float, _openings(0.0, 1.0, "a bleed opening u_b")]
+    v_2: list[Velocity]
+
+
+class NetworkMapScenario(Spec):
+    """Static maps of two identical actuators on one pump (Sec. 6.1, Fig. 12): the force f_1, the
+    pump pressure P and the pump relief flow against v_1, for several fixed v_2."""
+
+    kind: Literal["network-map"] = "network-map"
+    name: StrictStr
+    description: StrictStr
+    circuit: CircuitSpec = Field(default_factory=CircuitSpec)
+    velocity_range: tuple[Velocity, Velocity] = (-0.6, 0.6)
+    points: StrictInt = 601
+    panels: list[NetworkMapPanel]
+    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    def velocities(self) -> np.ndarray:
+        """The v_1 grid [m/s] without v_1 = 0 (Γ̂ is a set there)."""
+        v = np.linspace(self.velocity_range[0], self.velocity_range[1], self.points)
+        return v[v != 0.0]
+
+    def check(self) -> None:
+        """Build the circuit once, so that a value the physics rejects raises ScenarioError."""
+        self.circuit.build("circuit")
+
+
+class ArmUnit(ArmSpec):
+    """One arm on the shared pump: the arm, its initial state, its valve command u_c ∈ [−1, 1]
+    and the vertical external force f_ey [N] at its tip (positive upward)."""
+
+    valve_command: DimensionlessSignal = Field(0.0, validate_default=True)
+    external_force: ForceSignal = Field(0.0, validate_default=True)
+
+
+class ArmsOnePumpScenario(Spec):
+    """Several arms of Sec. 4.3, each with its own cylinder and valves, on one pump (Sec. 6.2,
+    Fig. 13). The circuits are identical; the bleed u_b belongs to the pump."""
+
+    kind: Literal["arms-one-pump"] = "arms-one-pump"
+    name: StrictStr
+    description: StrictStr
+    model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"
+    circuit: CircuitSpec = Field(default_factory=CircuitSpec)
+    relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
+    pressure_dynamics: PressureDynamicsSpec = Field(default_factory=PressureDynamicsSpec)
+    simulation: SimulationSpec
+    bleed: DimensionlessSignal = Field(0.3, validate_default=True)
+    arms: list[ArmUnit]
+    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @field_validator("arms")
+    @classmethod
+    def _some_arms(cls, value):
+        if len(value) < 1:
+            raise ValueError("no arms; add at least one [[arms]] table")
+        return value
+
+    def check(self) -> None:
+        """Build every model once, so that a value the physics rejects raises ScenarioError."""
+        self.circuit.build("circuit")
+        self.relaxation.build("relaxation")
+        self.pressure_dynamics.build("pressure_dynamics")
+        self.bleed.build("dimensionless", "bleed")
+        for j, unit in enumerate(self.arms):
+            unit.build(f"arms[{j}]")
+            unit.valve_command.build("dimensionless", f"arms[{j}].valve_command")
+            unit.external_force.build("force", f"arms[{j}].external_force")
+
+    def check_inputs(self, t) -> None:
+        """Raise ScenarioError if a u_c leaves [−1, 1] or u_b leaves [0, 1] on the times ``t`` [s]."""
+        check_range("bleed", self.bleed.build("dimensionless", "bleed"), t, 0.0, 1.0, "a bleed opening")
+        for j, unit in enumerate(self.arms):
+            where = f"arms[{j}].valve_command"
+            check_range(where, unit.valve_command.build("dimensionless", where), t, -1.0, 1.0, "a valve command")
+
+
+KINDS: dict[str, type[Spec]] = {
+    "arm": ArmScenario,
+    "model-comparison": ModelComparisonScenario,
+    "arms-one-pump": ArmsOnePumpScenario,
+    "gamma-map": GammaMapScenario,
+    "network-map": NetworkMapScenario,
+}
 """Scenario classes by the value of ``kind``."""
 
 MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 """Actuator models an arm scenario may select with ``model``."""
 
-Scenario = Annotated[Union[ArmScenario, GammaMapScenario], Field(discriminator="kind")]
+Scenario = Annotated[
+    Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario],
+    Field(discriminator="kind"),
+]
 """Any scenario, told apart by ``kind``."""

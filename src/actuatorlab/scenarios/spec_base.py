@@ -71,6 +71,8 @@ VolumeFlow = quantity("volume_flow")
 Density = quantity("density")
 Stiffness = quantity("stiffness")
 Damping = quantity("damping")
+Volume = quantity("volume")
+FlowGain = quantity("flow_gain")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ DIMENSIONS: dict[str, Dimension] = {
     "stiffness": Dimension("N/m", "N/m", '"5e7 N/m"'),
     "damping": Dimension("N*s/m", "N*s/m", '"2.5e6 N s/m"'),
     "torque": Dimension("N*m", "kN*m", '"10 kN m"'),
+    "flow_gain": Dimension("m^3/(s*Pa)", "L/min/bar", '"300 L/min/bar"'),
 }
 """Dimensions a scenario field may declare, with SI unit, display unit and an example.
 
@@ -82,6 +83,7 @@ density            kg/m^3      kg/m^3
 stiffness          N/m         N/m
 damping            N s/m       N*s/m
 torque             N m         kN*m
+flow_gain          m^3/(s Pa)  L/min/bar
 =================  ==========  ============
 """
 

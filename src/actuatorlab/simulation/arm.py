@@ -1,9 +1,12 @@
-"""Time simulation of the single-DOF arm driven by the relaxed quasistatic actuator.
+"""Time simulation of single-DOF arms driven by relaxed quasistatic actuators.
 
-Kikuuwe et al. Sec. 4.3, per step k (t_k = k·h):
+Kikuuwe et al. Sec. 4.3, per step k (t_k = k·h), for each arm j:
 
 1. ℓ_k = ‖r_m(θ_k) − r_b‖ (80);
-2. (p_k, f_k) from algorithm (72) with ℓ_k, ℓ_{k−1}, p_{k−1} and the openings at t_k;
+2. (p_k, f_k) from the relaxed step with ℓ_k, ℓ_{k−1}, p_{k−1} and the openings at t_k: one arm
+   on its own pump by algorithm (72), with Λ_reg (105) while its regeneration valve is open
+   (Sec. 5); several arms on one pump by the network step of Sec. 6.2 (P from (126), then
+   Λ̂_j (122));
 3. semi-implicit Euler on (79): θ̇_{k+1} = θ̇_k + h·τ(θ_k, f_k, f_ey,k)/J_pivot, θ_{k+1} = θ_k + h·θ̇_{k+1}.
 
 At t = 0 the relaxed element is unstretched, p_{−1} = ℓ_{−1} = ℓ_0 (the paper's p(0) = ℓ(0)).
@@ -12,11 +15,13 @@ Stability. With all valves closed the relaxed element is a spring–damper (K, B
 effective mass m = J_pivot/(dℓ/dθ)² ≥ J_pivot/L_m². The scheme above is then stable iff
 h²K/m + 2hB/m < 4 (eigenvalues of the linear two-step recursion; B enters explicitly through
 ℓ̇ ≈ (ℓ_k − ℓ_{k−1})/h). ``check_stability`` applies this bound before a run; the time loop
-also reports a non-finite state, a runaway stretch |p − ℓ| or a chattering force as a status.
+also reports a non-finite state, a runaway stretch |p − ℓ|, a chattering force or a failed
+root search as a status.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +31,12 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..hydraulics.quasistatic.circuit import I_FHM, I_FRM, Openings, ValveCircuit, normalised_openings
-from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
+from ..hydraulics.quasistatic.network import PumpNetwork, new_pump_state, relaxed_network_step_kernel
+from ..hydraulics.quasistatic.regeneration import (
+    REG_CLOSED_BLEED,
+    regeneration_openings,
+    relaxed_regeneration_step_scalar,
+)
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import K_JP, SingleArm, arm_geometry, arm_torque
 from .result import Channel, SimulationResult
@@ -43,10 +53,15 @@ CHATTER_FRACTION = 0.01
 change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: past the
 stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""
 
-# rows of the kernel's output array
-(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F) = range(6)
-# entries of the carried state
-(S_THETA, S_RATE, S_P, S_LPREV) = range(4)
+STATUS_ROOT = 4
+"""A root search of the step (Λ_reg's alternation or the pump pressure) did not converge."""
+STATUS_CLOSED_BLEED = 5
+"""Regeneration with the bleed closed while extending: outside the regeneration model."""
+
+# rows of the kernel's output array out[row, arm, k]
+(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = range(7)
+# columns of the carried state, one row per arm
+(S_THETA, S_RATE, S_P, S_LPREV, S_FPREV, S_DFPREV, S_ALTERNATIONS) = range(7)
 
 ProgressCallback = Callable[[float], None]
 """Called with the fraction of the run completed, in [0, 1]."""
@@ -72,51 +87,202 @@ def check_stability(arm: SingleArm, relaxation: Relaxation, h: float) -> Stabili
     return StabilityLimit(m, max_stiffness, max_damping, a + 2.0 * b < 4.0)
 
 
-@nb.njit(cache=True)
-def _arm_loop(cp, ap, uh, f_ey, stiffness, damping, h, state, k0, k1, out):
-    """Advance the arm from sample k0 to k1 (exclusive), filling ``out[:, k]``.
+def largest_stable_step(arm: SingleArm, relaxation: Relaxation) -> float:
+    """The largest h [s] with h²K/m + 2hB/m < 4 (m = J_pivot/L_m²): the root of K h² + 2B h − 4m."""
+    m = arm.pivot_inertia / arm.mount_distance**2
+    k, b = relaxation.stiffness, relaxation.damping
+    if k == 0.0:
+        return 2.0 * m / b
+    return 4.0 * m / (b + math.sqrt(b * b + 4.0 * k * m))
 
-    Returns (status, k) with k the sample where a failure was detected (or k1).
+
+@nb.njit(cache=True)
+def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
+    """Advance N arms from sample k0 to k1 (exclusive), filling ``out[:, j, k]``.
+
+    One arm (N = 1) has its own pump and may regenerate (``ua_hat``: û_a per sample); several
+    share one pump. ``uhs``: normalised openings (n, N, 5); ``f_ey``: (n, N); ``stiffness``,
+    ``damping``: per arm. Returns (status, k, j): the sample and arm where a failure was
+    detected, or (STATUS_OK, k1, 0).
     """
-    jp = ap[K_JP]
-    chatter_size = CHATTER_FRACTION * (cp[I_FHM] + cp[I_FRM])
-    alternations = 0
-    f_prev = 0.0
-    df_prev = 0.0
-    theta = state[S_THETA]
-    rate = state[S_RATE]
-    p = state[S_P]
-    l_prev = state[S_LPREV]
+    n_arms = cps.shape[0]
+    p_prev = state[:, S_P].copy()
+    l_prev = state[:, S_LPREV].copy()
+    l_now = np.empty(n_arms)
+    levers = np.empty(n_arms)
+    p_new = np.empty(n_arms)
+    f_new = np.empty(n_arms)
+    v_new = np.empty(n_arms)
     for k in range(k0, k1):
-        length, lever = arm_geometry(ap, theta)
-        p, f, v = relaxed_step_scalar(cp, uh[k], stiffness, damping, h, p, l_prev, length)
-        out[ROW_THETA, k] = theta
-        out[ROW_RATE, k] = rate
-        out[ROW_LENGTH, k] = length
-        out[ROW_P, k] = p
-        out[ROW_V, k] = v
-        out[ROW_F, k] = f
-        if not (np.isfinite(f) and np.isfinite(theta) and np.isfinite(rate)):
-            return STATUS_NOT_FINITE, k
-        if abs(p - length) > MAX_STRETCH:
-            return STATUS_STRETCH, k
-        df = f - f_prev
-        if abs(df) > chatter_size and df * df_prev < 0.0:
-            alternations += 1
-            if alternations >= CHATTER_STEPS:
-                return STATUS_CHATTER, k
+        for j in range(n_arms):
+            l_now[j], levers[j] = arm_geometry(aps[j], state[j, S_THETA])
+        if n_arms == 1:
+            p_new[0], f_new[0], v_new[0], status = relaxed_regeneration_step_scalar(
+                cps[0], uhs[k, 0], ua_hat[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
+            )
+            pump = np.nan
+            if status == REG_CLOSED_BLEED:
+                return STATUS_CLOSED_BLEED, k, 0
         else:
-            alternations = 0
-        f_prev = f
-        df_prev = df
-        rate += h * arm_torque(ap, theta, lever, f, f_ey[k]) / jp
-        theta += h * rate
-        l_prev = length
-    state[S_THETA] = theta
-    state[S_RATE] = rate
-    state[S_P] = p
-    state[S_LPREV] = l_prev
-    return STATUS_OK, k1
+            pump, status = relaxed_network_step_kernel(
+                cps, uhs[k], stiffness, damping, h, p_prev, l_prev, l_now, p_new, f_new, v_new, pump_state
+            )
+        if status != 0:
+            return STATUS_ROOT, k, 0
+        for j in range(n_arms):
+            theta = state[j, S_THETA]
+            rate = state[j, S_RATE]
+            f = f_new[j]
+            out[ROW_THETA, j, k] = theta
+            out[ROW_RATE, j, k] = rate
+            out[ROW_LENGTH, j, k] = l_now[j]
+            out[ROW_P, j, k] = p_new[j]
+            out[ROW_V, j, k] = v_new[j]
+            out[ROW_F, j, k] = f
+            out[ROW_PUMP, j, k] = pump
+            if not (np.isfinite(f) and np.isfinite(theta) and np.isfinite(rate)):
+                return STATUS_NOT_FINITE, k, j
+            if abs(p_new[j] - l_now[j]) > MAX_STRETCH:
+                return STATUS_STRETCH, k, j
+            df = f - state[j, S_FPREV]
+            if abs(df) > CHATTER_FRACTION * (cps[j, I_FHM] + cps[j, I_FRM]) and df * state[j, S_DFPREV] < 0.0:
+                state[j, S_ALTERNATIONS] += 1.0
+                if state[j, S_ALTERNATIONS] >= CHATTER_STEPS:
+                    return STATUS_CHATTER, k, j
+            else:
+                state[j, S_ALTERNATIONS] = 0.0
+            state[j, S_FPREV] = f
+            state[j, S_DFPREV] = df
+            rate += h * arm_torque(aps[j], theta, levers[j], f, f_ey[k, j]) / aps[j, K_JP]
+            state[j, S_RATE] = rate
+            state[j, S_THETA] = theta + h * rate
+            p_prev[j] = p_new[j]
+            l_prev[j] = l_now[j]
+    state[:, S_P] = p_prev
+    state[:, S_LPREV] = l_prev
+    return STATUS_OK, k1, 0
+
+
+def _refuse_unstable(arm: SingleArm, relaxation: Relaxation, h: float, which: str) -> None:
+    limit = check_stability(arm, relaxation, h)
+    if not limit.stable:
+        raise SimulationError(
+            f"{which}relaxation.stiffness = {relaxation.stiffness:.3g} N/m and damping = {relaxation.damping:.3g} "
+            f"N s/m are unstable with step h = {h:g} s (arm effective mass {limit.effective_mass:.4g} kg): "
+            f"set stiffness below {limit.max_stiffness:.3g} N/m (for example {0.5 * limit.max_stiffness:.2g} N/m) "
+            f"with damping below {limit.max_damping:.3g} N s/m, or use a smaller step"
+        )
+
+
+def simulate_arms(
+    arms: list[SingleArm],
+    circuits: list[ValveCircuit],
+    relaxation: Relaxation,
+    t: np.ndarray,
+    valve_commands: np.ndarray,
+    bleed: np.ndarray,
+    external_forces: np.ndarray,
+    initial_angles,
+    initial_rates,
+    regeneration: np.ndarray | None = None,
+    progress: ProgressCallback | None = None,
+    chunk_steps: int = 200_000,
+) -> list[SimulationResult]:
+    """Simulate N arms on the uniform grid ``t`` [s] with inputs sampled on it; one result each.
+
+    ``valve_commands`` u_c ∈ [−1, 1] (67), shape (len(t), N); ``bleed`` u_b ∈ [0, 1], shape
+    (len(t),), belongs to the pump; ``external_forces`` f_ey [N] (positive upward), (len(t), N);
+    ``regeneration`` u_a ∈ [0, 1], shape (len(t),), only for one arm on its own pump (Sec. 5;
+    regeneration on a shared pump is an open problem of the paper). Several arms share one pump
+    (Sec. 6), their circuits agreeing on the pump fields. Raises ``SimulationError`` if the step
+    is unstable for the relaxation or the run diverges.
+    """
+    n_arms = len(arms)
+    h = float(t[1] - t[0])
+    n = t.size
+    for j, arm in enumerate(arms):
+        _refuse_unstable(arm, relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
+    commands = np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms)
+    u_a = np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64)
+    if n_arms > 1 and np.any(u_a > 0.0):
+        raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
+                              "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
+    # one arm has its own pump; several share one (raises if their circuits disagree on it)
+    pump_state = new_pump_state(PumpNetwork(circuits))
+    uhs = np.empty((n, n_arms, 5))
+    for j, circuit in enumerate(circuits):
+        uhs[:, j] = normalised_openings(circuit, Openings.from_command(commands[:, j], bleed))
+    ua_hat = regeneration_openings(circuits[0], u_a) if n_arms == 1 else u_a
+    cps = np.array([c.kernel_array() for c in circuits])
+    aps = np.array([a.kernel_array() for a in arms])
+    stiffness = np.full(n_arms, relaxation.stiffness)
+    damping = np.full(n_arms, relaxation.damping)
+    f_ey = np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms))
+    out = np.empty((7, n_arms, n))
+    state = np.zeros((n_arms, 7))
+    for j, arm in enumerate(arms):
+        length0 = float(arm.cylinder_length(initial_angles[j])[0])
+        state[j, [S_THETA, S_RATE, S_P, S_LPREV]] = (initial_angles[j], initial_rates[j], length0, length0)
+
+    t0 = time.perf_counter()
+    _arms_loop(cps, aps, uhs[:1], ua_hat[:1], f_ey[:1], stiffness, damping, h, state.copy(), pump_state.copy(), 0, 1,
+               out)
+    compile_time = time.perf_counter() - t0
+
+    edges = np.unique(np.append(np.arange(0, n, chunk_steps), n))
+    t0 = time.perf_counter()
+    status, k_fail, j_fail = STATUS_OK, n, 0
+    for k0, k1 in zip(edges[:-1], edges[1:]):
+        status, k_fail, j_fail = _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_state,
+                                            k0, k1, out)
+        if progress is not None:
+            progress(k1 / n)
+        if status != STATUS_OK:
+            break
+    loop_time = time.perf_counter() - t0
+    if status != STATUS_OK:
+        _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
+    counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
+    return [
+        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=n_arms > 1, counters=counters)
+        for j in range(n_arms)
+    ]
+
+
+def _raise_failure(status: int, time_: float, arm: int, row: np.ndarray, n_arms: int) -> None:
+    what = {
+        STATUS_NOT_FINITE: "a non-finite state",
+        STATUS_STRETCH: f"a relaxed stretch |p − ℓ| > {MAX_STRETCH} m",
+        STATUS_CHATTER: "a force chattering from step to step",
+        STATUS_ROOT: "a root search that did not converge",
+        STATUS_CLOSED_BLEED: "the regeneration valve open while extending with the bleed closed (not covered by "
+        "the regeneration model; open the bleed a little)",
+    }[status]
+    which = f"arm {arm + 1} of the " if n_arms > 1 else "the arm "
+    raise SimulationError(
+        f"{which}simulation diverged at t = {time_:.4g} s (θ = {np.degrees(row[ROW_THETA]):.4g} deg, "
+        f"f = {row[ROW_F]:.4g} N) with {what}: reduce the step or relaxation.stiffness"
+    )
+
+
+def _arm_result(t, rows, command, bleed, u_a, f_ey, shared: bool, counters) -> SimulationResult:
+    lengths = rows[ROW_LENGTH]
+    channels = {
+        "valve_command": Channel(command, "1", "valve command u_c"),
+        "bleed": Channel(np.asarray(bleed, dtype=np.float64), "1", "bleed opening u_b"),
+        "regeneration": Channel(u_a, "1", "regeneration opening u_a"),
+        "external_force": Channel(f_ey, "N", "external force f_ey"),
+        "theta": Channel(rows[ROW_THETA], "rad", "arm angle θ"),
+        "theta_rate": Channel(rows[ROW_RATE], "rad/s", "arm angular rate θ̇"),
+        "length": Channel(lengths, "m", "cylinder length ℓ"),
+        "rod_position": Channel(rows[ROW_P], "m", "rod displacement p"),
+        "rod_velocity": Channel(rows[ROW_V], "m/s", "rod velocity v"),
+        "force": Channel(rows[ROW_F], "N", "actuator force f"),
+        "stretch": Channel(rows[ROW_P] - lengths, "m", "relaxed element p − ℓ"),
+    }
+    if shared:
+        channels["pump_pressure"] = Channel(rows[ROW_PUMP], "Pa", "pump pressure P (126)")
+    return SimulationResult(t=t, channels=channels, counters=dict(counters))
 
 
 def simulate_arm(
@@ -129,72 +295,11 @@ def simulate_arm(
     external_force: np.ndarray,
     initial_angle: float = 0.0,
     initial_rate: float = 0.0,
+    regeneration: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
-    chunks: int = 50,
 ) -> SimulationResult:
-    """Simulate the arm on the uniform grid ``t`` [s] with inputs sampled on it.
-
-    ``valve_command`` u_c ∈ [−1, 1] (67), ``bleed`` u_b ∈ [0, 1], ``external_force`` f_ey [N]
-    (positive upward); angles in rad. Raises ``SimulationError`` if the step is unstable for
-    the relaxation or the run diverges.
-    """
-    h = float(t[1] - t[0])
-    limit = check_stability(arm, relaxation, h)
-    if not limit.stable:
-        raise SimulationError(
-            f"relaxation.stiffness = {relaxation.stiffness:.3g} N/m and damping = {relaxation.damping:.3g} N s/m "
-            f"are unstable with step h = {h:g} s (arm effective mass {limit.effective_mass:.4g} kg): "
-            f"set stiffness below {limit.max_stiffness:.3g} N/m (for example {0.5 * limit.max_stiffness:.2g} N/m) "
-            f"with damping below {limit.max_damping:.3g} N s/m, or use a smaller step"
-        )
-    openings = Openings.from_command(valve_command, bleed)
-    uh = np.ascontiguousarray(normalised_openings(circuit, openings))
-    cp = circuit.kernel_array()
-    ap = arm.kernel_array()
-    n = t.size
-    out = np.empty((6, n))
-    length0 = float(arm.cylinder_length(initial_angle)[0])
-    state = np.array([initial_angle, initial_rate, length0, length0])
-    f_ey = np.ascontiguousarray(external_force, dtype=np.float64)
-
-    t0 = time.perf_counter()
-    _arm_loop(cp, ap, uh[:1], f_ey[:1], relaxation.stiffness, relaxation.damping, h, state.copy(), 0, 1, out)
-    compile_time = time.perf_counter() - t0
-
-    edges = np.linspace(0, n, min(chunks, n) + 1).astype(np.int64)
-    t0 = time.perf_counter()
-    status, k_fail = STATUS_OK, n
-    for k0, k1 in zip(edges[:-1], edges[1:]):
-        status, k_fail = _arm_loop(
-            cp, ap, uh, f_ey, relaxation.stiffness, relaxation.damping, h, state, k0, k1, out
-        )
-        if progress is not None:
-            progress(k1 / n)
-        if status != STATUS_OK:
-            break
-    loop_time = time.perf_counter() - t0
-    if status != STATUS_OK:
-        what = {
-            STATUS_NOT_FINITE: "a non-finite state",
-            STATUS_STRETCH: f"a relaxed stretch |p − ℓ| > {MAX_STRETCH} m",
-            STATUS_CHATTER: "a force chattering from step to step",
-        }[status]
-        raise SimulationError(
-            f"the arm simulation diverged at t = {t[k_fail]:.4g} s (θ = {np.degrees(out[ROW_THETA, k_fail]):.4g} deg, "
-            f"f = {out[ROW_F, k_fail]:.4g} N) with {what}: reduce the step or relaxation.stiffness"
-        )
-    lengths = out[ROW_LENGTH]
-    channels = {
-        "valve_command": Channel(np.asarray(valve_command, dtype=np.float64), "1", "valve command u_c"),
-        "bleed": Channel(np.asarray(bleed, dtype=np.float64), "1", "bleed opening u_b"),
-        "external_force": Channel(f_ey, "N", "external force f_ey"),
-        "theta": Channel(out[ROW_THETA], "rad", "arm angle θ"),
-        "theta_rate": Channel(out[ROW_RATE], "rad/s", "arm angular rate θ̇"),
-        "length": Channel(lengths, "m", "cylinder length ℓ"),
-        "rod_position": Channel(out[ROW_P], "m", "rod displacement p"),
-        "rod_velocity": Channel(out[ROW_V], "m/s", "rod velocity v"),
-        "force": Channel(out[ROW_F], "N", "actuator force f"),
-        "stretch": Channel(out[ROW_P] - lengths, "m", "relaxed element p − ℓ"),
-    }
-    counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
-    return SimulationResult(t=t, channels=channels, counters=counters)
+    """Simulate one arm on its own pump (see ``simulate_arms``): ``valve_command``, ``bleed``,
+    ``external_force`` and ``regeneration`` sampled on ``t``, of shape (len(t),)."""
+    (result,) = simulate_arms([arm], [circuit], relaxation, t, valve_command, bleed, external_force,
+                              [initial_angle], [initial_rate], regeneration=regeneration, progress=progress)
+    return result

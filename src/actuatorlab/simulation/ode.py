@@ -80,10 +80,11 @@ def _rk4_amplification(z: np.ndarray) -> np.ndarray:
     return np.abs(1.0 + z + z * z / 2.0 + z**3 / 6.0 + z**4 / 24.0)
 
 
-def largest_stable_step(jacobian: np.ndarray) -> float:
-    """Largest h [s] with |R(hλ)| ≤ 1 for every eigenvalue λ (Re λ ≤ 0) of ``jacobian`` under
-    RK4; eigenvalues with Re λ > 0 (a physically growing mode) do not limit the step."""
-    eigenvalues = np.linalg.eigvals(jacobian)
+def largest_stable_step(jacobians: np.ndarray) -> float:
+    """Largest h [s] with |R(hλ)| ≤ 1 for every eigenvalue λ (Re λ ≤ 0) of ``jacobians`` (one
+    matrix or a stack of shape (..., m, m)) under RK4; eigenvalues with Re λ > 0 (a physically
+    growing mode) do not limit the step."""
+    eigenvalues = np.linalg.eigvals(jacobians).ravel()
     decaying = eigenvalues[(eigenvalues.real <= 0.0) & (np.abs(eigenvalues) > 0.0)]
     if decaying.size == 0:
         return np.inf
@@ -164,6 +165,19 @@ def integrate(
                 progress(k1 / (n - 1))
     counters["loop_time_s"] = time.perf_counter() - t_start
     return out, counters
+
+
+@nb.njit(cache=True)
+def _jacobians_along(jac, args, t, states, out):
+    for k in range(t.size):
+        jac(t[k], states[k], out[k], *args)
+
+
+def jacobians_along(jac, args: tuple, t: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """∂F/∂y at every (t_k, y_k) of a trajectory, shape (len(t), m, m)."""
+    out = np.empty((t.size, states.shape[1], states.shape[1]))
+    _jacobians_along(jac, args, np.ascontiguousarray(t), np.ascontiguousarray(states), out)
+    return out
 
 
 def jacobian_at(jac, args: tuple, t: float, y: np.ndarray) -> np.ndarray:

@@ -45,7 +45,7 @@ from ..mechanics.single_arm import (
     arm_torque,
     arm_torque_slope,
 )
-from .ode import inputs_at, integrate
+from .ode import inputs_at, integrate, jacobians_along, largest_stable_step
 from .result import Channel, SimulationResult
 
 (A_THETA, A_RATE, A_PH, A_PR) = range(4)
@@ -200,3 +200,17 @@ def _arm_result(t, states, j, arm, circuit, fluid, u, f_ey, counters) -> Simulat
         "pump_pressure": Channel(states[:, -1], "Pa", "pump-line pressure P"),
     }
     return SimulationResult(t=t, channels=channels, counters=dict(counters))
+
+
+def rk4_stable_step(arm: SingleArm, circuit: ValveCircuit, fluid: PressureDynamics, result: SimulationResult,
+                    openings: np.ndarray) -> float:
+    """The largest fixed step [s] RK4 could take along the trajectory of a one-arm ``result``:
+    the minimum of ``ode.largest_stable_step`` over the Jacobians at its samples. ``openings``
+    are the raw openings (len(t), 6) the run was driven with."""
+    t = result.t
+    args = (circuit.kernel_array()[None], fluid.kernel_array()[None], arm.kernel_array()[None],
+            np.ascontiguousarray(openings[:, None, :]), np.ascontiguousarray(result["external_force"][:, None]),
+            float(t[1] - t[0]))
+    states = np.column_stack([result[name] for name in
+                              ("theta", "theta_rate", "head_pressure", "rod_pressure", "pump_pressure")])
+    return largest_stable_step(jacobians_along(arms_pressure_jac, args, t, states))

@@ -12,11 +12,12 @@ external load compressing the rod). Pressures are gauge (tank at 0 Pa), SI units
 """
 
 from .circuit import VALVES, Openings, ValveCircuit, normalised_openings
-from .maps import gamma, gamma_interval, gamma_segments
+from .maps import chamber_pressures, gamma, gamma_interval, gamma_segments
 from .relaxation import Relaxation, lam, relaxed_rate, relaxed_step
 
 __all__ = [
     "VALVES",
+    "chamber_pressures",
     "Openings",
     "Relaxation",
     "ValveCircuit",

@@ -221,3 +221,18 @@ def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) ->
     fbar = stiffness * (p_prev - l_now) - damping * (l_now - l_prev) / h
     v = lam_scalar(cp, uh, beta, fbar)
     return p_prev + h * v, fbar + beta * v, v
+
+
+@nb.njit(cache=True)
+def chamber_forces_scalar(cp, uh, v: float, f: float) -> tuple[float, float]:
+    """Chamber forces (F_h, F_r) = (A_h P_h, A_r P_r) [N] of the quasistatic state at (v, f).
+
+    v > 0: (Γ_h+(v), Γ_r+(v)) (61b), (62b); v < 0: (Γ_h−(v), Γ_r−(v)) (61c), (62c); both
+    single-valued. At v = 0 the model fixes only F_h − F_r = f; the least pair is returned,
+    (max(f, 0), max(−f, 0)): the unloaded chamber at tank pressure.
+    """
+    if v > 0.0:
+        return gamma_head_plus_scalar(cp, uh, v), rod_plus_scalar(cp, uh, v)
+    if v < 0.0:
+        return head_minus_scalar(cp, uh, v), rod_minus_scalar(cp, uh, rod_pump_force_scalar(cp, uh, v), v)
+    return max(f, 0.0), max(-f, 0.0)

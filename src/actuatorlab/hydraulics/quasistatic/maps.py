@@ -14,7 +14,7 @@ from ...errors import ParameterError
 from ...numerics import nonsmooth
 from ._broadcast import flatten
 from .circuit import Openings, ValveCircuit, normalised_openings
-from .kernels import gamma_minus_scalar, gamma_plus_scalar, gamma_zero_scalar
+from .kernels import chamber_forces_scalar, gamma_minus_scalar, gamma_plus_scalar, gamma_zero_scalar
 
 
 @nb.njit(cache=True)
@@ -30,6 +30,23 @@ def _gamma_loop(cp, uh, v, out):
 def _gamma_zero_loop(cp, uh, low, high):
     for i in range(low.size):
         low[i], high[i] = gamma_zero_scalar(cp, uh[i])
+
+
+@nb.njit(cache=True)
+def _chamber_loop(cp, uh, v, f, head, rod):
+    for i in range(v.size):
+        head[i], rod[i] = chamber_forces_scalar(cp, uh[i], v[i], f[i])
+
+
+def chamber_pressures(circuit: ValveCircuit, openings: Openings, v, f) -> tuple[np.ndarray, np.ndarray]:
+    """Chamber pressures (P_h, P_r) [Pa] of the quasistatic state with velocity v [m/s] and force
+    f ∈ Γ(v) [N]; at v = 0 the unloaded chamber is at tank pressure (the model leaves the pair
+    open there). Regeneration is not accounted for."""
+    cp, uh, (vf, ff), shape = flatten(circuit, openings, v, f)
+    head = np.empty(vf.size)
+    rod = np.empty(vf.size)
+    _chamber_loop(cp, uh, vf, ff, head, rod)
+    return (head / circuit.head_area).reshape(shape), (rod / circuit.rod_area).reshape(shape)
 
 
 def gamma(circuit: ValveCircuit, openings: Openings, v) -> np.ndarray:

@@ -6,7 +6,9 @@ import numpy as np
 
 from ...errors import ScenarioError
 from ...report.plots import Line, Panel, time_series_figure
+from ...hydraulics.pressure_dynamics import openings_from_command
 from ...simulation.arm import simulate_arm
+from ...simulation.pressure_arm import simulate_arms_pressure
 from ...simulation.result import SimulationResult
 from ...simulation.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
@@ -17,22 +19,43 @@ RELIEF_TOLERANCE = 1e-9
 
 
 def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
-    """Sample the inputs on the time grid, check their ranges, and simulate the arm."""
+    """Sample the inputs on the time grid, check their ranges, and simulate the arm with the
+    scenario's ``model``."""
     t = time_grid(scenario.simulation.step, scenario.simulation.duration)
     scenario.check_inputs(t)
-    signals = scenario.inputs.signals()
-    return simulate_arm(
-        scenario.arm.build(),
-        scenario.circuit.build(),
-        scenario.relaxation.build(),
+    inputs = {name: signal.sample(t) for name, signal in scenario.inputs.signals().items()}
+    arm, circuit = scenario.arm.build(), scenario.circuit.build()
+    if scenario.model == "quasistatic":
+        return simulate_arm(
+            arm,
+            circuit,
+            scenario.relaxation.build(),
+            t,
+            inputs["valve_command"],
+            inputs["bleed"],
+            inputs["external_force"],
+            initial_angle=scenario.arm.initial_angle,
+            initial_rate=scenario.arm.initial_rate,
+            regeneration=inputs["regeneration"],
+            progress=progress,
+        )
+    fluid = scenario.pressure_dynamics
+    openings = openings_from_command(inputs["valve_command"], inputs["bleed"], inputs["regeneration"])
+    (result,) = simulate_arms_pressure(
+        [arm],
+        [circuit],
+        [fluid.build()],
         t,
-        signals["valve_command"].sample(t),
-        signals["bleed"].sample(t),
-        signals["external_force"].sample(t),
-        initial_angle=scenario.arm.initial_angle,
-        initial_rate=scenario.arm.initial_rate,
+        openings[:, None, :],
+        inputs["external_force"][:, None],
+        [scenario.arm.initial_angle],
+        [scenario.arm.initial_rate],
+        initial_low_pressure=fluid.initial_low_pressure,
+        solver=fluid.solver,
+        rtol=fluid.rtol,
         progress=progress,
     )
+    return result
 
 
 def relief_open_time(t: np.ndarray, force: np.ndarray, head_relief: float, rod_relief: float) -> float | None:
@@ -52,15 +75,14 @@ def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:
     summary = [
         SummaryFigure("relief_open_time_s", relief_open_time(t, force, fhm, frm), "s",
                       "time a chamber relief opens", "first f ≤ −F_rM or f ≥ F_hM; none if never"),
-        SummaryFigure("max_stretch_m", float(np.max(np.abs(result["stretch"]))), "m",
-                      "max |p − ℓ|", "stretch of the virtual spring–damper"),
         SummaryFigure("max_abs_force_N", float(np.max(np.abs(force))), "N", "max |f|"),
         SummaryFigure("rod_relief_force_N", frm, "N", "F_rM = A_r P_rM"),
         SummaryFigure("final_angle_rad", float(result["theta"][-1]), "rad", "θ at the end"),
         SummaryFigure("max_angle_rad", float(np.max(result["theta"])), "rad", "largest θ"),
-        SummaryFigure("loop_time_s", loop_time, "s", "compiled time-loop wall time"),
+        *_model_figures(result),
+        SummaryFigure("loop_time_s", loop_time, "s", "time-integration wall time"),
         SummaryFigure("real_time_factor", duration / loop_time if loop_time > 0 else None, "1",
-                      "simulated time / time-loop wall time"),
+                      "simulated time / time-integration wall time"),
     ]
     channels = scenario.outputs.channels or list(result.channels)
     unknown = sorted(set(channels) - set(result.channels))
@@ -84,6 +106,20 @@ def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:
     )
 
 
+def _model_figures(result: SimulationResult) -> list[SummaryFigure]:
+    """Key figures that only one model has: the relaxed stretch or the pressure extremes."""
+    if "stretch" in result.channels:
+        return [SummaryFigure("max_stretch_m", float(np.max(np.abs(result["stretch"]))), "m",
+                              "max |p − ℓ|", "stretch of the virtual spring–damper")]
+    chambers = np.minimum(result["head_pressure"], result["rod_pressure"])
+    return [
+        SummaryFigure("min_chamber_pressure_Pa", float(chambers.min()), "Pa", "lowest chamber pressure",
+                      "below 0 Pa gauge the suction check valves feed the chamber"),
+        SummaryFigure("max_rod_pressure_Pa", float(result["rod_pressure"].max()), "Pa", "highest rod-side pressure"),
+        SummaryFigure("rhs_evaluations", result.counters["rhs_evaluations"], "1", "right-hand-side evaluations"),
+    ]
+
+
 def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
     kn, deg, mm = 1e-3, 180.0 / np.pi, 1e3
     inputs = [
@@ -94,14 +130,19 @@ def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
         Panel("θ [deg]", [Line("theta", "θ", deg)]),
         Panel("θ̇ [deg/s]", [Line("theta_rate", "θ̇", deg)]),
         Panel("f [kN]", [Line("force", "f", kn)], hlines=[(fhm * kn, "F_hM"), (-frm * kn, "−F_rM")]),
-        Panel("v [m/s]", [Line("rod_velocity", "v = ṗ")]),
-        Panel("p − ℓ [mm]", [Line("stretch", "p − ℓ", mm)]),
+        Panel("v [m/s]", [Line("rod_velocity", "rod velocity")]),
     ]
+    if "stretch" in df:
+        response.append(Panel("p − ℓ [mm]", [Line("stretch", "p − ℓ", mm)]))
+    if "head_pressure" in df:
+        response.append(Panel("pressure [MPa]", [Line("head_pressure", "p_h", 1e-6), Line("rod_pressure", "p_r", 1e-6),
+                                                 Line("pump_pressure", "P", 1e-6, style="--")]))
     figures = [
         FigureSpec("inputs.png", "Inputs (Fig. 6(a) style): valve command, bleed opening and external force.",
                    lambda: time_series_figure(df, inputs, title=f"{name}: inputs")),
         FigureSpec("response.png", "Response (Fig. 6(b)–(f) style): angle, rate, actuator force with the relief "
-                   "limits, rod velocity and the stretch of the virtual element.",
+                   "limits, rod velocity, and the stretch of the virtual element (quasistatic model) or the "
+                   "pressures (pressure-dynamics model).",
                    lambda: time_series_figure(df, response, title=f"{name}: response")),
     ]
     if open_at is not None:
@@ -115,11 +156,23 @@ def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
 
 
 def _notes(scenario: ArmScenario) -> list[str]:
+    signs = "Signs: f > 0 pushes the rod out, v > 0 extends it; extending lowers the arm; f_ey > 0 pushes the arm up."
+    if scenario.model == "quasistatic":
+        return [
+            "Quasistatic actuator (Kikuuwe et al. Secs. 3–5) relaxed by a virtual spring–damper, stepped by "
+            "algorithm (72) (with Λ_reg of (105) while the regeneration valve is open); the arm (79) by "
+            "semi-implicit Euler with the same step.",
+            signs,
+            "The spring–damper sign follows (68a), f = K(p − ℓ) + B(ṗ − ℓ̇); (81) prints the opposite sign.",
+            "At t = 0 the virtual element is unstretched (p = ℓ, as in the paper), so the arm settles by "
+            "about f/K in the first steps.",
+        ]
+    fluid = scenario.pressure_dynamics
     return [
-        "Quasistatic actuator (Kikuuwe et al. Secs. 3–4) relaxed by a virtual spring–damper, stepped by "
-        "algorithm (72); the arm (79) by semi-implicit Euler with the same step.",
-        "Signs: f > 0 pushes the rod out, v > 0 extends it; extending lowers the arm; f_ey > 0 pushes the arm up.",
-        "The spring–damper sign follows (68a), f = K(p − ℓ) + B(ṗ − ℓ̇); (81) prints the opposite sign.",
-        "At t = 0 the virtual element is unstretched (p = ℓ, as in the paper), so the arm settles by "
-        "about f/K in the first steps.",
+        f"Pressure-dynamics model of the same circuit (bulk modulus {fluid.bulk_modulus / 1e9:g} GPa), integrated by "
+        f"{fluid.solver}" + (f" at rtol {fluid.rtol:g}" if fluid.solver != "RK4" else " with the fixed step") + "; "
+        "orifices regularised below the laminar transition pressure, relief valves proportional above cracking.",
+        signs,
+        f"At t = 0 the chamber pressures hold the arm, the less loaded chamber at "
+        f"{fluid.initial_low_pressure / 1e6:g} MPa; the pump line is at its idle pressure.",
     ]
