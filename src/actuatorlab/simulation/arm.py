@@ -37,6 +37,7 @@ from ..hydraulics.quasistatic.regeneration import (
     regeneration_openings,
     relaxed_regeneration_step_scalar,
 )
+from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import K_JP, SingleArm, arm_geometry, arm_torque
 from .result import Channel, SimulationResult
@@ -106,21 +107,34 @@ def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_s
     detected, or (STATUS_OK, k1, 0).
     """
     n_arms = cps.shape[0]
+    theta = state[:, S_THETA].copy()
+    rate = state[:, S_RATE].copy()
     p_prev = state[:, S_P].copy()
     l_prev = state[:, S_LPREV].copy()
+    f_prev = state[:, S_FPREV].copy()
+    df_prev = state[:, S_DFPREV].copy()
+    alternations = state[:, S_ALTERNATIONS].copy()
+    chatter_size = CHATTER_FRACTION * (cps[:, I_FHM] + cps[:, I_FRM])
     l_now = np.empty(n_arms)
     levers = np.empty(n_arms)
     p_new = np.empty(n_arms)
     f_new = np.empty(n_arms)
     v_new = np.empty(n_arms)
+    cp0 = cps[0]
+    uh0 = uhs[:, 0]
     for k in range(k0, k1):
         for j in range(n_arms):
-            l_now[j], levers[j] = arm_geometry(aps[j], state[j, S_THETA])
-        if n_arms == 1:
-            p_new[0], f_new[0], v_new[0], status = relaxed_regeneration_step_scalar(
-                cps[0], uhs[k, 0], ua_hat[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
+            l_now[j], levers[j] = arm_geometry(aps[j], theta[j])
+        pump = np.nan
+        status = 0
+        if n_arms == 1 and ua_hat[k] == 0.0:
+            p_new[0], f_new[0], v_new[0] = relaxed_step_scalar(
+                cp0, uh0[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
             )
-            pump = np.nan
+        elif n_arms == 1:
+            p_new[0], f_new[0], v_new[0], status = relaxed_regeneration_step_scalar(
+                cp0, uh0[k], ua_hat[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
+            )
             if status == REG_CLOSED_BLEED:
                 return STATUS_CLOSED_BLEED, k, 0
         else:
@@ -130,36 +144,38 @@ def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_s
         if status != 0:
             return STATUS_ROOT, k, 0
         for j in range(n_arms):
-            theta = state[j, S_THETA]
-            rate = state[j, S_RATE]
             f = f_new[j]
-            out[ROW_THETA, j, k] = theta
-            out[ROW_RATE, j, k] = rate
+            out[ROW_THETA, j, k] = theta[j]
+            out[ROW_RATE, j, k] = rate[j]
             out[ROW_LENGTH, j, k] = l_now[j]
             out[ROW_P, j, k] = p_new[j]
             out[ROW_V, j, k] = v_new[j]
             out[ROW_F, j, k] = f
             out[ROW_PUMP, j, k] = pump
-            if not (np.isfinite(f) and np.isfinite(theta) and np.isfinite(rate)):
+            if not (np.isfinite(f) and np.isfinite(theta[j]) and np.isfinite(rate[j])):
                 return STATUS_NOT_FINITE, k, j
             if abs(p_new[j] - l_now[j]) > MAX_STRETCH:
                 return STATUS_STRETCH, k, j
-            df = f - state[j, S_FPREV]
-            if abs(df) > CHATTER_FRACTION * (cps[j, I_FHM] + cps[j, I_FRM]) and df * state[j, S_DFPREV] < 0.0:
-                state[j, S_ALTERNATIONS] += 1.0
-                if state[j, S_ALTERNATIONS] >= CHATTER_STEPS:
+            df = f - f_prev[j]
+            if abs(df) > chatter_size[j] and df * df_prev[j] < 0.0:
+                alternations[j] += 1.0
+                if alternations[j] >= CHATTER_STEPS:
                     return STATUS_CHATTER, k, j
             else:
-                state[j, S_ALTERNATIONS] = 0.0
-            state[j, S_FPREV] = f
-            state[j, S_DFPREV] = df
-            rate += h * arm_torque(aps[j], theta, levers[j], f, f_ey[k, j]) / aps[j, K_JP]
-            state[j, S_RATE] = rate
-            state[j, S_THETA] = theta + h * rate
+                alternations[j] = 0.0
+            f_prev[j] = f
+            df_prev[j] = df
+            rate[j] += h * arm_torque(aps[j], theta[j], levers[j], f, f_ey[k, j]) / aps[j, K_JP]
+            theta[j] += h * rate[j]
             p_prev[j] = p_new[j]
             l_prev[j] = l_now[j]
+    state[:, S_THETA] = theta
+    state[:, S_RATE] = rate
     state[:, S_P] = p_prev
     state[:, S_LPREV] = l_prev
+    state[:, S_FPREV] = f_prev
+    state[:, S_DFPREV] = df_prev
+    state[:, S_ALTERNATIONS] = alternations
     return STATUS_OK, k1, 0
 
 

@@ -33,7 +33,7 @@ def mode_scalar(uh) -> int:
     return MODE_HOLD
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def gamma_zero_at_scalar(cp, uh, pump_cap: float) -> tuple[float, float]:
     """(Γ₊(0), Γ₋(0)) of (65)/(107) with the pump-side pressure capped at ``pump_cap`` [Pa].
 
@@ -120,7 +120,7 @@ def gamma_minus_scalar(cp, uh, v: float) -> float:
     return head_minus_scalar(cp, uh, v) - rod_minus_scalar(cp, uh, rod_pump_force_scalar(cp, uh, v), v)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₊(β, f̄) of (74g): the root of βv + f̄ = Γ₊(v) from the segment roots (73a–h).
 
@@ -151,7 +151,7 @@ def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, b
     return max(inner, v3, vrm)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₋(β, f̄) of (74h): the root of βv + f̄ = Γ₋(v) from the segment roots (73i–p).
 
@@ -181,7 +181,7 @@ def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, 
     return min(inner, v3, vhm)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def lam_from_interval_scalar(
     cp, uh, beta: float, fbar: float, low: float, high: float, pump_pressure: float, bleed_segments: bool
 ) -> float:
