@@ -2,9 +2,11 @@
 
 import bench_arm
 import bench_lam
+import bench_models
 import bench_network
 
 if __name__ == "__main__":
     bench_lam.main()
     bench_arm.main()
+    bench_models.main()
     bench_network.main()

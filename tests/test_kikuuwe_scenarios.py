@@ -1,0 +1,114 @@
+"""The built-in scenarios of Kikuuwe et al. Secs. 5–6 and the model comparison, end to end."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.scenarios.kinds import arm, arms_one_pump, gamma_map, network_map
+from actuatorlab.scenarios.loading import load_scenario
+
+runner = CliRunner()
+
+
+def test_regeneration_map_speeds_up_extension_with_u_a():
+    """Sec. 5.1, Fig. 8: the free extension velocity and Q_a grow with u_a; Q_a grows with v."""
+    out = gamma_map.run(load_scenario("regeneration-map"))
+    free = [v for k, v in out.summary_dict().items() if "free_velocity" in k]
+    assert len(free) == 5 and np.all(np.diff(free) > 0.0)
+    df = out.table[out.table["v"] > 0.05]
+    flow = df.pivot(index="v", columns="u_a", values="regeneration_flow").to_numpy()
+    assert np.all(flow[:, 0] == 0.0)  # u_a = 0: no regeneration flow
+    assert np.all(np.diff(flow[:, 1:], axis=1) >= 0.0)  # grows with u_a
+    assert np.all(np.diff(flow[:, -1]) >= 0.0)  # grows with v
+    assert [f.file for f in out.figures] == ["gamma_a.png", "regeneration_flow_a.png"]
+
+
+def test_arm_regeneration_extends_faster_than_without():
+    """Sec. 5.2, Fig. 10: moving down from 30 deg with u_a = 0.5 is faster than with u_a = 0."""
+    on = arm.simulate_scenario(load_scenario("arm-regeneration"))
+    off = arm.simulate_scenario(load_scenario("arm-regeneration-off"))
+    assert on["theta"][0] == pytest.approx(math.radians(30))
+    moving = (on.t > 0.6) & (on.t < 1.9)
+    assert np.mean(on["rod_velocity"][moving]) > 1.5 * np.mean(off["rod_velocity"][moving]) > 0.0
+    assert on["theta"][-1] < off["theta"][-1]
+
+
+def test_second_arm_slows_the_first_on_a_shared_pump():
+    """Sec. 6.2, Fig. 13: arm 1 decelerates while arm 2 draws oil (scenario II against I)."""
+    busy = arms_one_pump.simulate_scenario(load_scenario("two-arms-one-pump"))
+    idle = arms_one_pump.simulate_scenario(load_scenario("two-arms-one-pump-idle"))
+    t = busy[0].t
+    during = (t > 1.2) & (t < 1.9)
+    after = (t > 2.1) & (t < 2.4)
+    assert np.mean(busy[0]["theta_rate"][during]) < 0.6 * np.mean(idle[0]["theta_rate"][during])
+    assert np.mean(busy[0]["theta_rate"][after]) == pytest.approx(np.mean(idle[0]["theta_rate"][after]), rel=0.1)
+    assert np.all(np.abs(idle[1]["theta_rate"][t > 0.3]) < 1e-3)  # idle arm 2 holds (after settling by f/K)
+    pump = busy[0]["pump_pressure"]
+    assert np.all((pump >= 0.0) & (pump <= 36e6 * (1 + 1e-12)))
+
+
+def test_two_actuators_map_pressure_falls_with_the_other_actuator_speed():
+    """Sec. 6.1, Fig. 12: a larger |v_2| lowers P (and never raises actuator 1's force)."""
+    out = network_map.run(load_scenario("two-actuators-map"))
+    s = out.summary_dict()
+    for letter, speeds, sign in (("a", ["0", "0.1", "0.2", "0.3"], 1), ("b", ["0", "-0.1", "-0.2", "-0.3"], -1)):
+        pressure = [s[f"{letter}[v_2={v}].pump_pressure_at_probe_Pa"] for v in speeds]
+        force = [s[f"{letter}[v_2={v}].f_1_at_probe_N"] for v in speeds]
+        assert np.all(np.diff(pressure) <= 1e-3) and pressure[-1] < pressure[0]
+        assert np.all(sign * np.diff(force) <= 1e-6)  # extend: f_1 falls; retract: f_1 rises toward 0
+
+
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory):
+    out = tmp_path_factory.mktemp("model-comparison")
+    result = runner.invoke(app, ["run", "model-comparison", "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_model_comparison_reports_both_models(comparison):
+    for name in ("results.parquet", "summary.json", "report.html", "comparison.png", "difference.png"):
+        assert (comparison / name).stat().st_size > 0
+    s = json.loads((comparison / "summary.json").read_text())
+    # the models agree on θ to about a degree away from switching (oil-column ringing remains)
+    assert s["theta_max_difference_rad"] < math.radians(1.5)
+    assert 0.3 < s["compared_fraction"] < 0.9
+    # relaxed step limit (h²K/m + 2hB/m < 4) against RK4 on the stiff pressure model
+    assert s["quasistatic_max_step_s"] > 1e3 * s["pressure_dynamics_rk4_max_step_s"]
+    assert s["speed_ratio"] > 1.0
+
+
+def test_one_word_switches_an_arm_scenario_to_pressure_dynamics(tmp_path):
+    source = runner.invoke(app, ["show", "arm-relief"]).output
+    path = tmp_path / "scenario.toml"
+    path.write_text(source.replace('model = "quasistatic"', 'model = "pressure-dynamics"')
+                    .replace('duration = "10 s"', 'duration = "4 s"'))
+    result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert s["min_chamber_pressure_Pa"] > -0.1e6
+    assert s["max_angle_rad"] > math.radians(8)  # raised about 11.5 deg by the retract command from 3 s to 4 s
+
+
+def test_arms_on_one_pump_with_pressure_dynamics(tmp_path):
+    source = runner.invoke(app, ["show", "two-arms-one-pump"]).output
+    path = tmp_path / "scenario.toml"
+    path.write_text(source.replace('model = "quasistatic"', 'model = "pressure-dynamics"'))
+    result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert s["final_angle_1_rad"] > math.radians(-30)  # arm 1 was raised
+
+
+def test_oversized_rk4_step_in_a_scenario_is_a_clear_error(tmp_path):
+    source = runner.invoke(app, ["show", "arm-relief"]).output
+    path = tmp_path / "scenario.toml"
+    path.write_text(source.replace('model = "quasistatic"', 'model = "pressure-dynamics"')
+                    .replace('solver = "LSODA"', 'solver = "RK4"'))
+    result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2
+    assert "largest stable step found" in result.output and "Traceback" not in result.output
