@@ -4,9 +4,11 @@ import bench_arm
 import bench_lam
 import bench_models
 import bench_network
+import bench_peers
 
 if __name__ == "__main__":
     bench_lam.main()
     bench_arm.main()
     bench_models.main()
     bench_network.main()
+    bench_peers.main()
