@@ -364,16 +364,14 @@ class GammaPanel(Spec):
     u_a: Annotated[Union[float, tuple[float, ...]], _openings(0.0, 1.0, "a regeneration opening u_a")] = 0.0
 
 
-class GammaMapScenario(Spec):
-    """Static force–velocity maps f ∈ Γ(v) of the circuit, as in Fig. 3 of the paper."""
+class VelocityMapSetup(Spec):
+    """The tables of a static map over the rod velocity v, shared by the map scenario kinds."""
 
-    kind: Literal["gamma-map"] = "gamma-map"
     name: StrictStr
     description: StrictStr
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
     velocity_range: tuple[Velocity, Velocity] = (-0.6, 0.6)
     points: StrictInt = 601
-    panels: list[GammaPanel]
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
     @field_validator("velocity_range")
@@ -393,20 +391,27 @@ class GammaMapScenario(Spec):
             raise ValueError(f"{value} points are too few; use at least 11 (default 601)")
         return value
 
-    @field_validator("panels")
+    @field_validator("panels", check_fields=False)
     @classmethod
     def _some_panels(cls, value):
         if not value:
-            raise ValueError("no panels; add at least one [[panels]] table with title, u_c and u_b")
+            raise ValueError("no panels; add at least one [[panels]] table")
         return value
-
-    def velocities(self) -> np.ndarray:
-        """The velocity grid v [m/s], ``points`` values over ``velocity_range``."""
-        return np.linspace(self.velocity_range[0], self.velocity_range[1], self.points)
 
     def check(self) -> None:
         """Build the circuit once, so that a value the physics rejects raises ScenarioError."""
         self.circuit.build("circuit")
+
+
+class GammaMapScenario(VelocityMapSetup):
+    """Static force–velocity maps f ∈ Γ(v) of the circuit, as in Fig. 3 of the paper."""
+
+    kind: Literal["gamma-map"] = "gamma-map"
+    panels: list[GammaPanel]
+
+    def velocities(self) -> np.ndarray:
+        """The velocity grid v [m/s], ``points`` values over ``velocity_range``."""
+        return np.linspace(self.velocity_range[0], self.velocity_range[1], self.points)
 
 
 class NetworkMapPanel(Spec):
@@ -422,27 +427,17 @@ class NetworkMapPanel(Spec):
     v_2: list[Velocity]
 
 
-class NetworkMapScenario(Spec):
+class NetworkMapScenario(VelocityMapSetup):
     """Static maps of two identical actuators on one pump (Sec. 6.1, Fig. 12): the force f_1, the
     pump pressure P and the pump relief flow against v_1, for several fixed v_2."""
 
     kind: Literal["network-map"] = "network-map"
-    name: StrictStr
-    description: StrictStr
-    circuit: CircuitSpec = Field(default_factory=CircuitSpec)
-    velocity_range: tuple[Velocity, Velocity] = (-0.6, 0.6)
-    points: StrictInt = 601
     panels: list[NetworkMapPanel]
-    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
     def velocities(self) -> np.ndarray:
         """The v_1 grid [m/s] without v_1 = 0 (Γ̂ is a set there)."""
         v = np.linspace(self.velocity_range[0], self.velocity_range[1], self.points)
         return v[v != 0.0]
-
-    def check(self) -> None:
-        """Build the circuit once, so that a value the physics rejects raises ScenarioError."""
-        self.circuit.build("circuit")
 
 
 class ArmUnit(ArmSpec):
