@@ -2,6 +2,7 @@
 
 import json
 import math
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -112,3 +113,26 @@ def test_oversized_rk4_step_in_a_scenario_is_a_clear_error(tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2
     assert "largest stable step found" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "name, old, new, expected",
+    [
+        ("model-comparison", 'bulk_modulus = "1.5 GPa"', 'bulk_modulus = "-1 GPa"', "pressure_dynamics.bulk_modulus"),
+        ("model-comparison", 'solver = "LSODA"', 'solver = "ode45"', "pressure_dynamics.solver"),
+        ("arm-regeneration", "regeneration_max_area", "regeneration_max_area = \"1 m\" #", "circuit.regeneration_max_area"),
+        ("two-actuators-map", "u_c = [0.5, 0.5]", "u_c = [0.5, 1.5]", "panels[0].u_c"),
+        ("two-actuators-map", 'velocity_range = ["-0.6 m/s", "0.6 m/s"]', 'velocity_range = ["0.1 m/s", "0.6 m/s"]',
+         "velocity_range"),
+        ("two-arms-one-pump", "values = [0.6, 0]", "values = [1.6, 0]", "arms[1].valve_command"),
+        ("two-arms-one-pump", "bleed = 0.3", "bleed = 1.3", "bleed"),
+    ],
+)
+def test_bad_input_in_the_new_scenarios_names_the_field(tmp_path, name, old, new, expected):
+    source = (resources.files("actuatorlab.scenarios") / "builtin" / f"{name}.toml").read_text(encoding="utf-8")
+    assert old in source, old
+    path = tmp_path / "scenario.toml"
+    path.write_text(source.replace(old, new, 1))
+    result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and "Traceback" not in result.output

@@ -242,5 +242,6 @@ def scenario_to_toml(scenario: Scenario) -> str:
     Loading the text again (:func:`load_scenario`) gives an equal scenario.
     """
     data = scenario.model_dump(context={"display": True}, exclude_none=True)
+    data = {"kind": data.pop("kind"), **data}  # the kind first, as a reader looks for it
     header = f"# Scenario {scenario.name!r} with every default filled in.\n"
     return header + tomli_w.dumps(_plain(data))
