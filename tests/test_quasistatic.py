@@ -205,3 +205,12 @@ def test_lam_matches_brute_force_for_independent_openings(mode, first, second, u
     o = Openings(u_ph=first, u_tr=second, u_b=u_b) if mode == "extend" else Openings(u_pr=first, u_th=second, u_b=u_b)
     v = float(lam(CIRCUIT, o, beta, fbar))
     assert v == pytest.approx(_lam_brute_force(o, beta, fbar), rel=1e-9, abs=1e-12)
+
+
+def test_closed_valve_limit_survives_underflow_of_s():
+    """S(v) underflows to 0 for |v| < 1e-154; a closed valve must still give its limit ±∞
+    (Γ = −F_rM for v > 0 in 𝒰₀, Table 1), not 0/0 = 0."""
+    circuit = ValveCircuit.paper_example()
+    hold = Openings.from_command(0.0, 0.2)
+    assert gamma(circuit, hold, 1e-300) == pytest.approx(-circuit.rod_relief_force)
+    assert gamma(circuit, hold, -1e-300) == pytest.approx(circuit.head_relief_force)

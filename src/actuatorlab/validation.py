@@ -38,6 +38,6 @@ def unit_interval(name: str, value) -> np.ndarray:
     arr = np.asarray(value, dtype=np.float64)
     bad = ~((arr >= 0.0) & (arr <= 1.0))
     if np.any(bad):
-        first = arr[bad].flat[0] if arr.ndim else float(arr)
+        first = float(arr[bad].flat[0]) if arr.ndim else float(arr)
         raise ParameterError(f"{name} = {first!r}: a valve opening must lie in [0, 1]")
     return arr

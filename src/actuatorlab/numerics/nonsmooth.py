@@ -73,6 +73,20 @@ def ldiv_scalar(x: float, a: float) -> float:
     return 0.0
 
 
+@nb.njit(cache=True, inline="always")
+def s_ldiv_scalar(x: float, a: float) -> float:
+    """S(x)/a for a ≥ 0, with the limits of a closed orifice decided by the sign of x:
+    sgn(x)·∞ for a = 0, x ≠ 0, and 0 for x = 0. (``ldiv_scalar(s_scalar(x), a)`` would see
+    S(x) underflow to 0 for 0 < |x| < 1e-154 and return 0/0 = 0.)"""
+    if a > 0.0:
+        return s_scalar(x) / a
+    if x > 0.0:
+        return math.inf
+    if x < 0.0:
+        return -math.inf
+    return 0.0
+
+
 @nb.njit(cache=True)
 def phi_a_scalar(b: float, c: float, a: float) -> float:
     """Root x of S(x)/a + b·x + c = 0 for a ≥ 0, b > 0 (Proposition 1).

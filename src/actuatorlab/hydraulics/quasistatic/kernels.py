@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import numba as nb
 
-from ...numerics.nonsmooth import ldiv_scalar, phi_a_scalar, phi_b_scalar, proj_scalar, psi_scalar, s_scalar
+from ...numerics.nonsmooth import (
+    ldiv_scalar,
+    phi_a_scalar,
+    phi_b_scalar,
+    proj_scalar,
+    psi_scalar,
+    s_ldiv_scalar,
+    s_scalar,
+)
 from .circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR, J_TH, J_TR
 
 MODE_HOLD = 0
@@ -65,26 +73,26 @@ def gamma_zero_scalar(cp, uh) -> tuple[float, float]:
 def head_plus_scalar(cp, uh, pump_force: float, v: float) -> float:
     """Γ_h+ (61b) for v > 0 given the head force the pump side can supply, ``pump_force`` [N]:
     proj_[0, F_hM](pump_force − S(v)/û_ph²)."""
-    return proj_scalar(pump_force - ldiv_scalar(s_scalar(v), uh[J_PH] * uh[J_PH]), 0.0, cp[I_FHM])
+    return proj_scalar(pump_force - s_ldiv_scalar(v, uh[J_PH] * uh[J_PH]), 0.0, cp[I_FHM])
 
 
 @nb.njit(cache=True, inline="always")
 def rod_plus_scalar(cp, uh, v: float) -> float:
     """Γ_r+ (62b) for v > 0: the rod chamber meters out to tank, proj_[0, F_rM](S(v)/û_tr²)."""
-    return proj_scalar(ldiv_scalar(s_scalar(v), uh[J_TR] * uh[J_TR]), 0.0, cp[I_FRM])
+    return proj_scalar(s_ldiv_scalar(v, uh[J_TR] * uh[J_TR]), 0.0, cp[I_FRM])
 
 
 @nb.njit(cache=True, inline="always")
 def head_minus_scalar(cp, uh, v: float) -> float:
     """Γ_h− (61c) for v < 0: the head chamber meters out to tank, proj_[0, F_hM](−S(v)/û_th²)."""
-    return proj_scalar(-ldiv_scalar(s_scalar(v), uh[J_TH] * uh[J_TH]), 0.0, cp[I_FHM])
+    return proj_scalar(-s_ldiv_scalar(v, uh[J_TH] * uh[J_TH]), 0.0, cp[I_FHM])
 
 
 @nb.njit(cache=True, inline="always")
 def rod_minus_scalar(cp, uh, pump_force: float, v: float) -> float:
     """Γ_r− (62c) for v < 0 given the rod force the pump side can supply, ``pump_force`` [N]:
     proj_[0, F_rM](pump_force + S(v)/û_pr²)."""
-    return proj_scalar(pump_force + ldiv_scalar(s_scalar(v), uh[J_PR] * uh[J_PR]), 0.0, cp[I_FRM])
+    return proj_scalar(pump_force + s_ldiv_scalar(v, uh[J_PR] * uh[J_PR]), 0.0, cp[I_FRM])
 
 
 @nb.njit(cache=True, inline="always")
