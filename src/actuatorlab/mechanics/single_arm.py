@@ -110,7 +110,7 @@ class SingleArm:
         return out.reshape(th.shape)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float]:
     """(ℓ, dℓ/dθ): cylinder length (80) [m] and lever arm [m/rad] at angle θ.
 
@@ -125,7 +125,7 @@ def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float]:
     return length, (rmx * dy - rmy * dx) / length
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def arm_curvature(params: np.ndarray, theta: float, length: float, lever: float) -> float:
     """d²ℓ/dθ² [m/rad²] at θ, given ℓ and dℓ/dθ from ``arm_geometry``.
 
@@ -138,7 +138,7 @@ def arm_curvature(params: np.ndarray, theta: float, length: float, lever: float)
     return (params[K_LM] * params[K_LM] - dot - lever * lever) / length
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def arm_torque(params: np.ndarray, theta: float, lever: float, f: float, f_ey: float) -> float:
     """Right-hand side of (79) [N m]: gravity, cylinder force f (> 0 pushes) through the lever arm
     dℓ/dθ of ``arm_geometry``, and the vertical load f_ey at L_f."""
@@ -146,20 +146,20 @@ def arm_torque(params: np.ndarray, theta: float, lever: float, f: float, f_ey: f
     return -params[K_LG] * c * params[K_MG] + lever * f + params[K_LF] * c * f_ey
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _length_and_lever(params: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
         out[0, i], out[1, i] = arm_geometry(params, theta[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _torques(params: np.ndarray, theta: np.ndarray, f: np.ndarray, f_ey: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
         _, lever = arm_geometry(params, theta[i])
         out[i] = arm_torque(params, theta[i], lever, f[i], f_ey[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def arm_torque_slope(params: np.ndarray, theta: float, curvature: float, f: float, f_ey: float) -> float:
     """∂τ/∂θ [N m/rad] of ``arm_torque`` at fixed forces f and f_ey (curvature = d²ℓ/dθ²)."""
     s = math.sin(theta)

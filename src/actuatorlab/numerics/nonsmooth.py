@@ -35,19 +35,19 @@ _TINY = 2.2250738585072014e-308
 """Smallest normal float: a guard denominator that turns 0/0 into 0 without a branch."""
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def s_scalar(x: float) -> float:
     """S(x) = sgn(x)·x² (15)."""
     return x * abs(x)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def r_scalar(x: float) -> float:
     """R(x) = sgn(x)·√|x| (16)."""
     return math.copysign(math.sqrt(abs(x)), x) if x != 0.0 else 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def psi_scalar(u1: float, u2: float) -> float:
     """ψ(u1, u2) = u1²u2²/(u1² + u2²), 0 if u1 = u2 = 0 (19); 1/ψ = 1/u1² + 1/u2²."""
     a = u1 * u1
@@ -55,13 +55,13 @@ def psi_scalar(u1: float, u2: float) -> float:
     return a * b / max(a + b, _TINY)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def proj_scalar(x: float, lo: float, hi: float) -> float:
     """proj_[lo, hi](x) = max(lo, min(hi, x)) (12)."""
     return max(lo, min(hi, x))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def ldiv_scalar(x: float, a: float) -> float:
     """x/a for a > 0, with the limits x/0 = sgn(x)·∞ and 0/0 = 0 (a ≥ 0)."""
     if a > 0.0:
@@ -73,7 +73,7 @@ def ldiv_scalar(x: float, a: float) -> float:
     return 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def s_ldiv_scalar(x: float, a: float) -> float:
     """S(x)/a for a ≥ 0, with the limits of a closed orifice decided by the sign of x:
     sgn(x)·∞ for a = 0, x ≠ 0, and 0 for x = 0. (``ldiv_scalar(s_scalar(x), a)`` would see
@@ -87,7 +87,7 @@ def s_ldiv_scalar(x: float, a: float) -> float:
     return 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_a_scalar(b: float, c: float, a: float) -> float:
     """Root x of S(x)/a + b·x + c = 0 for a ≥ 0, b > 0 (Proposition 1).
 
@@ -98,7 +98,7 @@ def phi_a_scalar(b: float, c: float, a: float) -> float:
     return -x if c > 0.0 else x
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_b_scalar(b: float, c: float, a0: float, a1: float, x1: float) -> float:
     """Root x of S(x)/a0 + S(x − x1)/a1 + b·x + c = 0 for a0, a1 ≥ 0, b > 0 (Proposition 2).
 
@@ -150,7 +150,7 @@ def phi_b_scalar(b: float, c: float, a0: float, a1: float, x1: float) -> float:
     return 2.0 * r / den if den > 0.0 else 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def gsgn_scalar(a: float, x: float, b: float) -> tuple[float, float]:
     """gsgn(a, x, b) (9) as the interval (low, high): b if x > 0, a if x < 0, cl{a, b} if x = 0."""
     if x > 0.0:

@@ -28,7 +28,7 @@ ROOT_NO_BRACKET = 1
 ROOT_MAX_ITER = 2
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", error_model="numpy")
 def find_root(f, args, lo: float, hi: float, xtol: float, max_iter: int) -> tuple[float, int, int]:
     """Root of f(·, *args) in [lo, hi] to within ``xtol``; see the module docstring."""
     f_lo = f(lo, *args)

@@ -97,7 +97,7 @@ def largest_stable_step(arm: SingleArm, relaxation: Relaxation) -> float:
     return 4.0 * m / (b + math.sqrt(b * b + 4.0 * k * m))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
     """Advance N arms from sample k0 to k1 (exclusive), filling ``out[:, j, k]``.
 

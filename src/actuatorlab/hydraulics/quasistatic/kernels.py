@@ -27,7 +27,7 @@ MODE_EXTEND = 1
 MODE_RETRACT = -1
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def mode_scalar(uh) -> int:
     """Input mode (38): 1 in 𝒰₊ (ph or tr open), −1 in 𝒰₋ (pr or th open), 0 in 𝒰₀.
 
@@ -41,7 +41,7 @@ def mode_scalar(uh) -> int:
     return MODE_HOLD
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def gamma_zero_at_scalar(cp, uh, pump_cap: float) -> tuple[float, float]:
     """(Γ₊(0), Γ₋(0)) of (65)/(107) with the pump-side pressure capped at ``pump_cap`` [Pa].
 
@@ -59,7 +59,7 @@ def gamma_zero_at_scalar(cp, uh, pump_cap: float) -> tuple[float, float]:
     return gh_plus - gr_plus, gh_minus - gr_minus
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_zero_scalar(cp, uh) -> tuple[float, float]:
     """(Γ₊(0), Γ₋(0)), the ends of the set Γ(0) (65); Γ₊(0) ≤ Γ₋(0).
 
@@ -69,33 +69,33 @@ def gamma_zero_scalar(cp, uh) -> tuple[float, float]:
     return gamma_zero_at_scalar(cp, uh, min(cp[I_PM], bleed_pressure))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def head_plus_scalar(cp, uh, pump_force: float, v: float) -> float:
     """Γ_h+ (61b) for v > 0 given the head force the pump side can supply, ``pump_force`` [N]:
     proj_[0, F_hM](pump_force − S(v)/û_ph²)."""
     return proj_scalar(pump_force - s_ldiv_scalar(v, uh[J_PH] * uh[J_PH]), 0.0, cp[I_FHM])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def rod_plus_scalar(cp, uh, v: float) -> float:
     """Γ_r+ (62b) for v > 0: the rod chamber meters out to tank, proj_[0, F_rM](S(v)/û_tr²)."""
     return proj_scalar(s_ldiv_scalar(v, uh[J_TR] * uh[J_TR]), 0.0, cp[I_FRM])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def head_minus_scalar(cp, uh, v: float) -> float:
     """Γ_h− (61c) for v < 0: the head chamber meters out to tank, proj_[0, F_hM](−S(v)/û_th²)."""
     return proj_scalar(-s_ldiv_scalar(v, uh[J_TH] * uh[J_TH]), 0.0, cp[I_FHM])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def rod_minus_scalar(cp, uh, pump_force: float, v: float) -> float:
     """Γ_r− (62c) for v < 0 given the rod force the pump side can supply, ``pump_force`` [N]:
     proj_[0, F_rM](pump_force + S(v)/û_pr²)."""
     return proj_scalar(pump_force + s_ldiv_scalar(v, uh[J_PR] * uh[J_PR]), 0.0, cp[I_FRM])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def head_pump_force_scalar(cp, uh, v: float) -> float:
     """min(A_h P_M, −A_h³ S(v − Q/A_h)/U_b²) [N]: the pump's head force, capped by the relief and
     by the bleed, for v > 0 (61b)."""
@@ -103,32 +103,32 @@ def head_pump_force_scalar(cp, uh, v: float) -> float:
     return min(ah * cp[I_PM], -ldiv_scalar(ah * ah * ah * s_scalar(v - cp[I_Q] / ah), uh[J_B] * uh[J_B]))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def rod_pump_force_scalar(cp, uh, v: float) -> float:
     """min(A_r P_M, A_r³ S(v + Q/A_r)/U_b²) [N]: the pump's rod force for v < 0 (62c)."""
     ar = cp[I_AR]
     return min(ar * cp[I_PM], ldiv_scalar(ar * ar * ar * s_scalar(v + cp[I_Q] / ar), uh[J_B] * uh[J_B]))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_head_plus_scalar(cp, uh, v: float) -> float:
     """Γ_h+(v) (61b) of one actuator on its own pump, v ≥ 0."""
     return head_plus_scalar(cp, uh, head_pump_force_scalar(cp, uh, v), v)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_plus_scalar(cp, uh, v: float) -> float:
     """Γ₊(v) = Γ_h+(v) − Γ_r+(v) for v > 0, from (61b) and (62b)."""
     return gamma_head_plus_scalar(cp, uh, v) - rod_plus_scalar(cp, uh, v)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_minus_scalar(cp, uh, v: float) -> float:
     """Γ₋(v) = Γ_h−(v) − Γ_r−(v) for v < 0, from (61c) and (62c)."""
     return head_minus_scalar(cp, uh, v) - rod_minus_scalar(cp, uh, rod_pump_force_scalar(cp, uh, v), v)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₊(β, f̄) of (74g): the root of βv + f̄ = Γ₊(v) from the segment roots (73a–h).
 
@@ -159,7 +159,7 @@ def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, b
     return max(inner, v3, vrm)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₋(β, f̄) of (74h): the root of βv + f̄ = Γ₋(v) from the segment roots (73i–p).
 
@@ -189,7 +189,7 @@ def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, 
     return min(inner, v3, vhm)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_from_interval_scalar(
     cp, uh, beta: float, fbar: float, low: float, high: float, pump_pressure: float, bleed_segments: bool
 ) -> float:
@@ -211,14 +211,14 @@ def lam_from_interval_scalar(
     return 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def lam_scalar(cp, uh, beta: float, fbar: float) -> float:
     """Λ(β, f̄) (74f): the unique v with βv + f̄ ∈ Γ(v), for β > 0."""
     low, high = gamma_zero_scalar(cp, uh)
     return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, cp[I_PM], True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) -> tuple[float, float, float]:
     """One backward-Euler step of the relaxed actuator, algorithm (72); returns (p_k, f_k, v_k).
 
@@ -231,7 +231,7 @@ def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) ->
     return p_prev + h * v, fbar + beta * v, v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def chamber_forces_scalar(cp, uh, v: float, f: float) -> tuple[float, float]:
     """Chamber forces (F_h, F_r) = (A_h P_h, A_r P_r) [N] of the quasistatic state at (v, f).
 

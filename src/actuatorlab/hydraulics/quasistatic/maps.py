@@ -17,7 +17,7 @@ from .circuit import Openings, ValveCircuit, normalised_openings
 from .kernels import chamber_forces_scalar, gamma_minus_scalar, gamma_plus_scalar, gamma_zero_scalar
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _gamma_loop(cp, uh, v, out):
     for i in range(v.size):
         if v[i] > 0.0:
@@ -26,13 +26,13 @@ def _gamma_loop(cp, uh, v, out):
             out[i] = gamma_minus_scalar(cp, uh[i], v[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _gamma_zero_loop(cp, uh, low, high):
     for i in range(low.size):
         low[i], high[i] = gamma_zero_scalar(cp, uh[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _chamber_loop(cp, uh, v, f, head, rod):
     for i in range(v.size):
         head[i], rod[i] = chamber_forces_scalar(cp, uh[i], v[i], f[i])

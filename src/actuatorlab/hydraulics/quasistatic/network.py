@@ -142,7 +142,7 @@ def network_openings(network: PumpNetwork, openings: Sequence[Openings]) -> np.n
 # network_openings; the pump fields Q, P_M, U_b are read from actuator 0 (they agree).
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_hat_scalar(cp, uh, pump_pressure: float, v: float) -> float:
     """Γ̂(P, v) [N] of one actuator at pump pressure P [Pa], v ≠ 0 (106b–c) (the set Γ̂(P, 0) is
     ``gamma_zero_at_scalar(cp, uh, P)``, (107)).
@@ -156,7 +156,7 @@ def gamma_hat_scalar(cp, uh, pump_pressure: float, v: float) -> float:
     return head_minus_scalar(cp, uh, v) - rod_minus_scalar(cp, uh, cp[I_AR] * pump_pressure, v)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def pump_flow_scalar(cp, uh, pump_pressure: float, v: float, f: float) -> float:
     """Q̂_p(P, v, f) [m³/s] (113): the pump's flow into one actuator moving at v [m/s] under force
     f ∈ Γ̂(P, v) [N], at pump pressure P [Pa].
@@ -182,7 +182,7 @@ def pump_flow_scalar(cp, uh, pump_pressure: float, v: float, f: float) -> float:
     return 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def pump_balance_scalar(pump_pressure: float, cps, uhs, v) -> float:
     """Ξ_P(P) [m³/s] (114b) at given velocities v (N,): Q − U_b R(P) − Σ_j Q̂_p,j(P, v_j, Γ̂_j(P, v_j)).
 
@@ -196,7 +196,7 @@ def pump_balance_scalar(pump_pressure: float, cps, uhs, v) -> float:
     return xi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> float:
     """Λ̂(P, β, f̄) [m/s] (121)–(122): the v with β v + f̄ ∈ Γ̂(P, v), β > 0 [N s/m], f̄ [N].
 
@@ -206,7 +206,7 @@ def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> fl
     return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, pump_pressure, False)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out) -> float:
     """Ξ_PΛ(P) [m³/s] (123b): Ξ_P with v_j = Λ̂_j(P, β_j, f̄_j) and f_j = f̄_j + β_j v_j; writes the
     v_j [m/s] to ``v_out``.
@@ -222,7 +222,7 @@ def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out) -
     return xi
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _solve_pump_pressure(balance, args, q: float, p_max: float, pump_state) -> tuple[float, float, int]:
     """(P, relief flow, status) from the pump-node balance Ξ = ``balance(P, *args)``, (117)/(126).
 
@@ -276,7 +276,7 @@ def new_pump_state(network: PumpNetwork) -> np.ndarray:
     return np.array([network.circuits[0].pump_relief_pressure, 0.0])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _state(cps, pump_state):
     """``pump_state``, or a fresh one ([P_M, 0]) if it is None (a cold search)."""
     if pump_state is None:
@@ -284,7 +284,7 @@ def _state(cps, pump_state):
     return pump_state
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, int]:
     """(P [Pa], pump relief flow Ξ_P(P) [m³/s], status) at velocities v (N,) [m/s], (117).
 
@@ -294,7 +294,7 @@ def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, in
     return _solve_pump_pressure(pump_balance_scalar, (cps, uhs, v), cps[0, I_Q], cps[0, I_PM], state)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[float, int]:
     """Λ_mul(β, f̄) (119)–(126): writes v_j = Λ̂_j(P, β_j, f̄_j) [m/s] to ``v_out``; returns (P, status).
 
@@ -306,7 +306,7 @@ def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[fl
     return pressure, status
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def relaxed_network_step_kernel(
     cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out, pump_state=None
 ) -> tuple[float, int]:
@@ -336,7 +336,7 @@ def relaxed_network_step_kernel(
 # compiled loops over the leading dimensions (each row searches P cold) and the public functions
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _static_loop(cps, uhs, v, pressure, relief, low, high, status):
     for i in range(v.shape[0]):
         pressure[i], relief[i], status[i] = pump_pressure_kernel(cps, uhs, v[i])
@@ -348,13 +348,13 @@ def _static_loop(cps, uhs, v, pressure, relief, low, high, status):
                 high[i, j] = low[i, j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _lam_loop(cps, uhs, beta, fbar, pressure, v, status):
     for i in range(beta.shape[0]):
         pressure[i], status[i] = lam_network_kernel(cps, uhs, beta[i], fbar[i], v[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _step_loop(cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, pressure, p_out, f_out, status):
     v = np.empty(stiffness.size)
     for i in range(p_prev.shape[0]):

@@ -68,7 +68,7 @@ MAX_ALTERNATIONS = 10_000
 """Default cap of the alternations of (105); convergence is linear and can be slow (spec:
 361 alternations at β = 1e5 N s/m, f̄ = 0)."""
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def regenerated_chamber_forces_scalar(cp, uh, v: float, va: float) -> tuple[float, float]:
     """(F_h, F_r) [N] for rod velocity v > 0 and regeneration flow 0 ≤ v_a ≤ v [m/s], (93a–b):
     the head takes v − Â v_a from the pump side, F_h = Γ_h+(v − Â v_a) (61b); the rod side
@@ -76,7 +76,7 @@ def regenerated_chamber_forces_scalar(cp, uh, v: float, va: float) -> tuple[floa
     return gamma_head_plus_scalar(cp, uh, v - cp[I_AR] / cp[I_AH] * va), rod_plus_scalar(cp, uh, v - va)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def xi_v_scalar(va: float, cp, uh, ua_hat: float, v: float) -> float:
     """Ξ_v(v, v_a) (95) [m²/s²] as a function of v_a [m/s] (for the root search), v > 0, 0 ≤ v_a ≤ v:
 
@@ -87,7 +87,7 @@ def xi_v_scalar(va: float, cp, uh, ua_hat: float, v: float) -> float:
     return s_scalar(va) - ua_hat * ua_hat * (rod - cp[I_AR] / cp[I_AH] * head)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def xi_f_scalar(v: float, cp, uh, beta: float, fbar: float, va: float) -> float:
     """Ξ_f(v, v_a) (104) [N] as a function of v [m/s] (for the root search), v > 0, 0 ≤ v_a ≤ v:
 
@@ -98,7 +98,7 @@ def xi_f_scalar(v: float, cp, uh, beta: float, fbar: float, va: float) -> float:
     return beta * v + fbar - (head - rod)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def regenerates_scalar(cp, uh, ua_hat: float, v: float) -> bool:
     """Whether valve a carries flow at rod velocity v: the negation of condition C of (98),
 
@@ -109,13 +109,13 @@ def regenerates_scalar(cp, uh, ua_hat: float, v: float) -> bool:
     return ua_hat > 0.0 and uh[J_TR] > 0.0 and v > 0.0 and xi_v_scalar(0.0, cp, uh, ua_hat, v) < 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def head_force_jumps_scalar(cp, uh) -> bool:
     """Whether Γ_h+ (61b) jumps, at v − Â v_a = Q/A_h: bleed closed (U_b = 0), u_ph > 0, Q > 0."""
     return uh[J_B] == 0.0 and uh[J_PH] > 0.0 and cp[I_Q] > 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def regeneration_velocity_scalar(cp, uh, ua_hat: float, v: float) -> tuple[float, int]:
     """(v̂_a(v) (101) [m/s], status): 0 under condition C, else the root of Ξ_v(v, ·) on [0, v]
     (status REG_CLOSED_BLEED if Γ_h+ jumps)."""
@@ -127,7 +127,7 @@ def regeneration_velocity_scalar(cp, uh, ua_hat: float, v: float) -> tuple[float
     return va, REG_OK if status == ROOT_OK else REG_ROOT_FAILED
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def gamma_regeneration_scalar(cp, uh, ua_hat: float, v: float) -> tuple[float, int]:
     """(Γ_reg(v) (98) [N], status) for v ≠ 0: Γ_h+(v − Â v̂_a) − Γ_r+(v − v̂_a) (94b, with Γ_r+
     for the printed Γ_r) for v > 0, which is Γ₊(v) under condition C (v̂_a = 0); Γ₋(v) for v < 0."""
@@ -138,7 +138,7 @@ def gamma_regeneration_scalar(cp, uh, ua_hat: float, v: float) -> tuple[float, i
     return head - rod, status
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_regeneration_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, max_iter: int):
     """Λ_reg(β, f̄) (102): returns (v, v_a, alternations, status), v [m/s] the unique solution of
     βv + f̄ ∈ Γ_reg(v) and v_a [m/s] the regeneration flow there.
@@ -154,7 +154,7 @@ def lam_regeneration_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, max
     return alternation_scalar(cp, uh, ua_hat, beta, fbar, v, max_iter)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def alternation_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, v: float, max_iter: int):
     """The loop of (105) from v = Λ(β, f̄) > 0 with Ξ_v(v, 0) < 0: returns (v, v_a, alternations, status).
 
@@ -188,7 +188,7 @@ def alternation_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, v: float
     return v, va, max_iter, REG_MAX_ITER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def relaxed_regeneration_step_scalar(cp, uh, ua_hat, stiffness, damping, h, p_prev, l_prev, l_now):
     """One step of algorithm (72) with Λ_reg in (72b); returns (p_k, f_k, v_k, status).
 
@@ -202,19 +202,19 @@ def relaxed_regeneration_step_scalar(cp, uh, ua_hat, stiffness, damping, h, p_pr
     return p_prev + h * v, fbar + beta * v, v, status
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _velocity_loop(cp, uh, ua_hat, v, out, status):
     for i in range(v.size):
         out[i], status[i] = regeneration_velocity_scalar(cp, uh[i], ua_hat[i], v[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _gamma_loop(cp, uh, ua_hat, v, out, status):
     for i in range(v.size):
         out[i], status[i] = gamma_regeneration_scalar(cp, uh[i], ua_hat[i], v[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _lam_loop(cp, uh, ua_hat, beta, fbar, max_iter, v_out, va_out, iterations, status):
     for i in range(v_out.size):
         v_out[i], va_out[i], iterations[i], status[i] = lam_regeneration_scalar(
@@ -222,7 +222,7 @@ def _lam_loop(cp, uh, ua_hat, beta, fbar, max_iter, v_out, va_out, iterations, s
         )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _step_loop(cp, uh, ua_hat, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, status):
     for i in range(p_out.size):
         p_out[i], f_out[i], _, status[i] = relaxed_regeneration_step_scalar(

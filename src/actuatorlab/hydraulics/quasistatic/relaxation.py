@@ -34,13 +34,13 @@ class Relaxation:
         object.__setattr__(self, "damping", positive("relaxation.damping", self.damping, "N s/m"))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _lam_loop(cp, uh, beta, fbar, out):
     for i in range(out.size):
         out[i] = lam_scalar(cp, uh[i], beta[i], fbar[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _step_loop(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out):
     for i in range(p_out.size):
         p_out[i], f_out[i], _ = relaxed_step_scalar(cp, uh[i], stiffness, damping, h, p_prev[i], l_prev[i], l_now[i])
