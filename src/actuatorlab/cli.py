@@ -1,4 +1,4 @@
-"""Command-line interface: ``actuatorlab run | scenarios | show``.
+"""Command-line interface: ``actuatorlab run | sweep | scenarios | show``.
 
 Only argument parsing and calls into the scenario layer live here. Errors a user can cause
 are printed in one or two lines on stderr with exit code 2, without a traceback.
@@ -92,6 +92,53 @@ def run(
         table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit)
     out.print(table)
     out.print(f"wrote {target}/: {', '.join(files)}")
+
+
+@app.command()
+@_friendly
+def sweep(
+    scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
+    grid: Annotated[list[str], typer.Option("--grid", help="PATH=V1,V2,... (repeat for a product grid).")] = [],  # noqa: B006
+    samples: Annotated[int, typer.Option("--samples", help="Monte Carlo: number of variants.")] = 0,
+    vary: Annotated[list[str], typer.Option(
+        "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH).")] = [],  # noqa: B006
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the Monte Carlo draws.")] = 0,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sweeps/NAME].")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
+) -> None:
+    """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
+    from .errors import ScenarioError
+    from .scenarios.loading import load_scenario
+    from .scenarios.sweep import run_sweep
+    from .scenarios.variants import grid_variants, sample_variants
+
+    spec = load_scenario(scenario)
+    if bool(grid) == bool(samples or vary):
+        raise ScenarioError("give either --grid PATH=VALUES ... or --samples N with --vary PATH=DISTRIBUTION ...")
+    if (samples > 0) != bool(vary):
+        raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION, and --vary needs --samples N")
+    variants = grid_variants(spec, grid) if grid else sample_variants(spec, vary, samples, seed)
+    target = out_dir if out_dir is not None else Path("sweeps") / spec.name
+    bar = None
+    if not quiet:
+        bar = Progress(TextColumn("variants"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                       TimeElapsedColumn(), console=err, transient=True)
+        bar.start()
+        task = bar.add_task("variants", total=len(variants))
+    try:
+        result = run_sweep(spec, variants, target, workers=workers, scheduler=scheduler, resume=resume,
+                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done))
+    finally:
+        if bar is not None:
+            bar.stop()
+    if quiet:
+        return
+    failed = int((result.index["status"] != "ok").sum())
+    out.print(f"{len(variants)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
+              f"{result.wall_time_s:.1f} s. Wrote {target}/index.parquet and variants/")
 
 
 @app.command()

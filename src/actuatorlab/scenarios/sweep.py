@@ -1,0 +1,178 @@
+"""Run the variants of a scenario on Dask and collect them into a Parquet dataset.
+
+Layout of a sweep directory::
+
+    sweep.json              the scenario (resolved TOML) and every variant's overrides
+    variants/00000.parquet  the results table of variant 0 (units in the column metadata)
+    variants/00000.json     its record: status, error, wall time, every summary figure
+    index.parquet           one row per variant: id, parameter values (SI units), status, wall
+                            time, error and the summary figures (written when the sweep ends)
+
+A variant's record is written last and atomically, so it marks a complete variant: ``resume``
+skips variants with a record (a failed one included, its error kept) and runs the rest. A
+variant that raises is recorded with its error and does not stop the sweep; an interrupted
+sweep (Ctrl-C, a killed process) leaves complete variants only.
+
+The engine is ``dask.distributed``: by default a ``LocalCluster`` of worker processes bound to
+127.0.0.1, one thread each, as many as the machine has cores; or an existing cluster given by
+its scheduler address (``dask scheduler`` then ``dask worker tcp://HOST:8786`` on each machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ScenarioError
+from ..io.atomic import atomic_write_text
+from ..io.results import write_json, write_table
+from .loading import parse_scenario, scenario_to_toml
+from .variants import Variant, variant_data
+
+RECORDS = "variants"
+MANIFEST = "sweep.json"
+INDEX = "index.parquet"
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The index table (one row per variant) and run figures of a sweep."""
+
+    index: pd.DataFrame
+    ran: int
+    skipped: int
+    wall_time_s: float
+
+
+def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
+    """Run one variant (scenario data, SI) and write its table and record; returns the record.
+
+    Runs in a worker process. Any exception becomes a ``failed`` record naming it.
+    """
+    from .runner import KINDS  # the scenario kinds import plotting; load them in the worker
+
+    start = time.perf_counter()
+    folder = Path(out_dir) / RECORDS
+    record: dict = {"variant": variant_id}
+    try:
+        scenario = parse_scenario(data, f"variant {variant_id}")
+        output = KINDS[scenario.kind].run(scenario)
+        write_table(output.table, folder / f"{variant_id:05d}.parquet", output.units, output.labels)
+        record.update(status="ok", error="", summary=output.summary_dict(),
+                      units={f.key: f.unit for f in output.summary})
+    except Exception as error:  # noqa: BLE001 (a failing variant is recorded, the sweep goes on)
+        record.update(status="failed", error=f"{type(error).__name__}: {error}")
+    record["wall_time_s"] = time.perf_counter() - start
+    write_json(folder / f"{variant_id:05d}.json", record)
+    return record
+
+
+def _manifest(scenario, variants: list[Variant]) -> dict:
+    return {
+        "scenario_toml": scenario_to_toml(scenario),
+        "variants": [{"id": v.id, "overrides": v.overrides} for v in variants],
+    }
+
+
+def _prepare(out_dir: Path, scenario, variants: list[Variant], resume: bool) -> set[int]:
+    """Create or check the sweep directory; return the ids of the complete variants."""
+    manifest = _manifest(scenario, variants)
+    path = out_dir / MANIFEST
+    if path.exists():
+        if not resume:
+            raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
+                                "another directory")
+        if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(manifest)):
+            raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario or variants differ); "
+                                "resume it with the same arguments or choose another directory")
+    else:
+        (out_dir / RECORDS).mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(manifest, indent=1))
+    done = set()
+    for record in (out_dir / RECORDS).glob("*.json"):
+        try:
+            content = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue  # not a complete record: run the variant again
+        complete = content.get("status") == "failed" or record.with_suffix(".parquet").exists()
+        if complete:
+            done.add(int(content["variant"]))
+    return done
+
+
+def _client(workers: int | None, scheduler: str | None):
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except OSError as error:
+            raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
+                                "`dask scheduler` and workers with `dask worker ADDRESS`") from None
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def run_sweep(
+    scenario,
+    variants: list[Variant],
+    out_dir: str | os.PathLike,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Run ``variants`` of ``scenario`` on Dask into ``out_dir``; see the module docstring.
+
+    ``progress(done, total)`` is called as variants complete (skipped ones count as done).
+    """
+    if not variants:
+        raise ScenarioError("no variants to run; give --grid PATH=VALUES or --samples N with --vary")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out {out}: exists and is not a directory; name a directory")
+    done = _prepare(out, scenario, variants, resume)
+    pending = [v for v in variants if v.id not in done]
+    report = progress or (lambda finished, total: None)
+    report(len(done), len(variants))
+    start = time.perf_counter()
+    if pending:
+        from dask.distributed import as_completed
+
+        client, cluster = _client(workers, scheduler)
+        try:
+            futures = client.map(run_variant, [variant_data(scenario, v) for v in pending],
+                                 [os.fspath(out.resolve())] * len(pending), [v.id for v in pending], pure=False)
+            for finished, _ in enumerate(as_completed(futures), start=len(done) + 1):
+                report(finished, len(variants))
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    index = collect_index(out, variants)
+    return SweepResult(index, len(pending), len(done), time.perf_counter() - start)
+
+
+def collect_index(out_dir: str | os.PathLike, variants: list[Variant]) -> pd.DataFrame:
+    """Build and write ``index.parquet`` from the variant records (missing ones: status ``missing``)."""
+    out = Path(out_dir)
+    rows, units = [], {"variant": "", "status": "", "error": "", "wall_time_s": "s"}
+    for variant in variants:
+        path = out / RECORDS / f"{variant.id:05d}.json"
+        record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        units.update(record.get("units", {}))
+        rows.append({"variant": variant.id, **variant.values, "status": record.get("status", "missing"),
+                     "error": record.get("error", ""), "wall_time_s": record.get("wall_time_s"),
+                     **record.get("summary", {})})
+    index = pd.DataFrame(rows)
+    units.update({path: "SI" for path in variants[0].values})
+    write_table(index, out / INDEX, {c: units.get(c, "") for c in index.columns})
+    return index

@@ -1,0 +1,154 @@
+"""Sweeps on Dask: variants, records, resume, failures, a real scheduler with two workers."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.errors import ScenarioError
+from actuatorlab.scenarios.loading import load_scenario
+from actuatorlab.scenarios.sweep import RECORDS, run_sweep
+from actuatorlab.scenarios.variants import grid_variants, sample_variants
+
+runner = CliRunner()
+BIN = Path(sys.executable).parent
+SHORT = ["--grid", "simulation.duration=0.5 s"]  # keeps each arm-relief variant short
+
+
+def _sweep(*args):
+    return runner.invoke(app, ["sweep", *args, "--quiet"])
+
+
+def test_grid_is_a_product_with_si_values():
+    variants = grid_variants(load_scenario("arm-relief"), ["inputs.bleed=0.1,0.2,0.3", "circuit.pump_flow=300 L/min,500 L/min"])
+    assert len(variants) == 6
+    assert variants[-1].values == {"inputs.bleed": 0.3, "circuit.pump_flow": pytest.approx(500 / 60000)}
+
+
+def test_samples_follow_their_distributions_and_seed():
+    scenario = load_scenario("arm-relief")
+    specs = ["relaxation.stiffness=loguniform(1e7 N/m, 5e7 N/m)", "circuit.pump_relief_pressure=normal(36 MPa, 1 MPa)"]
+    a = sample_variants(scenario, specs, 200, seed=3)
+    assert a == sample_variants(scenario, specs, 200, seed=3)
+    k = np.array([v.values["relaxation.stiffness"] for v in a])
+    p = np.array([v.values["circuit.pump_relief_pressure"] for v in a])
+    assert k.min() >= 1e7 and k.max() <= 5e7
+    assert abs(p.mean() - 36e6) < 0.3e6 and 0.8e6 < p.std() < 1.2e6
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--grid", "inputs.bleedx=0.1"], "no field 'bleedx' at inputs; fields there: bleed"),
+        (["--grid", "inputs.bleed=0.2,1.5"], "variant 1 (inputs.bleed = 1.5): inputs.bleed reaches 1.5"),
+        (["--grid", "circuit.pump_flow=3 m"], '"3 m" is a length; expected a volume flow'),
+        (["--samples", "5", "--vary", "inputs.bleed=gauss(0, 1)"], "write PATH=uniform(LOW, HIGH)"),
+        (["--samples", "5"], "--samples N needs at least one --vary"),
+        ([], "give either --grid"),
+    ],
+)
+def test_bad_paths_and_values_are_rejected_before_anything_runs(tmp_path, args, message):
+    result = _sweep("arm-relief", *args, "--out", str(tmp_path / "s"))
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_local_sweep_records_a_failing_variant_and_resumes(tmp_path):
+    out = tmp_path / "s"
+    args = ["arm-relief", *SHORT, "--grid", "relaxation.stiffness=5e7,1e12", "--grid", "inputs.bleed=0.2,0.3",
+            "--workers", "2", "--out", str(out)]
+    assert _sweep(*args).exit_code == 0
+    index = pd.read_parquet(out / "index.parquet")
+    assert list(index["variant"]) == [0, 1, 2, 3]
+    failed = index[index["status"] == "failed"]
+    assert list(failed["relaxation.stiffness"]) == [1e12, 1e12]
+    assert failed["error"].str.contains("SimulationError: relaxation.stiffness = 1e\\+12 N/m").all()
+    assert (out / RECORDS / "00000.parquet").exists() and not (out / RECORDS / "00002.parquet").exists()
+    # lose one variant (as if interrupted before its record), then resume: only it runs again
+    (out / RECORDS / "00001.json").unlink()
+    stamp = (out / RECORDS / "00000.json").stat().st_mtime_ns
+    assert _sweep(*args).exit_code == 2  # an existing sweep needs --resume
+    assert _sweep(*args, "--resume").exit_code == 0
+    assert (out / RECORDS / "00000.json").stat().st_mtime_ns == stamp
+    assert (out / RECORDS / "00001.json").exists()
+    assert len(pd.read_parquet(out / "index.parquet")) == 4
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A real scheduler and two single-thread workers on 127.0.0.1, as a user starts them."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False")
+    procs = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--dashboard-address", ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    time.sleep(2.0)
+    for _ in range(2):
+        procs.append(subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
+                                       "--dashboard-address", ":0"], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, env=env))
+    from dask.distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=60)
+    yield address
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.wait(timeout=30)
+
+
+def test_distributed_run_against_a_scheduler_and_two_workers(tmp_path, dask_cluster):
+    scenario = load_scenario("arm-relief")
+    variants = grid_variants(scenario, ["simulation.duration=0.5 s", "inputs.bleed=0.1,0.2,0.3,0.4"])
+    result = run_sweep(scenario, variants, tmp_path / "s", scheduler=dask_cluster)
+    assert result.ran == 4 and (result.index["status"] == "ok").all()
+    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "s" / RECORDS).glob("*.json"))]
+    assert [r["variant"] for r in records] == [0, 1, 2, 3]
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    result = _sweep("arm-relief", *SHORT, "--scheduler", f"tcp://127.0.0.1:{_free_port()}", "--out", str(tmp_path / "s"))
+    assert result.exit_code == 2 and "cannot connect" in result.output and "dask scheduler" in result.output
+
+
+def test_killed_sweep_resumes_without_lost_or_duplicated_variants(tmp_path):
+    out = tmp_path / "s"
+    args = [str(BIN / "actuatorlab"), "sweep", "arm-relief", "--grid", "simulation.duration=2 s",
+            "--grid", "inputs.bleed=" + ",".join(f"{b:.3f}" for b in np.linspace(0.1, 0.5, 24)),
+            "--workers", "2", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / RECORDS).glob("*.json"))) < 3:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # the command and its worker processes
+    proc.wait()
+    done_before = len(list((out / RECORDS).glob("*.json")))
+    assert 3 <= done_before < 24
+    resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    index = pd.read_parquet(out / "index.parquet")
+    assert sorted(index["variant"]) == list(range(24)) and (index["status"] == "ok").all()
+    assert len(list((out / RECORDS).glob("*.json"))) == 24
+    assert not list(out.rglob("*.tmp*"))
+
+
+def test_run_sweep_needs_variants(tmp_path):
+    with pytest.raises(ScenarioError, match="no variants"):
+        run_sweep(load_scenario("arm-relief"), [], tmp_path)
