@@ -198,9 +198,11 @@ def _describe(overrides: Mapping[str, Any]) -> str:
     return ", ".join(f"{path} = {value}" for path, value in overrides.items())
 
 
-def variant_data(scenario, variant: Variant) -> dict:
-    """The scenario data (SI, plain) of ``variant``, ready for ``parse_scenario``."""
-    data = scenario.model_dump()
+def with_values(base: dict, variant: Variant) -> dict:
+    """The scenario data ``base`` (SI, plain: ``model_dump()``) with ``variant``'s values set,
+    ready for ``parse_scenario``; ``base`` is not changed."""
+    data = copy.deepcopy(base)
     for path, value in variant.values.items():
-        data = _set(data, path, value)
+        node, step = _locate(data, path)
+        node[step] = value
     return data
