@@ -9,7 +9,8 @@ Layout of a sweep directory::
                             time, error and the summary figures (written when the sweep ends)
 
 A variant's record is written last and atomically, so it marks a complete variant: ``resume``
-skips variants with a record (a failed one included, its error kept) and runs the rest. A
+skips variants with a record (a failed one included, its error kept), removes the temporary
+files of writes a killed process left, and runs the rest. A
 variant that raises is recorded with its error and does not stop the sweep; an interrupted
 sweep (Ctrl-C, a killed process) leaves complete variants only.
 
@@ -111,6 +112,8 @@ def _prepare(out_dir: Path, scenario, variants: list[Variant], resume: bool) -> 
     else:
         (out_dir / RECORDS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(manifest, indent=1))
+    for partial in (out_dir / RECORDS).glob(".*.tmp*"):
+        partial.unlink()  # a write cut short by a killed process (atomic writes never leave more)
     done = set()
     for record in (out_dir / RECORDS).glob("*.json"):
         try:
