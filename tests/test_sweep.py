@@ -130,22 +130,24 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
 
 def test_killed_sweep_resumes_without_lost_or_duplicated_variants(tmp_path):
     out = tmp_path / "s"
-    args = [str(BIN / "actuatorlab"), "sweep", "arm-relief", "--grid", "simulation.duration=2 s",
-            "--grid", "inputs.bleed=" + ",".join(f"{b:.3f}" for b in np.linspace(0.1, 0.5, 24)),
+    total = 60
+    # 60 s simulated per variant: writing its 60 001-row table takes long enough to kill mid-sweep
+    args = [str(BIN / "actuatorlab"), "sweep", "arm-relief", "--grid", "simulation.duration=60 s",
+            "--grid", "inputs.bleed=" + ",".join(f"{b:.4f}" for b in np.linspace(0.1, 0.5, total)),
             "--workers", "2", "--out", str(out), "--quiet"]
     proc = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while time.time() < deadline and len(list((out / RECORDS).glob("*.json"))) < 3:
-        time.sleep(0.2)
+    while time.time() < deadline and len(list((out / RECORDS).glob("*.json"))) < 2:
+        time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGKILL)  # the command and its worker processes
     proc.wait()
     done_before = len(list((out / RECORDS).glob("*.json")))
-    assert 3 <= done_before < 24
+    assert 2 <= done_before < total
     resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     index = pd.read_parquet(out / "index.parquet")
-    assert sorted(index["variant"]) == list(range(24)) and (index["status"] == "ok").all()
-    assert len(list((out / RECORDS).glob("*.json"))) == 24
+    assert sorted(index["variant"]) == list(range(total)) and (index["status"] == "ok").all()
+    assert len(list((out / RECORDS).glob("*.json"))) == total
     assert not list(out.rglob("*.tmp*"))
 
 
