@@ -74,6 +74,8 @@ def test_local_sweep_records_a_failing_variant_and_resumes(tmp_path):
     assert list(failed["relaxation.stiffness"]) == [1e12, 1e12]
     assert failed["error"].str.contains("SimulationError: relaxation.stiffness = 1e\\+12 N/m").all()
     assert (out / RECORDS / "00000.parquet").exists() and not (out / RECORDS / "00002.parquet").exists()
+    assert len(list(out.glob("sweep_map_*.png"))) >= 1  # two varied parameters: heat maps
+    assert "sweep_map_0.png" in (out / "report.html").read_text() and "failed variant" in (out / "report.html").read_text()
     # lose one variant (as if interrupted before its record), then resume: only it runs again
     (out / RECORDS / "00001.json").unlink()
     stamp = (out / RECORDS / "00000.json").stat().st_mtime_ns
@@ -82,6 +84,28 @@ def test_local_sweep_records_a_failing_variant_and_resumes(tmp_path):
     assert (out / RECORDS / "00000.json").stat().st_mtime_ns == stamp
     assert (out / RECORDS / "00001.json").exists()
     assert len(pd.read_parquet(out / "index.parquet")) == 4
+
+
+def test_report_draws_lines_for_one_parameter_and_histograms_for_samples(tmp_path):
+    line = _sweep("arm-relief", *SHORT, "--grid", "inputs.bleed=0.2,0.3,0.4", "--figure", "final_angle_rad",
+                  "--workers", "1", "--out", str(tmp_path / "g"))
+    assert line.exit_code == 0, line.output
+    assert (tmp_path / "g" / "sweep_lines.png").exists() and not list((tmp_path / "g").glob("sweep_map_*"))
+    mc = _sweep("arm-relief", "--samples", "4", "--vary", "inputs.bleed=uniform(0.2, 0.4)", "--seed", "1",
+                "--workers", "1", "--out", str(tmp_path / "m"))
+    assert mc.exit_code == 0, mc.output
+    assert (tmp_path / "m" / "sweep_hist_0.png").exists() and "sweep_hist_0.png" in (tmp_path / "m" / "report.html").read_text()
+
+
+def test_unknown_report_figure_names_the_choices_and_keeps_the_variants(tmp_path):
+    out = tmp_path / "s"
+    result = _sweep("arm-relief", *SHORT, "--grid", "inputs.bleed=0.2,0.3", "--figure", "nonsense", "--workers", "1",
+                    "--out", str(out))
+    assert result.exit_code == 2 and "--figure nonsense: not a key figure" in result.output, result.output
+    assert "final_angle_rad" in result.output and len(list((out / RECORDS).glob("*.json"))) == 2
+    redraw = _sweep("arm-relief", *SHORT, "--grid", "inputs.bleed=0.2,0.3", "--figure", "final_angle_rad", "--workers", "1",
+                    "--out", str(out), "--resume")
+    assert redraw.exit_code == 0 and (out / "sweep_lines.png").exists(), redraw.output
 
 
 def _free_port() -> int:

@@ -107,6 +107,8 @@ def sweep(
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sweeps/NAME].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
+    figure: Annotated[list[str], typer.Option(
+        "--figure", help="A key figure (summary.json key) to plot in the report; repeatable.")] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
@@ -130,7 +132,8 @@ def sweep(
         task = bar.add_task("variants", total=len(variants))
     try:
         result = run_sweep(spec, variants, target, workers=workers, scheduler=scheduler, resume=resume,
-                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done))
+                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done),
+                           figures=figure or None, sampled=not grid)
     finally:
         if bar is not None:
             bar.stop()
@@ -138,7 +141,7 @@ def sweep(
         return
     failed = int((result.index["status"] != "ok").sum())
     out.print(f"{len(variants)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
-              f"{result.wall_time_s:.1f} s. Wrote {target}/index.parquet and variants/")
+              f"{result.wall_time_s:.1f} s. Wrote {target}/: index.parquet, variants/, report.html")
 
 
 @app.command()

@@ -206,12 +206,15 @@ def gamma_map_figure(
 
 @dataclass(frozen=True)
 class XYPanel:
-    """One subplot of curves y(x): ``curves`` holds ``(label, x, y)`` in the plotted units."""
+    """One subplot of curves y(x): ``curves`` holds ``(label, x, y)`` in the plotted units,
+    drawn with matplotlib format ``style``; ``axes_through_origin`` draws the lines x = 0, y = 0."""
 
     xlabel: str
     ylabel: str
     curves: list[tuple[str, np.ndarray, np.ndarray]]
     title: str = ""
+    style: str = "-"
+    axes_through_origin: bool = True
 
 
 @mpl.rc_context(STYLE)
@@ -228,9 +231,10 @@ def xy_figure(panels: list[XYPanel], title: str | None = None) -> Figure:
         n = len(panel.curves)
         colors = mpl.colormaps["viridis"](np.linspace(0.0, 0.9, n)) if n > 3 else [f"C{i}" for i in range(n)]
         for (label, x, y), color in zip(panel.curves, colors):
-            ax.plot(x, y, color=color, label=label)
-        ax.axhline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
-        ax.axvline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+            ax.plot(x, y, panel.style, color=color, label=label, markersize=3)
+        if panel.axes_through_origin:
+            ax.axhline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
+            ax.axvline(0.0, color="0.3", linewidth=0.4, zorder=0.5)
         ax.set_xlabel(panel.xlabel)
         ax.set_ylabel(panel.ylabel)
         if panel.title:
@@ -240,6 +244,41 @@ def xy_figure(panels: list[XYPanel], title: str | None = None) -> Figure:
             ax.legend(loc="best")
     if title:
         fig.suptitle(title)
+    return fig
+
+
+@mpl.rc_context(STYLE)
+def heatmap_figure(x: np.ndarray, y: np.ndarray, z: np.ndarray, xlabel: str, ylabel: str, zlabel: str,
+                   title: str = "") -> Figure:
+    """A value z(x_i, y_j) on a grid, ``z`` of shape (len(y), len(x)), as a colour map; NaN blank."""
+    fig = _figure((4.6, 3.4))
+    ax = fig.subplots()
+    mesh = ax.pcolormesh(np.asarray(x, float), np.asarray(y, float), np.ma.masked_invalid(z), shading="nearest",
+                         cmap="viridis")
+    fig.colorbar(mesh, ax=ax, label=zlabel)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+@mpl.rc_context(STYLE)
+def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int | str = "auto") -> Figure:
+    """The distribution of ``values`` (NaN left out), with its mean marked."""
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    fig = _figure((4.2, 3.0))
+    ax = fig.subplots()
+    if values.size:
+        ax.hist(values, bins=bins, color="C0", alpha=0.8)
+        ax.axvline(values.mean(), label=f"mean {values.mean():.4g}", **_REFERENCE)
+        ax.legend(loc="best")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("variants")
+    if title:
+        ax.set_title(title)
+    ax.grid(True)
     return fig
 
 

@@ -7,6 +7,7 @@ Layout of a sweep directory::
     variants/00000.json     its record: status, error, wall time, every summary figure
     index.parquet           one row per variant: id, parameter values (SI units), status, wall
                             time, error and the summary figures (written when the sweep ends)
+    report.html, sweep_*.png  chosen key figures against the varied parameters
 
 A variant's record is written last and atomically, so it marks a complete variant: ``resume``
 skips variants with a record (a failed one included, its error kept), removes the temporary
@@ -34,6 +35,7 @@ from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.results import write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
+from .sweep_report import figure_keys, write_sweep_report
 from .variants import Variant, with_values
 
 RECORDS = "variants"
@@ -149,10 +151,14 @@ def run_sweep(
     scheduler: str | None = None,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    figures: list[str] | None = None,
+    sampled: bool = False,
 ) -> SweepResult:
     """Run ``variants`` of ``scenario`` on Dask into ``out_dir``; see the module docstring.
 
     ``progress(done, total)`` is called as variants complete (skipped ones count as done).
+    ``figures``: the key figures the report plots (default: the first few); ``sampled``: the
+    variants are Monte Carlo samples (histograms) rather than a grid.
     """
     if not variants:
         raise ScenarioError("no variants to run; give --grid PATH=VALUES or --samples N with --vary")
@@ -186,7 +192,11 @@ def run_sweep(
             if cluster is not None:
                 cluster.close()
     index = collect_index(out, variants)
-    return SweepResult(index, len(pending), len(done), time.perf_counter() - start, startup)
+    parameters = [p for p in variants[0].values if len({v.values[p] for v in variants}) > 1] or list(variants[0].values)
+    keys = figure_keys(index, parameters, figures)
+    wall = time.perf_counter() - start
+    write_sweep_report(out, scenario, index, parameters, keys, sampled, wall, scenario_to_toml(scenario))
+    return SweepResult(index, len(pending), len(done), wall, startup)
 
 
 def _load_kinds() -> None:
