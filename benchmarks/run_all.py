@@ -5,6 +5,7 @@ import bench_lam
 import bench_models
 import bench_network
 import bench_peers
+import bench_sweep
 
 if __name__ == "__main__":
     bench_lam.main()
@@ -12,3 +13,4 @@ if __name__ == "__main__":
     bench_models.main()
     bench_network.main()
     bench_peers.main()
+    bench_sweep.main()

@@ -59,13 +59,16 @@ def test_failed_writer_leaves_old_file_and_no_temporary(tmp_path, existing):
         assert target.read_bytes() == b"old"
 
 
-def test_fsync_precedes_rename(tmp_path, monkeypatch):
+def test_fsync_precedes_rename_unless_not_durable(tmp_path, monkeypatch):
     calls = []
     fsync, replace = os.fsync, os.replace
     monkeypatch.setattr(atomic.os, "fsync", lambda fd: (calls.append("fsync"), fsync(fd)))
     monkeypatch.setattr(atomic.os, "replace", lambda a, b: (calls.append("replace"), replace(a, b)))
     atomic_write_bytes(tmp_path / "x.bin", b"data")
-    assert calls[:2] == ["fsync", "replace"]
+    assert calls == ["fsync", "replace", "fsync"]  # file, rename, directory
+    calls.clear()
+    atomic_write_bytes(tmp_path / "y.bin", b"data", durable=False)
+    assert calls == ["replace"] and (tmp_path / "y.bin").read_bytes() == b"data"
 
 
 def test_new_file_gets_ordinary_permissions(tmp_path):

@@ -65,25 +65,32 @@ def test_bad_paths_and_values_are_rejected_before_anything_runs(tmp_path, args, 
 
 def test_local_sweep_records_a_failing_variant_and_resumes(tmp_path):
     out = tmp_path / "s"
-    args = ["arm-relief", *SHORT, "--grid", "relaxation.stiffness=5e7,1e12", "--grid", "inputs.bleed=0.2,0.3",
+    args = ["arm-relief", *SHORT, "--grid", "relaxation.stiffness=5e7,1e12", "--grid", "inputs.bleed=0.2,0.3,0.4",
             "--workers", "2", "--out", str(out)]
     assert _sweep(*args).exit_code == 0
     index = pd.read_parquet(out / "index.parquet")
-    assert list(index["variant"]) == [0, 1, 2, 3]
+    assert list(index["variant"]) == [0, 1, 2, 3, 4, 5]
     failed = index[index["status"] == "failed"]
-    assert list(failed["relaxation.stiffness"]) == [1e12, 1e12]
+    assert list(failed["relaxation.stiffness"]) == [1e12, 1e12, 1e12]
     assert failed["error"].str.contains("SimulationError: relaxation.stiffness = 1e\\+12 N/m").all()
-    assert (out / RECORDS / "00000.parquet").exists() and not (out / RECORDS / "00002.parquet").exists()
+    assert (out / RECORDS / "00000.parquet").exists() and not (out / RECORDS / "00003.parquet").exists()
     assert len(list(out.glob("sweep_map_*.png"))) >= 1  # two varied parameters: heat maps
     assert "sweep_map_0.png" in (out / "report.html").read_text() and "failed variant" in (out / "report.html").read_text()
-    # lose one variant (as if interrupted before its record), then resume: only it runs again
+    # lose variant 1's record (as if interrupted before it) and damage variant 2's table (as a
+    # power loss may), then resume: only those two run again
     (out / RECORDS / "00001.json").unlink()
-    stamp = (out / RECORDS / "00000.json").stat().st_mtime_ns
+    table = out / RECORDS / "00002.parquet"
+    table.write_bytes(table.read_bytes()[:100])
+    stamps = {i: (out / RECORDS / f"{i:05d}.json").stat().st_mtime_ns for i in (0, 2, 3)}
     assert _sweep(*args).exit_code == 2  # an existing sweep needs --resume
     assert _sweep(*args, "--resume").exit_code == 0
-    assert (out / RECORDS / "00000.json").stat().st_mtime_ns == stamp
+    assert (out / RECORDS / "00000.json").stat().st_mtime_ns == stamps[0]
+    assert (out / RECORDS / "00003.json").stat().st_mtime_ns == stamps[3]  # a failed variant is complete
+    assert (out / RECORDS / "00002.json").stat().st_mtime_ns != stamps[2]
     assert (out / RECORDS / "00001.json").exists()
-    assert len(pd.read_parquet(out / "index.parquet")) == 4
+    index = pd.read_parquet(out / "index.parquet")
+    assert len(index) == 6 and list(index["status"]) == ["ok"] * 3 + ["failed"] * 3
+    assert len(pd.read_parquet(table)) == len(pd.read_parquet(out / RECORDS / "00000.parquet"))
 
 
 def test_report_draws_lines_for_one_parameter_and_histograms_for_samples(tmp_path):

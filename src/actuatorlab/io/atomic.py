@@ -5,6 +5,12 @@ a temporary file in the target's directory, are flushed to disk with ``fsync``, 
 temporary file is renamed onto the target with :func:`os.replace` (atomic on POSIX and
 Windows when both paths are on one file system). If the writer raises, the temporary file
 is removed and the target is left as it was.
+
+``durable=False`` skips the two ``fsync`` calls: the write stays atomic for every reader and
+against a killed process (the page cache outlives it), but an operating-system crash or power
+loss may lose it or leave it empty. Use it only where a reader checks what it finds (the
+variants of a sweep, whose resume validates each file): concurrent ``fsync`` calls from
+parallel workers queue on the file system's journal.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ os.umask(_UMASK)
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], durable: bool = True) -> Iterator[Path]:
     """Yield a temporary path in ``path``'s directory; rename it onto ``path`` on success.
 
     For writers that open the file themselves (``Figure.savefig``, ``pyarrow.parquet``). The
@@ -34,6 +40,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     ----------
     path
         Target file. Its directory must exist.
+    durable
+        fsync the file before the rename and the directory after it (see the module docstring).
 
     Yields
     ------
@@ -53,25 +61,27 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
-        _fsync_file(tmp)
+        if durable:
+            _fsync_file(tmp)
         mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_UMASK
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_directory(target.parent)
+    if durable:
+        _fsync_directory(target.parent)
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_path`)."""
-    with atomic_path(path) as tmp:
+    with atomic_path(path, durable) as tmp:
         tmp.write_bytes(data)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8", durable: bool = True) -> None:
     """Write ``text`` to ``path`` atomically, encoded with ``encoding``, newlines unchanged."""
-    atomic_write_bytes(path, text.encode(encoding))
+    atomic_write_bytes(path, text.encode(encoding), durable)
 
 
 def _fsync_file(path: Path) -> None:

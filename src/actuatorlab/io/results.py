@@ -29,6 +29,7 @@ def write_table(
     path: str | os.PathLike[str],
     units: Mapping[str, str],
     labels: Mapping[str, str] | None = None,
+    durable: bool = True,
 ) -> None:
     """Write ``df`` to Parquet at ``path`` atomically, with each column's unit and label.
 
@@ -43,6 +44,8 @@ def write_table(
         dimensionless column). Every column needs one.
     labels
         Column name → label for plots, for any subset of the columns.
+    durable
+        fsync the write (see :mod:`actuatorlab.io.atomic`).
 
     Raises
     ------
@@ -52,7 +55,7 @@ def write_table(
     labels = {} if labels is None else labels
     _check_columns(df, units, "units", require_all=True)
     _check_columns(df, labels, "labels", require_all=False)
-    table = pa.Table.from_pandas(df, preserve_index=False)
+    table = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)  # result tables are small: threads cost more
     fields = []
     for fld in table.schema:
         meta = {UNIT_KEY: units[fld.name].encode()}
@@ -60,7 +63,7 @@ def write_table(
             meta[LABEL_KEY] = labels[fld.name].encode()
         fields.append(fld.with_metadata(meta))
     table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
-    with atomic_path(path) as tmp:
+    with atomic_path(path, durable) as tmp:
         pq.write_table(table, tmp)
 
 
@@ -92,8 +95,8 @@ def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], units: Mapping[str
     atomic_write_text(path, df.to_csv(index=False, header=header, lineterminator="\n"))
 
 
-def write_json(path: str | os.PathLike[str], obj: object) -> None:
-    """Write ``obj`` as JSON atomically: sorted keys, indent 2, UTF-8, trailing newline.
+def write_json(path: str | os.PathLike[str], obj: object, durable: bool = True) -> None:
+    """Write ``obj`` as JSON atomically (fsynced if ``durable``): sorted keys, indent 2, UTF-8, trailing newline.
 
     numpy scalars become Python numbers, numpy arrays nested lists, tuples lists and mapping
     keys strings; non-finite floats (NaN, ±inf), which JSON cannot represent, become ``null``.
@@ -104,7 +107,7 @@ def write_json(path: str | os.PathLike[str], obj: object) -> None:
         If ``obj`` contains a value of another type (the message names the type).
     """
     text = json.dumps(_jsonable(obj), sort_keys=True, indent=2, allow_nan=False, ensure_ascii=False)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, text + "\n", durable=durable)
 
 
 def _check_columns(
