@@ -16,7 +16,7 @@ from ..io.atomic import atomic_write_text
 from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
 from ..report.plots import save_figure
-from .kinds import arm, arms_one_pump, gamma_map, model_comparison, network_map
+from .kinds import arm, arms_one_pump, gamma_map, identify_robot, model_comparison, network_map
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
 
@@ -26,6 +26,7 @@ KINDS = {
     "arms-one-pump": arms_one_pump,
     "gamma-map": gamma_map,
     "network-map": network_map,
+    "identify-robot": identify_robot,
 }
 """Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
 

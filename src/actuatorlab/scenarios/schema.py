@@ -22,7 +22,6 @@ from pydantic import (
     BeforeValidator,
     Discriminator,
     Field,
-    StrictBool,
     StrictInt,
     StrictStr,
     Tag,
@@ -37,6 +36,7 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
+from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
     Acceleration,
@@ -50,6 +50,7 @@ from .spec_base import (
     Inertia,
     Length,
     Mass,
+    OutputsSpec,
     Pressure,
     Spec,
     Stiffness,
@@ -264,26 +265,6 @@ class ArmInputs(Spec):
 # Outputs and scenarios
 
 
-class OutputsSpec(Spec):
-    """What a run writes: results (always), ``results.csv`` too if ``csv``, plots if ``plots``;
-    ``channels`` selects the saved channels (None: all)."""
-
-    csv: StrictBool = False
-    plots: StrictBool = True
-    channels: list[StrictStr] | None = None
-
-    @field_validator("channels")
-    @classmethod
-    def _distinct(cls, value):
-        if value is not None:
-            if not value:
-                raise ValueError("empty list; name at least one channel or leave channels out to save all")
-            repeated = sorted({c for c in value if value.count(c) > 1})
-            if repeated:
-                raise ValueError(f"{', '.join(repeated)} listed more than once; list each channel once")
-        return value
-
-
 class ArmSetup(Spec):
     """The tables of a single-DOF arm run (Sec. 4.3), shared by the arm scenario kinds."""
 
@@ -496,6 +477,7 @@ KINDS: dict[str, type[Spec]] = {
     "arms-one-pump": ArmsOnePumpScenario,
     "gamma-map": GammaMapScenario,
     "network-map": NetworkMapScenario,
+    "identify-robot": IdentifyRobotScenario,
 }
 """Scenario classes by the value of ``kind``."""
 
@@ -503,7 +485,8 @@ MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 """Actuator models an arm scenario may select with ``model``."""
 
 Scenario = Annotated[
-    Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario],
+    Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
+          IdentifyRobotScenario],
     Field(discriminator="kind"),
 ]
 """Any scenario, told apart by ``kind``."""

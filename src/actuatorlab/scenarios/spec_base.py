@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
+    StrictBool,
+    StrictStr,
+    field_validator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -130,3 +133,23 @@ def reported_at(where: str, own_prefix: str = ""):
         yield
     except ParameterError as error:
         raise ScenarioError(located(where, error, own_prefix)) from None
+
+
+class OutputsSpec(Spec):
+    """What a run writes: results (always), ``results.csv`` too if ``csv``, plots if ``plots``;
+    ``channels`` selects the saved channels (None: all)."""
+
+    csv: StrictBool = False
+    plots: StrictBool = True
+    channels: list[StrictStr] | None = None
+
+    @field_validator("channels")
+    @classmethod
+    def _distinct(cls, value):
+        if value is not None:
+            if not value:
+                raise ValueError("empty list; name at least one channel or leave channels out to save all")
+            repeated = sorted({c for c in value if value.count(c) > 1})
+            if repeated:
+                raise ValueError(f"{', '.join(repeated)} listed more than once; list each channel once")
+        return value

@@ -1,0 +1,1 @@
+"""Identification: parameters of models from logged data (least squares, output error)."""

@@ -1,0 +1,190 @@
+"""Schema of the hydraulic-robot tables (Sakai & Maeshima): the known robot (also the
+``--known`` file of ``actuatorlab identify hydraulic-robot``), identification options, and
+the ``identify-robot`` scenario that generates, identifies, validates and reports.
+
+Joints are numbered from 1 in files (``driven = [2]``); spool inputs and flow gains are in
+the spool unit of the logs (default mm, spec A4), so they are plain numbers here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
+
+from ..errors import ScenarioError
+from ..identification.hydraulic_robot import DERIVATIVES, GRAVITY, IdentificationOptions
+from ..mechanics.hydraulic_robot import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
+from ..simulation.robot_experiments import Excitation, LockedStep, paper_steps
+from .spec_base import (
+    Acceleration,
+    Angle,
+    Area,
+    Frequency,
+    Length,
+    OutputsSpec,
+    Pressure,
+    Spec,
+    Time,
+    Volume,
+    reported_at,
+)
+
+
+class CylinderSpec(Spec):
+    """One joint's cylinder, :class:`~actuatorlab.mechanics.hydraulic_robot.CylinderMount`."""
+
+    base_distance: Length
+    link_distance: Length
+    angle_offset: Angle = 0.0
+    mid_stroke_length: Length
+    stroke: Length
+    head_area: Area
+    rod_area: Area
+    head_line_volume: Volume
+    rod_line_volume: Volume
+
+
+def _table2() -> list[CylinderSpec]:
+    return [CylinderSpec(**{k: getattr(c, k) for k in CylinderSpec.model_fields}) for c in
+            HydraulicRobot.sakai_maeshima().cylinders]
+
+
+class HydraulicRobotSpec(Spec):
+    """The known robot (default: Table II): cylinders, supply pressure, gravity and its tilt."""
+
+    cylinders: list[CylinderSpec] = Field(default_factory=_table2)
+    supply_pressure: Pressure = 7.0e6
+    gravity: Acceleration = 9.8
+    gravity_tilt: Angle = 0.0
+
+    def build(self, where: str = "robot") -> HydraulicRobot:
+        with reported_at(where):
+            mounts = tuple(CylinderMount(**c.model_dump()) for c in self.cylinders)
+            return HydraulicRobot(mounts, self.supply_pressure, self.gravity, self.gravity_tilt)
+
+
+class IdentificationSpec(Spec):
+    """Options of the least squares, :class:`~actuatorlab.identification.hydraulic_robot.IdentificationOptions`."""
+
+    derivatives: Literal[DERIVATIVES] = "central"
+    taps: StrictInt = 20
+    zero_phase: StrictBool = True
+    gravity: Literal[GRAVITY] = "known"
+    lock_tolerance: Angle = 1e-3
+
+    def build(self, where: str = "identification") -> IdentificationOptions:
+        with reported_at(where):
+            return IdentificationOptions(**self.model_dump())
+
+
+class KnownFile(HydraulicRobotSpec):
+    """The ``--known`` file: the robot's known values and the identification options."""
+
+    identification: IdentificationSpec = Field(default_factory=IdentificationSpec)
+
+
+class RobotTruthSpec(Spec):
+    """Parameters the synthetic experiments are generated with (default: Table III means):
+    ``mechanical`` a1 in SI, ``bulk_modulus``, ``flow_gains`` (one [C++, C+−, C−+, C−−] per valve,
+    m³/(s·[u]·√Pa))."""
+
+    mechanical: list[float] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().mechanical.tolist())
+    bulk_modulus: Pressure = 2.33e8
+    flow_gains: list[list[float]] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().flow_gains.tolist())
+
+    def build(self, where: str = "truth") -> RobotParameters:
+        with reported_at(where):
+            return RobotParameters(self.mechanical, self.bulk_modulus, self.flow_gains)
+
+
+class StepSpec(Spec):
+    """A locked-joint experiment: start ``angles`` of every joint (locked ones stay there; a
+    missing list starts driven joints at mid-stroke) and the ``driven`` joints (from 1)."""
+
+    name: StrictStr
+    angles: list[Angle]
+    driven: list[StrictInt]
+
+
+class ExcitationSpec(Spec):
+    """The spool sine, run length and kept window, sampling, centering and sensor noise,
+    :class:`~actuatorlab.simulation.robot_experiments.Excitation`."""
+
+    amplitude: float = 0.03
+    frequency: Frequency = 1.0
+    duration: Time = 10.0
+    window: tuple[Time, Time] = (6.0, 10.0)
+    sample_time: Time = 1e-3
+    centering: float = 2.0
+    angle_noise: Angle = 0.0
+    pressure_noise: Pressure = 0.0
+    spool_noise: float = 0.0
+    angle_quantum: Angle = 0.0
+    pressure_quantum: Pressure = 0.0
+    seed: StrictInt = 0
+
+    def build(self, where: str = "excitation", **changes) -> Excitation:
+        with reported_at(where):
+            return Excitation(**{**self.model_dump(), **changes})
+
+
+class SearchSpec(Spec):
+    """Budget of the PSO and GA output-error baselines (population 0 skips them)."""
+
+    population: StrictInt = 10
+    generations: StrictInt = 4
+    seed: StrictInt = 1
+
+
+class IdentifyRobotScenario(Spec):
+    """Generate locked-joint experiments of a hydraulic robot, identify every parameter by the
+    coupled least squares, compare with the sequential method and PSO/GA, cross-validate at
+    another frequency, and report (Sakai & Maeshima)."""
+
+    kind: Literal["identify-robot"] = "identify-robot"
+    name: StrictStr
+    description: StrictStr
+    robot: HydraulicRobotSpec = Field(default_factory=HydraulicRobotSpec)
+    truth: RobotTruthSpec = Field(default_factory=RobotTruthSpec)
+    experiments: list[StepSpec] | None = None
+    excitation: ExcitationSpec = Field(default_factory=ExcitationSpec)
+    repetitions: StrictInt = 10
+    identification: IdentificationSpec = Field(default_factory=IdentificationSpec)
+    validation_frequency: Frequency = 3.0
+    search: SearchSpec = Field(default_factory=SearchSpec)
+    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @field_validator("repetitions")
+    @classmethod
+    def _positive(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"{value}: give at least 1 repetition")
+        return value
+
+    def locked_steps(self) -> list[LockedStep]:
+        """The steps as data (default: Steps 1–3 of Fig. 3 for a 2-DOF robot)."""
+        robot = self.robot.build("robot")
+        if self.experiments is None:
+            with reported_at("experiments"):
+                return paper_steps(robot)
+        steps = []
+        for k, step in enumerate(self.experiments):
+            if len(step.angles) != robot.joints or not step.driven or any(not 1 <= j <= robot.joints for j in step.driven):
+                raise ScenarioError(f"experiments[{k}] ({step.name}): give {robot.joints} angles and driven joints among "
+                                    f"1…{robot.joints}")
+            steps.append(LockedStep(step.name, tuple(step.angles), tuple(j - 1 for j in step.driven)))
+        return steps
+
+    def check(self) -> None:
+        robot = self.robot.build("robot")
+        truth = self.truth.build("truth")
+        if truth.joints != robot.joints:
+            raise ScenarioError(f"truth: flow_gains give {truth.joints} valves and mechanical needs "
+                                f"{len(mechanical_names(robot.joints))} values for the robot's {robot.joints} joints")
+        self.identification.build()
+        self.excitation.build()
+        self.locked_steps()
+        if not math.isfinite(self.validation_frequency) or self.validation_frequency <= 0:
+            raise ScenarioError("validation_frequency: must be > 0 Hz")
