@@ -1,6 +1,7 @@
 """Run every benchmark in turn (each also runs on its own)."""
 
 import bench_arm
+import bench_identification
 import bench_lam
 import bench_models
 import bench_network
@@ -14,3 +15,4 @@ if __name__ == "__main__":
     bench_network.main()
     bench_peers.main()
     bench_sweep.main()
+    bench_identification.main()

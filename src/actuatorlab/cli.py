@@ -163,6 +163,47 @@ def show(scenario: Annotated[str, typer.Argument(help="A built-in scenario name 
     print(scenario_to_toml(load_scenario(scenario)), end="")
 
 
+identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.")
+app.add_typer(identify_app, name="identify")
+
+
+def _print_summary(title: str, summary) -> None:
+    table = Table(title=title, show_header=True)
+    for column in ("figure", "value", "unit"):
+        table.add_column(column)
+    for s in summary:
+        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit)
+    out.print(table)
+
+
+@identify_app.command("hydraulic-robot")
+@_friendly
+def identify_hydraulic_robot(
+    data: Annotated[list[Path], typer.Argument(help="Logs (CSV or Parquet), one per locked-joint experiment.")],
+    known: Annotated[Path, typer.Option("--known", help="TOML file of the known robot values and options.")],
+    validate: Annotated[list[Path], typer.Option(
+        "--validate", help="A held-out log to cross-validate on; repeatable.")] = [],  # noqa: B006
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
+    quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
+) -> None:
+    """Identify every parameter of a hydraulic robot from logs (Sakai & Maeshima): writes
+    parameters.toml/.json, results.parquet (Table III style) and report.html with validation plots."""
+    from .io.robot_logs import read_robot_log
+    from .scenarios.kinds.identify_robot import identify_logs, load_known
+    from .scenarios.runner import write_output
+
+    spec = load_known(known)
+    joints = len(spec.cylinders)
+    logs = [read_robot_log(path, joints) for path in data]
+    held_out = [read_robot_log(path, joints) for path in validate]
+    output, _ = identify_logs(spec, logs, held_out, out_dir)
+    files = write_output(out_dir, output, "hydraulic-robot identification",
+                         f"Coupled least squares on {len(logs)} logs", known.read_text(encoding="utf-8"))
+    if not quiet:
+        _print_summary("identification: key figures", output.summary)
+        out.print(f"wrote {out_dir}/: {', '.join(files)}")
+
+
 def main() -> None:
     """Entry point of the ``actuatorlab`` command."""
     app()

@@ -43,7 +43,7 @@ def builtin_scenarios() -> dict[str, str]:
     return out
 
 
-def _read(source: str | os.PathLike) -> tuple[str, str]:
+def read_source(source: str | os.PathLike) -> tuple[str, str]:
     """(text, label for messages) of a built-in name or a file path."""
     builtins = _builtin_files()
     if isinstance(source, str) and source in builtins:
@@ -82,7 +82,7 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
         Unknown name or missing file, TOML syntax error, schema violation or a value the
         physics models reject, with the field path and what to change.
     """
-    text, label = _read(source)
+    text, label = read_source(source)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -40,6 +40,8 @@ class ScenarioOutput:
     figures: list[FigureSpec] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     counters: dict[str, float] = field(default_factory=dict)
+    extra_files: list[str] = field(default_factory=list)
+    """Files the kind wrote itself into the output directory (listed in the report)."""
 
     def summary_dict(self) -> dict[str, float | None]:
         """``summary.json`` content: key → value (SI, the unit is in the key)."""

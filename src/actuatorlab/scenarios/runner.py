@@ -47,32 +47,42 @@ def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None =
     out_dir = _prepare(Path(out_dir))
     report = progress or (lambda stage, fraction: None)
     output: ScenarioOutput = KINDS[scenario.kind].run(scenario, lambda f: report("simulate", f))
+    resolved = scenario_to_toml(scenario)
+    files = write_output(out_dir, output, scenario.name, scenario.description, resolved, scenario.outputs.csv,
+                         scenario.outputs.plots, report)
+    return output, files
+
+
+def write_output(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
+                 csv: bool = False, plots: bool = True, progress: StageProgress | None = None) -> list[str]:
+    """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last)."""
+    out_dir = _prepare(Path(out_dir))
+    report = progress or (lambda stage, fraction: None)
     report("write results", 0.0)
     files = ["results.parquet"]
     write_table(output.table, out_dir / "results.parquet", output.units, output.labels)
-    if scenario.outputs.csv:
+    if csv:
         write_csv(output.table, out_dir / "results.csv", output.units)
         files.append("results.csv")
-    resolved = scenario_to_toml(scenario)
-    atomic_write_text(out_dir / "scenario.toml", resolved)
+    atomic_write_text(out_dir / "scenario.toml", source_toml)
     write_json(out_dir / "summary.json", output.summary_dict())
-    files += ["scenario.toml", "summary.json"]
-    figures = output.figures if scenario.outputs.plots else []
+    files += ["scenario.toml", "summary.json", *output.extra_files]
+    figures = output.figures if plots else []
     for i, spec in enumerate(figures):
         report("plot", i / len(figures))
         save_figure(spec.build(), out_dir / spec.file)
         files.append(spec.file)
     report("report", 0.0)
     files.append("report.html")
-    write_report(out_dir / "report.html", _report_context(scenario, output, resolved, files))
+    write_report(out_dir / "report.html", _report_context(title, description, output, source_toml, files))
     report("report", 1.0)
-    return output, files
+    return files
 
 
-def _report_context(scenario, output: ScenarioOutput, resolved: str, files: list[str]) -> dict:
+def _report_context(title: str, description: str, output: ScenarioOutput, resolved: str, files: list[str]) -> dict:
     return {
-        "title": scenario.name,
-        "description": scenario.description,
+        "title": title,
+        "description": description,
         "key_figures": [
             {"name": s.label, "value": s.value, "unit": s.unit, "note": s.note} for s in output.summary
         ],

@@ -6,10 +6,14 @@ Figs. 6–8). Also :func:`identification_output`, the report of an identificatio
 from __future__ import annotations
 
 import time
+import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import tomli_w
+from pydantic import ValidationError
 
 from ...identification.hydraulic_robot import Experiment, Identification, identify, identify_repeated
 from ...identification.sequential import sequential_fluid
@@ -18,8 +22,12 @@ from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.robot_experiments import make_experiments
 from ...simulation.robot_search import output_error_search
 from ...simulation.robot_validation import Validation, validate
+from ...errors import ScenarioError
+from ...io.atomic import atomic_write_text
+from ...io.results import write_json
+from ..loading import describe_validation_error, read_source
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..robot_schema import IdentifyRobotScenario
+from ..robot_schema import IdentifyRobotScenario, KnownFile
 
 FLOW_GAIN_UNIT = "m^3/(s u Pa^0.5)"
 
@@ -162,3 +170,77 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
                      "leave [0, p_s] fails, as the paper describes.")
     report(1.0)
     return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Identification of logged data (``actuatorlab identify hydraulic-robot``)
+
+
+def load_known(path) -> KnownFile:
+    """The ``--known`` TOML file, validated (errors name the field and the remedy)."""
+    text, label = read_source(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{label}: not valid TOML ({error})") from None
+    try:
+        known = KnownFile.model_validate(data)
+    except ValidationError as error:
+        raise ScenarioError(f"{label}: {describe_validation_error(error, KnownFile)}") from None
+    try:
+        known.build("known")
+        known.identification.build()
+    except ScenarioError as error:
+        raise ScenarioError(f"{label}: {error}") from None
+    return known
+
+
+def parameters_toml(parameters: RobotParameters) -> str:
+    """The identified parameters as a ``[truth]`` table of an identify-robot scenario."""
+    return tomli_w.dumps({"truth": {"mechanical": parameters.mechanical.tolist(), "bulk_modulus": parameters.bulk_modulus,
+                                    "flow_gains": parameters.flow_gains.tolist()}})
+
+
+def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequence[Experiment], out_dir: Path,
+                  plots: bool = True) -> tuple[ScenarioOutput, Identification]:
+    """Identify from ``logs`` (pooled, and per repetition group if there are several), validate on
+    ``held_out`` (or, if none, on the logs themselves), and write parameters, tables and report."""
+    robot, options = known.build("known"), known.identification.build()
+    start = time.perf_counter()
+    pooled = identify(robot, logs, options)
+    seconds = time.perf_counter() - start
+    values = pooled.values()
+    groups = sorted({e.repetition for e in logs})
+    repeated = identify_repeated(robot, logs, options).table if len(groups) > 1 else None
+    rows = []
+    for name in [k for k in values if not k.endswith("_se")]:
+        row = {"parameter": name, "unit": parameter_unit(name), "estimate": values[name],
+               "standard_error": values.get(f"{name}_se", np.nan)}
+        if repeated is not None:
+            row.update({k: repeated[name][k] for k in ("min", "mean", "max", "rsd_percent")})
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    summary = _condition_summary(pooled, seconds)
+    summary.append(SummaryFigure("all_positive", float((table["estimate"] > 0).all()), "",
+                                 "all estimates positive (1 = yes)"))
+    figures, notes = [], [f"Pooled identification of {len(logs)} logs; "
+                          + (f"{len(groups)} repetition groups give min/mean/max/RSD." if repeated is not None else
+                             "one repetition group (add a repetition column for RSD).")]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    extra = []
+    if pooled.parameters is not None:
+        checks = held_out or logs
+        results = [validate(robot, pooled.parameters, e, options.lock_tolerance) for e in checks]
+        summary += _fit_summary(results, "held-out" if held_out else "identification-data")
+        for result, experiment in zip(results, checks):
+            figures += validation_figure(robot, result, experiment, "Validation:", "held_out" if held_out else "same")
+        if not held_out:
+            notes.append("No --validate logs: the model is checked on the identification data, which is not a "
+                         "cross-validation; give held-out logs (another frequency) with --validate.")
+        atomic_write_text(out_dir / "parameters.toml", parameters_toml(pooled.parameters))
+        extra.append("parameters.toml")
+    write_json(out_dir / "parameters.json", values)
+    extra.append("parameters.json")
+    output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures if plots else [], notes,
+                            extra_files=extra)
+    return output, pooled

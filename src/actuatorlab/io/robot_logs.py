@@ -1,0 +1,83 @@
+"""Logs of hydraulic-robot experiments, for ``actuatorlab identify hydraulic-robot``.
+
+One file per experiment (a locked-joint step), CSV or Parquet, one row per sample:
+
+    t [s]                 sample time, uniformly spaced
+    q1 … qN [rad]         joint angles (locked joints constant: they are recognised as locked)
+    p_plus1 … [Pa]        head-side (cap) pressures, gauge
+    p_minus1 … [Pa]       rod-side pressures, gauge
+    u1 … uN               spool displacements, in the unit the flow gains are per (e.g. mm)
+    repetition            optional integer: logs with the same value form one identification
+
+CSV headers may carry the unit in brackets (``p_plus1 [Pa]``); Parquet columns may carry it in
+the field metadata. A unit other than the SI one above is refused, naming the column.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..identification.hydraulic_robot import Experiment
+from .results import read_table, write_table
+
+SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
+
+
+def _columns(joints: int) -> list[str]:
+    return ["t"] + [f"{name}{i + 1}" for name in ("q", "p_plus", "p_minus", "u") for i in range(joints)]
+
+
+def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str]]:
+    if not path.exists():
+        raise ParameterError(f"{path}: no such file")
+    if path.suffix.lower() == ".parquet":
+        return read_table(path)
+    if path.suffix.lower() == ".csv":
+        df = pd.read_csv(path)
+        names, units = [], {}
+        for header in df.columns:
+            name, _, unit = str(header).partition("[")
+            names.append(name.strip())
+            units[name.strip()] = unit.rstrip("]").strip()
+        df.columns = names
+        return df, units
+    raise ParameterError(f"{path}: read CSV (.csv) or Parquet (.parquet) logs")
+
+
+def read_robot_log(path: str | os.PathLike, joints: int) -> Experiment:
+    """The experiment in ``path`` (format in the module docstring) for a robot of ``joints`` joints."""
+    path = Path(path)
+    df, units = _read(path)
+    missing = [c for c in _columns(joints) if c not in df.columns]
+    if missing:
+        raise ParameterError(f"{path.name}: missing columns {', '.join(missing)}; a log of a {joints}-joint robot needs "
+                             f"{', '.join(_columns(joints))}")
+    for column in _columns(joints):
+        expected = SI_UNITS.get(column.rstrip("0123456789"))
+        if expected and units.get(column) not in ("", expected):
+            raise ParameterError(f"{path.name}: column {column} is in {units[column]}; write it in {expected}")
+    repetition = int(df["repetition"].iloc[0]) if "repetition" in df.columns else 0
+
+    def block(name):
+        return df[[f"{name}{i + 1}" for i in range(joints)]].to_numpy(float)
+
+    return Experiment(path.stem, df["t"].to_numpy(float), block("q"), block("p_plus"), block("p_minus"), block("u"),
+                      repetition)
+
+
+def write_robot_log(experiment: Experiment, path: str | os.PathLike) -> None:
+    """Write ``experiment`` as a Parquet log (atomically), units in the column metadata."""
+    joints = experiment.q.shape[1]
+    data = {"t": experiment.t}
+    for name in ("q", "p_plus", "p_minus", "u"):
+        values = getattr(experiment, name)
+        data.update({f"{name}{i + 1}": values[:, i] for i in range(joints)})
+    data["repetition"] = np.full(len(experiment.t), experiment.repetition)
+    df = pd.DataFrame(data)
+    units = {c: SI_UNITS.get(c.rstrip("0123456789"), "") for c in df.columns}
+    write_table(df, path, units)
