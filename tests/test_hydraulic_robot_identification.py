@@ -26,6 +26,7 @@ from actuatorlab.simulation.robot_experiments import (
     make_experiments,
     mid_stroke_angle,
     paper_steps,
+    simultaneous_step,
 )
 from actuatorlab.simulation.robot_search import output_error_search
 from actuatorlab.simulation.robot_validation import validate
@@ -249,4 +250,12 @@ def test_identify_2dof_scenario_reports_table_iii_and_fits(tmp_path):
     assert summary["max_abs_error_percent"] < 2.0 and summary["all_positive"] == 1.0
     assert summary["pso_failed_trials"] >= 0 and summary["fit_3Hz_step1_joint2_s_percent"] > 80.0
     assert set(output.table["parameter"]) >= {"M1", "R12", "b", "C--2"}
-    assert "validation_3Hz_step2_joint1.png" in files
+    assert "validation_3Hz_step2_joint1.png" in files and "logs/step1.parquet" in files
+    assert read_robot_log(tmp_path / "logs" / "step1.parquet", 2).q.shape == (1000, 2)
+
+
+def test_simultaneous_motion_identifies_too():
+    """The paper's simultaneous approach: both joints driven in one experiment."""
+    experiments = make_experiments(ROBOT, TRUTH, [simultaneous_step(ROBOT)], Excitation(amplitude=0.02))
+    result = identify(ROBOT, experiments, IdentificationOptions(derivatives="exact"))
+    assert max(_relative_errors(result).values()) < 1e-6

@@ -196,7 +196,7 @@ def identify_hydraulic_robot(
     joints = len(spec.cylinders)
     logs = [read_robot_log(path, joints) for path in data]
     held_out = [read_robot_log(path, joints) for path in validate]
-    output, _ = identify_logs(spec, logs, held_out, out_dir)
+    output, _ = identify_logs(spec, logs, held_out)
     files = write_output(out_dir, output, "hydraulic-robot identification",
                          f"Coupled least squares on {len(logs)} logs", known.read_text(encoding="utf-8"))
     if not quiet:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -40,8 +41,8 @@ class ScenarioOutput:
     figures: list[FigureSpec] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     counters: dict[str, float] = field(default_factory=dict)
-    extra_files: list[str] = field(default_factory=list)
-    """Files the kind wrote itself into the output directory (listed in the report)."""
+    attachments: list[tuple[str, Callable[[Path], None]]] = field(default_factory=list)
+    """Further files: (name relative to the output directory, writer called with its path)."""
 
     def summary_dict(self) -> dict[str, float | None]:
         """``summary.json`` content: key → value (SI, the unit is in the key)."""

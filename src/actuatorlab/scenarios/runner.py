@@ -66,7 +66,11 @@ def write_output(out_dir: Path, output: ScenarioOutput, title: str, description:
         files.append("results.csv")
     atomic_write_text(out_dir / "scenario.toml", source_toml)
     write_json(out_dir / "summary.json", output.summary_dict())
-    files += ["scenario.toml", "summary.json", *output.extra_files]
+    files += ["scenario.toml", "summary.json"]
+    for name, writer in output.attachments:
+        (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        writer(out_dir / name)
+        files.append(name)
     figures = output.figures if plots else []
     for i, spec in enumerate(figures):
         report("plot", i / len(figures))

@@ -84,6 +84,12 @@ def paper_steps(robot: HydraulicRobot, q1_locked: float = math.radians(60.0), q2
             LockedStep("step3", (q1_mid, q2_max), (0,))]
 
 
+def simultaneous_step(robot: HydraulicRobot) -> LockedStep:
+    """Every joint driven at once from mid-stroke (the paper's "simultaneous approach")."""
+    return LockedStep("simultaneous", tuple(mid_stroke_angle(robot, j) for j in range(robot.joints)),
+                      tuple(range(robot.joints)))
+
+
 def holding_pressures(robot: HydraulicRobot, params: RobotParameters, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(p+, p−) [Pa] that hold the robot at rest at ``angles`` with p+ + p− = p_s per cylinder."""
     n = robot.joints

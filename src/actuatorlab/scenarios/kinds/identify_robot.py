@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 import tomllib
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +24,7 @@ from ...simulation.robot_validation import Validation, validate
 from ...errors import ScenarioError
 from ...io.atomic import atomic_write_text
 from ...io.results import write_json
+from ...io.robot_logs import write_robot_log
 from ..loading import describe_validation_error, read_source
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..robot_schema import IdentifyRobotScenario, KnownFile
@@ -83,6 +83,10 @@ def _condition_summary(identification: Identification, seconds: float) -> list[S
         SummaryFigure("condition_X2N", identification.fluid.condition, "", "cond(X2N), fluid (paper: 25–27)"),
         SummaryFigure("rows_X1N", identification.mechanical.rows, "", "rows of X1N"),
         SummaryFigure("rows_X2N", identification.fluid.rows, "", "rows of X2N"),
+        SummaryFigure("residual_rms_mechanical_N_m", identification.mechanical.residual_rms, "N m",
+                      "RMS residual of X1N a1 = Y1N"),
+        SummaryFigure("residual_rms_fluid_m3_s", identification.fluid.residual_rms, "m^3/s",
+                      "RMS residual of X2N a2 = Y2N"),
         SummaryFigure("identification_time_s", seconds, "s", "least-squares identification wall time (paper: 6.5 s)"),
     ]
 
@@ -168,8 +172,13 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
         notes.append("PSO/GA: output error on s/L, p+/p_s, p−/p_s of one locked-joint log, population "
                      f"{scenario.search.population}, {scenario.search.generations} generations; a trial whose pressures "
                      "leave [0, p_s] fails, as the paper describes.")
+    attachments = [(f"logs/{e.name}.parquet", lambda path, e=e: write_robot_log(e, path)) for e in same + [
+        type(e)(f"validation_{e.name}", e.t, e.q, e.p_plus, e.p_minus, e.u) for e in held_out]]
+    notes.append("logs/: the first repetition's logs and the held-out ones, in the format of `actuatorlab identify "
+                 "hydraulic-robot`, which identifies from them as from measured data.")
     report(1.0)
-    return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes)
+    return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes,
+                          attachments=attachments)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,10 +210,10 @@ def parameters_toml(parameters: RobotParameters) -> str:
                                     "flow_gains": parameters.flow_gains.tolist()}})
 
 
-def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequence[Experiment], out_dir: Path,
-                  plots: bool = True) -> tuple[ScenarioOutput, Identification]:
-    """Identify from ``logs`` (pooled, and per repetition group if there are several), validate on
-    ``held_out`` (or, if none, on the logs themselves), and write parameters, tables and report."""
+def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequence[Experiment]
+                  ) -> tuple[ScenarioOutput, Identification]:
+    """Identify from ``logs`` (pooled, and per repetition group if there are several) and validate
+    on ``held_out`` (or, if none, on the logs themselves); the output attaches parameters.toml/json."""
     robot, options = known.build("known"), known.identification.build()
     start = time.perf_counter()
     pooled = identify(robot, logs, options)
@@ -226,8 +235,7 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
     figures, notes = [], [f"Pooled identification of {len(logs)} logs; "
                           + (f"{len(groups)} repetition groups give min/mean/max/RSD." if repeated is not None else
                              "one repetition group (add a repetition column for RSD).")]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    extra = []
+    attachments = [("parameters.json", lambda path: write_json(path, values))]
     if pooled.parameters is not None:
         checks = held_out or logs
         results = [validate(robot, pooled.parameters, e, options.lock_tolerance) for e in checks]
@@ -237,10 +245,7 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
         if not held_out:
             notes.append("No --validate logs: the model is checked on the identification data, which is not a "
                          "cross-validation; give held-out logs (another frequency) with --validate.")
-        atomic_write_text(out_dir / "parameters.toml", parameters_toml(pooled.parameters))
-        extra.append("parameters.toml")
-    write_json(out_dir / "parameters.json", values)
-    extra.append("parameters.json")
-    output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures if plots else [], notes,
-                            extra_files=extra)
+        toml = parameters_toml(pooled.parameters)
+        attachments.append(("parameters.toml", lambda path: atomic_write_text(path, toml)))
+    output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures, notes, attachments=attachments)
     return output, pooled
