@@ -159,7 +159,9 @@ def test_builtin_loads(name):
     scenario = load_scenario(name)
     assert scenario.name == name
     assert isinstance(scenario, tuple(KINDS.values()))
-    # every built-in uses the paper's circuit (66)
+    if not hasattr(scenario, "circuit"):
+        return  # the kinds of other papers
+    # every Kikuuwe built-in uses the paper's circuit (66)
     built = scenario.circuit.build()
     reference = ValveCircuit.paper_example()
     assert built.kernel_array() == pytest.approx(reference.kernel_array(), rel=1e-15)
@@ -205,7 +207,8 @@ def test_arm_relief_builtin_is_sec_4_3():
 def test_round_trip(tmp_path, name):
     scenario = load_scenario(name)
     text = scenario_to_toml(scenario)
-    assert "36 MPa" in text and "500 L/min" in text
+    if hasattr(scenario, "circuit"):
+        assert "36 MPa" in text and "500 L/min" in text  # display units of the Kikuuwe circuit
     again = load_scenario(write(tmp_path, text))
     assert again == scenario
     assert scenario_to_toml(again) == text
