@@ -64,7 +64,9 @@ class LagStructure:
         return np.array([theta[0]]), den
 
     def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
-        """Response to samples ``u`` every ``dt`` [s] from rest (inputs linear between samples)."""
+        """Response to samples ``u`` every ``dt`` [s] from rest (inputs linear between samples;
+        the input ramps from 0 at −dt to u[0], so a record starting with u[0] ≠ 0 gains an
+        offset ≈ K u[0] dt/2 with an integrator: start records at rest when it matters)."""
         num, den = self.polynomials(theta)
         b, a, _ = cont2discrete((num, den), dt, method="foh")
         return lfilter(np.ravel(b), a, u)

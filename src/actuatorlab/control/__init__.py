@@ -1,0 +1,1 @@
+"""Control: controllers that take models and return commands (MPC, PID, VDC)."""

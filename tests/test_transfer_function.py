@@ -1,0 +1,87 @@
+"""Output-error transfer-function fitting (identification of (26)–(28), Alfayad et al. §5.2).
+References: the known transfer functions the data are simulated from (independent of the fit)."""
+
+import numpy as np
+import pytest
+from scipy.signal import lsim
+
+from actuatorlab.errors import ParameterError
+from actuatorlab.identification.transfer_function import (
+    G1_STRUCTURE,
+    G2_STRUCTURE,
+    PAPER_G1,
+    LagStructure,
+    chirp_signal,
+    fit_transfer_functions,
+    frequency_response,
+    nrmse_fit,
+    pulse_signal,
+    step_signal,
+)
+
+DT = 5e-4
+T = np.arange(0.0, 4.0, DT)
+
+
+def test_simulation_matches_scipy_lsim():
+    # the exact (first-order-hold) discretisation agrees with scipy.signal.lsim (linear interp.)
+    u = chirp_signal(T, 1e-4, 0.1, 10.0) + pulse_signal(T, 5e-5, 1.0, 0.2)
+    num, den = G1_STRUCTURE.polynomials(PAPER_G1)
+    _, y_ref, _ = lsim((num, den), u, T, interp=True)
+    np.testing.assert_allclose(G1_STRUCTURE.simulate(PAPER_G1, u, DT), y_ref, rtol=1e-6, atol=1e-9 * np.ptp(y_ref))
+
+
+def test_fit_recovers_known_g1_from_noisy_data():
+    true = np.array([115.4, 1.6e-3, 1.0e-3, 0.6e-3])  # K [1/s], λ [s]
+    u = chirp_signal(T, 1e-4, 0.1, 40.0) + pulse_signal(T, 1e-4, 0.5, 0.1) + step_signal(T, 2e-5, 2.0)
+    y = G1_STRUCTURE.simulate(true, u, DT)
+    noise = 1e-3 * np.std(y)
+    y_noisy = y + np.random.default_rng(3).normal(0.0, noise, y.size)
+    fit = fit_transfer_functions(T, u, y_noisy, (G1_STRUCTURE,))
+    k, lam = fit.params[0][0], fit.params[0][1:]
+    assert k == pytest.approx(true[0], rel=2e-3)
+    assert lam.sum() == pytest.approx(true[1:].sum(), rel=2e-2)  # the sum is what the data fix
+    assert fit.fit_percent > 99.5
+    assert abs(k - true[0]) < 5 * fit.std_errors[0][0]
+    assert fit.std_errors[0][0] > 0.0
+
+
+def test_two_input_fit_recovers_g1_and_g2():
+    g1 = np.array([120.0, 2e-3, 1e-3, 1e-3])
+    g2 = np.array([-2e-4, 1e-2])  # K′ [m/(N s)], λ′ [s]
+    x = chirp_signal(T, 1e-4, 0.2, 10.0)
+    f = chirp_signal(T, 500.0, 0.2, 10.0)[::-1].copy()
+    y = G1_STRUCTURE.simulate(g1, x, DT) + G2_STRUCTURE.simulate(g2, f, DT)
+    fit = fit_transfer_functions(T, np.column_stack([x, f]), y, (G1_STRUCTURE, G2_STRUCTURE))
+    assert fit.params[0][0] == pytest.approx(g1[0], rel=1e-3)
+    assert fit.params[1] == pytest.approx(g2, rel=1e-2)
+    assert fit.fit_percent > 99.9
+    assert [r["name"] for r in fit.table()][:2] == ["K1", "lambda1_1"]
+
+
+def test_nrmse_definition():
+    y = np.sin(T)
+    assert nrmse_fit(y, y) == pytest.approx(100.0)
+    assert nrmse_fit(y, np.full_like(y, y.mean())) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ParameterError, match="constant"):
+        nrmse_fit(np.ones(5), np.zeros(5))
+
+
+def test_frequency_response_of_integrator_with_lags():
+    # |G1(jω)| → K/ω at low frequency; phase −90° − Σ atan(λω)
+    omega = np.array([0.5, 5.0])
+    g = frequency_response(G1_STRUCTURE, PAPER_G1, omega)
+    np.testing.assert_allclose(np.abs(g) * omega, PAPER_G1[0] / np.prod(np.sqrt(1 + (PAPER_G1[1:, None] * omega) ** 2), axis=0))
+    np.testing.assert_allclose(np.angle(g), -np.pi / 2 - np.sum(np.arctan(PAPER_G1[1:, None] * omega), axis=0))
+
+
+def test_signals_and_bad_inputs():
+    c = chirp_signal(T, 2.0, 0.1, 10.0, offset=1.0)
+    assert c[0] == pytest.approx(1.0) and c.max() <= 3.0 + 1e-12
+    assert pulse_signal(T, 3.0, 1.0, 0.5).sum() * DT == pytest.approx(1.5, rel=1e-3)
+    with pytest.raises(ParameterError):
+        chirp_signal(T, 1.0, 10.0, 1.0)
+    with pytest.raises(ParameterError, match="structure"):
+        fit_transfer_functions(T, np.zeros((T.size, 2)), np.zeros(T.size), (G1_STRUCTURE,))
+    with pytest.raises(ParameterError):
+        LagStructure(-1)
