@@ -1,0 +1,919 @@
+"""Parallel–serial hydraulic manipulator: Newton–Euler recursion of Petrović & Mattila (2022).
+
+A chain of *structures*; structure j holds a revolute segment (a passive joint q_j whose
+triangle is closed by a cylinder, ``linkage``) and optionally a prismatic (telescope) segment.
+Subsystem bodies and frames of structure j (paper Sec. 3.1):
+
+====  =======  ==========================================================================
+idx   frame    body
+====  =======  ==========================================================================
+0     B_0j     link L_j (its frame is B_cj = B_2j at the cylinder base pin, x to q_j-joint)
+1     B_1j     link L_j1 merged with the mass object O_1j (frame at q_j-joint, x to q_j2)
+2     B_3j     cylinder case (frame at the base pin, x along the cylinder)
+3     B_4j     piston + rod (frame at the piston, x along the cylinder; rod pin at l_c)
+4     P_2j     prismatic case (= E_1j when the prismatic segment exists)
+5     B_5j     prismatic rod, at offset (d_0 + x_t, 0, 0) from P_2j
+6     P_3j     mass object O_2j
+7     T_cj     the rod pin (q_j2-joint), orientation of B_1j
+8     exit     E_2j if prismatic else E_1j: the next structure's B_c,j+1 or the tool frame D
+====  =======  ==========================================================================
+
+Generalised coordinates: per structure q_j [rad] (∈ (−π, 0), see ``linkage``), then x_tj [m]
+if it has a prismatic segment. Actuator forces f_cj, f_ctj [N] > 0 push the piston out
+(eqs. 67, 55); they exclude friction (78).
+
+Velocities run base → tip (24)–(34), net forces are (7)/(8) (``rigid_body``), forces run tip →
+base with (50)–(56) and the closed forms (68) and (69). The forward dynamics assembles the
+actuator-space inertia A(q) from inverse dynamics, f_c = A(q) q̈ + b(q, q̇), and solves.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numba as nb
+import numpy as np
+
+from ..errors import ParameterError
+from ..numerics.spatial import (
+    force_to_parent_into,
+    force_to_parent_rz,
+    rot_z,
+    velocity_to_child_into,
+    velocity_to_child_rz,
+)
+from .linkage import TriangleLinkage, segment_motion, stroke_from_angle
+from .rigid_body import BODY_SIZE, RigidBody, net_force_into
+
+B0, B1, B3, B4, P2, B5, P3, TC, EXIT = range(9)
+N_FRAMES = 9
+N_BODIES = 7
+# columns of the per-structure geometry array
+(S_L, S_L1, S_X0, S_LC, S_PRISM, S_D0, S_COL) = range(7)
+N_SEG = 7
+
+
+@dataclass(frozen=True)
+class FrameOffset:
+    """A constant transform ^A U_B: rotation ^A R_B (3×3) and origin ^A r_AB [m] (3,)."""
+
+    rotation: tuple = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    translation: tuple = (0.0, 0.0, 0.0)
+    name: str = "offset"
+
+    def __post_init__(self) -> None:
+        rot = np.asarray(self.rotation, dtype=float)
+        if (
+            rot.shape != (3, 3)
+            or not np.all(np.isfinite(rot))
+            or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-8)
+        ):
+            raise ParameterError(
+                f"{self.name}.rotation = {self.rotation!r}: give an orthonormal 3x3 matrix"
+            )
+        if np.linalg.det(rot) < 0:
+            raise ParameterError(
+                f"{self.name}.rotation has determinant −1: give a proper rotation"
+            )
+        r = np.asarray(self.translation, dtype=float)
+        if r.shape != (3,) or not np.all(np.isfinite(r)):
+            raise ParameterError(
+                f"{self.name}.translation = {self.translation!r} m: give three finite numbers"
+            )
+        object.__setattr__(
+            self, "rotation", tuple(tuple(float(v) for v in row) for row in rot)
+        )
+        object.__setattr__(self, "translation", tuple(float(v) for v in r))
+
+    @classmethod
+    def planar(
+        cls, angle: float, x: float, y: float, name: str = "offset"
+    ) -> FrameOffset:
+        """Rotation ``angle`` [rad] about z and origin (x, y, 0) [m]."""
+        return cls(tuple(map(tuple, rot_z(angle))), (x, y, 0.0), name)
+
+    def packed(self) -> np.ndarray:
+        return np.concatenate((np.ravel(self.rotation), self.translation))
+
+
+@dataclass(frozen=True)
+class PrismaticSegment:
+    """Telescope: case P_2j mounted at ``mount`` (T_cj → P_2j), rod B_5j at (d_0 + x_t, 0, 0)
+    along P_2j's x, load P_3j at ``rod_to_load`` (B_5j → P_3j), exit E_2j at ``exit``.
+
+    base_offset d_0 [m], stroke [m] (x_t ∈ [0, stroke]); bodies in their own frames.
+    """
+
+    mount: FrameOffset
+    base_offset: float
+    stroke: float
+    rod_to_load: FrameOffset
+    exit: FrameOffset
+    case: RigidBody
+    rod: RigidBody
+    load: RigidBody
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.base_offset)):
+            raise ParameterError(
+                f"prismatic.base_offset = {self.base_offset!r} m: must be finite"
+            )
+        if not (math.isfinite(self.stroke) and self.stroke > 0.0):
+            raise ParameterError(
+                f"prismatic.stroke = {self.stroke!r} m: must be a finite number > 0"
+            )
+
+
+@dataclass(frozen=True)
+class RevoluteSegment:
+    """Revolute segment j: the triangle ``linkage``, rod length l_cj [m] (piston B_4j to the rod
+    pin, < x0), ``exit`` (T_cj → E_1j), the four bodies and an optional prismatic segment."""
+
+    linkage: TriangleLinkage
+    rod_length: float
+    exit: FrameOffset
+    link_base: RigidBody
+    link: RigidBody
+    case: RigidBody
+    rod: RigidBody
+    prismatic: PrismaticSegment | None = None
+
+    def __post_init__(self) -> None:
+        lc = self.rod_length
+        if not (math.isfinite(lc) and 0.0 < lc < self.linkage.x0):
+            raise ParameterError(
+                f"{self.linkage.name}.rod_length = {lc!r} m: must lie in (0, x0 = {self.linkage.x0:g}) m "
+                "(the piston sits inside the case at zero stroke)"
+            )
+
+
+@dataclass(frozen=True)
+class ParallelSerialManipulator:
+    """A base frame (world W → B_c1), gravity g [m/s²] along −y of W, and the structures."""
+
+    base: FrameOffset
+    segments: tuple[RevoluteSegment, ...]
+    gravity: float = 9.8066
+    name: str = "manipulator"
+
+    def __post_init__(self) -> None:
+        if len(self.segments) == 0:
+            raise ParameterError(
+                f"{self.name}.segments is empty: give at least one revolute segment"
+            )
+        if not math.isfinite(self.gravity):
+            raise ParameterError(
+                f"{self.name}.gravity = {self.gravity!r} m/s^2: must be finite"
+            )
+        object.__setattr__(self, "segments", tuple(self.segments))
+
+    # -- layout -------------------------------------------------------------------------------
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        names = []
+        for j, seg in enumerate(self.segments, start=1):
+            names.append(f"q{j}")
+            if seg.prismatic is not None:
+                names.append(f"xt{j}")
+        return tuple(names)
+
+    @property
+    def n_coords(self) -> int:
+        return len(self.coordinate_names)
+
+    @cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(seg (n, 7), inert (n, 7, 13), trf (n, 3, 12), base (15,)) for the kernels."""
+        n = len(self.segments)
+        seg = np.zeros((n, N_SEG))
+        inert = np.zeros((n, N_BODIES, BODY_SIZE))
+        trf = np.zeros((n, 3, 12))
+        identity = FrameOffset().packed()
+        col = 0
+        for j, s in enumerate(self.segments):
+            lk = s.linkage
+            seg[j, [S_L, S_L1, S_X0, S_LC, S_COL]] = (
+                lk.length,
+                lk.length1,
+                lk.x0,
+                s.rod_length,
+                col,
+            )
+            for k, body in zip((B0, B1, B3, B4), (s.link_base, s.link, s.case, s.rod)):
+                inert[j, k] = body.packed()
+            trf[j, 0] = s.exit.packed()
+            trf[j, 1] = identity
+            trf[j, 2] = identity
+            col += 1
+            if s.prismatic is not None:
+                p = s.prismatic
+                seg[j, S_PRISM] = 1.0
+                seg[j, S_D0] = p.base_offset
+                for k, body in zip((P2, B5, P3), (p.case, p.rod, p.load)):
+                    inert[j, k] = body.packed()
+                trf[j, 1] = p.rod_to_load.packed()
+                trf[j, 2] = p.exit.packed()
+                col += 1
+        base = np.concatenate((self.base.packed(), [0.0, self.gravity, 0.0]))
+        return seg, inert, trf, base
+
+    @cached_property
+    def coordinate_limits(self) -> np.ndarray:
+        """(n_coords, 2) lower/upper limits of each coordinate [rad or m] (piston strokes in travel)."""
+        limits = []
+        for s in self.segments:
+            a, b = s.linkage.angle_range()
+            limits.append((min(a, b), max(a, b)))
+            if s.prismatic is not None:
+                limits.append((0.0, s.prismatic.stroke))
+        return np.array(limits)
+
+    # -- checks -------------------------------------------------------------------------------
+    def check_coordinates(self, q) -> np.ndarray:
+        """``q`` as a float array of shape (n_coords,), or raise naming the first coordinate outside
+        its range (piston out of its stroke)."""
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.n_coords,):
+            raise ParameterError(
+                f"coordinates have shape {q.shape}; give {self.n_coords} values {self.coordinate_names}"
+            )
+        lim = self.coordinate_limits
+        for i, name in enumerate(self.coordinate_names):
+            if not (lim[i, 0] - 1e-12 <= q[i] <= lim[i, 1] + 1e-12):
+                raise ParameterError(
+                    f"{name} = {q[i]:.6g} is outside [{lim[i, 0]:.6g}, {lim[i, 1]:.6g}] "
+                    "(its piston would leave the stroke); move the pose inside the workspace"
+                )
+        return q
+
+    def _vec(self, value, what: str) -> np.ndarray:
+        value = np.asarray(value, dtype=float)
+        if value.shape != (self.n_coords,) or not np.all(np.isfinite(value)):
+            raise ParameterError(
+                f"{what} must be {self.n_coords} finite numbers {self.coordinate_names}"
+            )
+        return value
+
+    def _tool(self, tool_force) -> np.ndarray:
+        if tool_force is None:
+            return np.zeros(6)
+        tool = np.asarray(tool_force, dtype=float)
+        if tool.shape != (6,) or not np.all(np.isfinite(tool)):
+            raise ParameterError(
+                "tool_force must be 6 finite numbers (force [N], moment [N m]) in the tool frame"
+            )
+        return tool
+
+    # -- public model ---------------------------------------------------------------------------
+    def actuator_forces(self, q, qd, qdd, tool_force=None) -> np.ndarray:
+        """Actuator forces f_c [N] (68) and f_ct (55), friction excluded, at q, q̇, q̈ (coordinate
+        order); ``tool_force`` ^D F (6,) is the wrench the manipulator exerts on the environment."""
+        q = self.check_coordinates(q)
+        return inverse_dynamics(
+            *self.arrays,
+            q,
+            self._vec(qd, "qd"),
+            self._vec(qdd, "qdd"),
+            self._tool(tool_force),
+            1.0,
+        )
+
+    def actuator_forces_batch(self, q, qd, qdd) -> np.ndarray:
+        """(68)/(55) for many samples: q, q̇, q̈ of shape (n, n_coords) → forces (n, n_coords) [N],
+        no tool load; one compiled loop (the fast path)."""
+        q, qd, qdd = (np.ascontiguousarray(a, dtype=float) for a in (q, qd, qdd))
+        shape = (len(q), self.n_coords)
+        if q.shape != shape or qd.shape != shape or qdd.shape != shape:
+            raise ParameterError(
+                f"q, qd, qdd must all have shape (n, {self.n_coords}); got {q.shape}, {qd.shape}, {qdd.shape}"
+            )
+        lim = self.coordinate_limits
+        bad = (q < lim[:, 0] - 1e-12) | (q > lim[:, 1] + 1e-12) | ~np.isfinite(q)
+        if np.any(bad):
+            k, i = np.argwhere(bad)[0]
+            raise ParameterError(
+                f"sample {k}: {self.coordinate_names[i]} = {q[k, i]:.6g} is outside [{lim[i, 0]:.6g}, {lim[i, 1]:.6g}]; "
+                "keep the trajectory inside the workspace"
+            )
+        out = np.empty(shape)
+        batch_inverse_dynamics(*self.arrays, q, qd, qdd, out)
+        return out
+
+    def base_force(self, q, qd, qdd, tool_force=None) -> np.ndarray:
+        """^B_c1 F (6,) [N, N m] (69): the wrench the base applies at the first cylinder base pin."""
+        work = self.state(q, qd, qdd)
+        f = np.empty(self.n_coords)
+        backward_pass(
+            self.arrays[0],
+            self.arrays[2],
+            work.lk,
+            work.q,
+            work.fstar,
+            self._tool(tool_force),
+            f,
+            work.fc,
+            work.tmp,
+        )
+        return work.fc[0].copy()
+
+    def state(self, q, qd, qdd) -> Workspace:
+        """Every frame's velocity, acceleration, pose, net force and loop state (a ``Workspace``)."""
+        q = self.check_coordinates(q)
+        qd, qdd = self._vec(qd, "qd"), self._vec(qdd, "qdd")
+        work = Workspace(q, *new_work(len(self.segments)))
+        seg, inert, trf, base = self.arrays
+        forward_pass(
+            seg, trf, base, q, qd, qd, qdd, work.lk, work.v, work.dv, work.rw, work.pw
+        )
+        body_net_forces(inert, base, work.rw, work.v, work.dv, work.v, work.fstar, 1.0)
+        return work
+
+    def accelerations(self, q, qd, f_c, tool_force=None) -> np.ndarray:
+        """Forward dynamics: q̈ for actuator forces f_c [N] (friction already removed)."""
+        q = self.check_coordinates(q)
+        out = np.empty(self.n_coords)
+        forward_dynamics(
+            *self.arrays,
+            q,
+            self._vec(qd, "qd"),
+            self._vec(f_c, "f_c"),
+            self._tool(tool_force),
+            out,
+            new_work(len(self.segments)),
+        )
+        return out
+
+    def actuator_inertia(self, q) -> np.ndarray:
+        """A(q) (n_coords × n_coords): f_c = A(q) q̈ + b(q, q̇)."""
+        q = self.check_coordinates(q)
+        out = np.empty((self.n_coords, self.n_coords))
+        actuator_inertia(*self.arrays, q, out, new_work(len(self.segments)))
+        return out
+
+    def tool_pose(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(position [m] (3,), rotation ^W R_D (3×3)) of the exit frame of the last structure."""
+        work = self.state(q, np.zeros(self.n_coords), np.zeros(self.n_coords))
+        return work.pw[-1, EXIT].copy(), work.rw[-1, EXIT].copy()
+
+    def piston_strokes(self, q) -> np.ndarray:
+        """Stroke of each actuator [m] in coordinate order (x_j from (18), x_tj itself)."""
+        q = self.check_coordinates(q)
+        out = np.empty(self.n_coords)
+        piston_states(self.arrays[0], q, np.zeros_like(q), out, np.empty_like(out))
+        return out
+
+
+@dataclass
+class Workspace:
+    """One evaluation at coordinates q: lk (n, 13) loop states (``linkage.segment_motion``),
+    v/dv (n, 9, 6) frame velocities and their derivatives, rw (n, 9, 3, 3) / pw (n, 9, 3) world
+    poses, fstar (n, 7, 6) net forces, fc (n, 6) driven-point forces ^B_cj F, tmp scratch."""
+
+    q: np.ndarray
+    lk: np.ndarray
+    v: np.ndarray
+    dv: np.ndarray
+    rw: np.ndarray
+    pw: np.ndarray
+    fstar: np.ndarray
+    fc: np.ndarray
+    tmp: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------
+# compiled kernels; ``work`` = (lk, v, dv, rw, pw, fstar, fc, tmp) from ``new_work``
+# ---------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def new_work(n):
+    """Scratch arrays for ``n`` structures (see ``Workspace``), tmp (8, 6) scratch."""
+    return (
+        np.zeros((n, 13)),
+        np.zeros((n, N_FRAMES, 6)),
+        np.zeros((n, N_FRAMES, 6)),
+        np.zeros((n, N_FRAMES, 3, 3)),
+        np.zeros((n, N_FRAMES, 3)),
+        np.zeros((n, N_BODIES, 6)),
+        np.zeros((n, 6)),
+        np.zeros((8, 6)),
+    )
+
+
+@nb.njit(cache=True)
+def _revolute_child(c, s, a, v_parent, dv_parent, rate_m, rate_r, acc_r, v, dv):
+    """Joint about the child's z at its origin (R_z(θ), origin (a, 0, 0) in the parent):
+    V = z_r θ̇_r + U^T V_A (25, 27, 29) and dV/dt = U^T dV_A − θ̇ z×(U^T V_A) + z_r θ̈_r, the
+    measured θ̇ in the transform's derivative."""
+    velocity_to_child_rz(c, s, a, v_parent, v)
+    velocity_to_child_rz(c, s, a, dv_parent, dv)
+    dv[0] += rate_m * v[1]
+    dv[1] -= rate_m * v[0]
+    dv[3] += rate_m * v[4]
+    dv[4] -= rate_m * v[3]
+    v[5] += rate_r
+    dv[5] += acc_r
+
+
+@nb.njit(cache=True)
+def _prismatic_child(offset, v_parent, dv_parent, rate_m, rate_r, acc_r, v, dv):
+    """Slide along the parent's x (no rotation, origin (offset, 0, 0)): V = x_f ẋ_r + U^T V_A
+    (28, 33) and dV/dt = U^T dV_A + (ω_A × x̂ ẋ, 0) + x_f ẍ_r."""
+    velocity_to_child_rz(1.0, 0.0, offset, v_parent, v)
+    velocity_to_child_rz(1.0, 0.0, offset, dv_parent, dv)
+    dv[1] += v_parent[5] * rate_m
+    dv[2] -= v_parent[4] * rate_m
+    v[0] += rate_r
+    dv[0] += acc_r
+
+
+@nb.njit(cache=True)
+def _fixed_child(rot, r, v_parent, dv_parent, v, dv):
+    """Rigid attachment (26, 31, 32, 34): V = U^T V_A, dV/dt = U^T dV_A."""
+    velocity_to_child_into(rot, r, v_parent, v)
+    velocity_to_child_into(rot, r, dv_parent, dv)
+
+
+@nb.njit(cache=True)
+def _pose_rz(rw, pw, parent, child, c, s, a):
+    for i in range(3):
+        r0, r1 = rw[parent, i, 0], rw[parent, i, 1]
+        rw[child, i, 0] = c * r0 + s * r1
+        rw[child, i, 1] = -s * r0 + c * r1
+        rw[child, i, 2] = rw[parent, i, 2]
+        pw[child, i] = pw[parent, i] + a * r0
+
+
+@nb.njit(cache=True)
+def _pose(rw, pw, parent, child, rot, r):
+    for i in range(3):
+        for k in range(3):
+            rw[child, i, k] = (
+                rw[parent, i, 0] * rot[0, k]
+                + rw[parent, i, 1] * rot[1, k]
+                + rw[parent, i, 2] * rot[2, k]
+            )
+        pw[child, i] = (
+            pw[parent, i]
+            + rw[parent, i, 0] * r[0]
+            + rw[parent, i, 1] * r[1]
+            + rw[parent, i, 2] * r[2]
+        )
+
+
+@nb.njit(cache=True)
+def forward_pass(seg, trf, base, q, qd, qd_r, qdd_r, lk, v, dv, rw, pw):
+    """Base → tip velocity recursion (24)–(34) and its time derivative; required version (38)–(48)
+    with geometry and transform rates from the measured q, q̇ and the propagated q̇_r, q̈_r.
+
+    Fills lk (n, 13) (``linkage.segment_motion``), v, dv (n, 9, 6), rw (n, 9, 3, 3), pw (n, 9, 3).
+    The base B_c1 is fixed: V = dV/dt = 0.
+    """
+    n = seg.shape[0]
+    for j in range(n):
+        col = int(seg[j, S_COL])
+        L, L1, x0, lc = seg[j, S_L], seg[j, S_L1], seg[j, S_X0], seg[j, S_LC]
+        if j == 0:
+            v[0, B0, :] = 0.0
+            dv[0, B0, :] = 0.0
+            for i in range(3):
+                for k in range(3):
+                    rw[0, B0, i, k] = base[3 * i + k]
+                pw[0, B0, i] = base[9 + i]
+        else:
+            v[j, B0] = v[j - 1, EXIT]
+            dv[j, B0] = dv[j - 1, EXIT]
+            rw[j, B0] = rw[j - 1, EXIT]
+            pw[j, B0] = pw[j - 1, EXIT]
+        m = lk[j]
+        segment_motion(L, L1, x0, q[col], qd[col], qd_r[col], qdd_r[col], m)
+        ell, q1 = m[0], m[2]
+        # open chain 1j: B0 -> B1 (25) -> T1 (26)
+        c, s = math.cos(q[col]), math.sin(q[col])
+        _revolute_child(
+            c,
+            s,
+            L,
+            v[j, B0],
+            dv[j, B0],
+            qd[col],
+            qd_r[col],
+            qdd_r[col],
+            v[j, B1],
+            dv[j, B1],
+        )
+        _pose_rz(rw[j], pw[j], B0, B1, c, s, L)
+        velocity_to_child_rz(1.0, 0.0, L1, v[j, B1], v[j, TC])
+        velocity_to_child_rz(1.0, 0.0, L1, dv[j, B1], dv[j, TC])
+        _pose_rz(rw[j], pw[j], B1, TC, 1.0, 0.0, L1)
+        # open chain 2j: B2 = B0 -> B3 (27) -> B4 (28)
+        c1, s1 = math.cos(q1), math.sin(q1)
+        _revolute_child(
+            c1, s1, 0.0, v[j, B0], dv[j, B0], m[5], m[8], m[11], v[j, B3], dv[j, B3]
+        )
+        _pose_rz(rw[j], pw[j], B0, B3, c1, s1, 0.0)
+        _prismatic_child(
+            ell - lc, v[j, B3], dv[j, B3], m[4], m[7], m[10], v[j, B4], dv[j, B4]
+        )
+        _pose_rz(rw[j], pw[j], B3, B4, 1.0, 0.0, ell - lc)
+        # exit of the revolute segment: E1 (31), = P2 (32) when prismatic
+        rot_e = trf[j, 0, :9].reshape(3, 3)
+        r_e = trf[j, 0, 9:]
+        if seg[j, S_PRISM] > 0.5:
+            _fixed_child(rot_e, r_e, v[j, TC], dv[j, TC], v[j, P2], dv[j, P2])
+            _pose(rw[j], pw[j], TC, P2, rot_e, r_e)
+            d = seg[j, S_D0] + q[col + 1]
+            _prismatic_child(
+                d,
+                v[j, P2],
+                dv[j, P2],
+                qd[col + 1],
+                qd_r[col + 1],
+                qdd_r[col + 1],
+                v[j, B5],
+                dv[j, B5],
+            )
+            _pose_rz(rw[j], pw[j], P2, B5, 1.0, 0.0, d)
+            rot_l = trf[j, 1, :9].reshape(3, 3)
+            r_l = trf[j, 1, 9:]
+            _fixed_child(rot_l, r_l, v[j, B5], dv[j, B5], v[j, P3], dv[j, P3])
+            _pose(rw[j], pw[j], B5, P3, rot_l, r_l)
+            rot_x = trf[j, 2, :9].reshape(3, 3)
+            r_x = trf[j, 2, 9:]
+            _fixed_child(rot_x, r_x, v[j, P3], dv[j, P3], v[j, EXIT], dv[j, EXIT])
+            _pose(rw[j], pw[j], P3, EXIT, rot_x, r_x)
+        else:
+            _fixed_child(rot_e, r_e, v[j, TC], dv[j, TC], v[j, EXIT], dv[j, EXIT])
+            _pose(rw[j], pw[j], TC, EXIT, rot_e, r_e)
+
+
+@nb.njit(cache=True)
+def body_net_forces(inert, base, rw, v_r, dv_r, v, fstar, gravity_scale):
+    """F* (7) of every body (pass v_r = v, dv_r = dv), or F*_r (8) without its K_A term, with
+    measured v; ``gravity_scale`` multiplies g_W (0 for inertia-only terms). Bodies of zero mass
+    and inertia (absent prismatic segments) get F* = 0."""
+    n = inert.shape[0]
+    g = np.empty(3)
+    for j in range(n):
+        for k in range(N_BODIES):
+            body = inert[j, k]
+            if body[0] == 0.0 and body[4] == 0.0 and body[8] == 0.0 and body[12] == 0.0:
+                fstar[j, k, :] = 0.0
+                continue
+            for i in range(3):
+                g[i] = gravity_scale * (
+                    rw[j, k, 0, i] * base[12]
+                    + rw[j, k, 1, i] * base[13]
+                    + rw[j, k, 2, i] * base[14]
+                )
+            net_force_into(body, dv_r[j, k], v_r[j, k], v[j, k, 3:], g, fstar[j, k])
+
+
+@nb.njit(cache=True)
+def revolute_actuator_force(L1, lc, ell, q2, f_b1, f_b3, f_b4, f_e1_in_b1):
+    """Eq. (68): f_cj [N] from the net forces of B_1j, B_3j, B_4j and ^B1j U_E1j ^E1j F (in B_1j).
+
+    f_c = x_f^T F*_B4 − z_r^T(F*_B1 + U F_E1)/(L_j1 sin q_j2)
+          − [z_r^T F*_B3 + z_r^T F*_B4 + y_f^T F*_B4 (ℓ − l_c)]/(ℓ tan q_j2)
+    """
+    return (
+        f_b4[0]
+        - (f_b1[5] + f_e1_in_b1[5]) / (L1 * math.sin(q2))
+        - (f_b3[5] + f_b4[5] + f_b4[1] * (ell - lc)) / (ell * math.tan(q2))
+    )
+
+
+@nb.njit(cache=True)
+def backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc_out, tmp):
+    """Tip → base force recursion: prismatic (50)–(56), revolute f_cj (68) and ^B_cj F (69).
+
+    ``fstar`` holds F* (or F*_r for the required forces (70)–(77)); ``tool`` is ^D F (6,).
+    Writes actuator forces (coordinate order) into f_out and ^B_cj F into fc_out (n, 6);
+    ``tmp`` is (8, 6) scratch.
+    """
+    n = seg.shape[0]
+    f_exit, a, b, f_e1, f_eb1 = tmp[0], tmp[1], tmp[2], tmp[3], tmp[4]
+    f_exit[:] = tool
+    for j in range(n - 1, -1, -1):
+        col = int(seg[j, S_COL])
+        L, L1, lc = seg[j, S_L], seg[j, S_L1], seg[j, S_LC]
+        ell, q1, q2 = lk[j, 0], lk[j, 2], lk[j, 3]
+        if seg[j, S_PRISM] > 0.5:
+            force_to_parent_into(trf[j, 2, :9].reshape(3, 3), trf[j, 2, 9:], f_exit, a)
+            a += fstar[j, P3]  # (52) ^P3 F
+            force_to_parent_into(trf[j, 1, :9].reshape(3, 3), trf[j, 1, 9:], a, b)
+            b += fstar[j, B5]  # (54) ^B5 F
+            f_out[col + 1] = b[0]  # (55)
+            force_to_parent_rz(1.0, 0.0, seg[j, S_D0] + q[col + 1], b, f_e1)
+            f_e1 += fstar[j, P2]  # (56) ^P2 F = ^E1 F
+        else:
+            f_e1[:] = f_exit
+        force_to_parent_into(trf[j, 0, :9].reshape(3, 3), trf[j, 0, 9:], f_e1, a)
+        force_to_parent_rz(1.0, 0.0, L1, a, f_eb1)  # ^B1 U_E1 ^E1 F
+        f_out[col] = revolute_actuator_force(
+            L1, lc, ell, q2, fstar[j, B1], fstar[j, B3], fstar[j, B4], f_eb1
+        )
+        # (69): F*_B0 + U_01 (F*_B1 + U_1E F_E1) + U_23 (F*_B3 + U_34 F*_B4)
+        f_eb1 += fstar[j, B1]
+        force_to_parent_rz(math.cos(q[col]), math.sin(q[col]), L, f_eb1, a)
+        force_to_parent_rz(1.0, 0.0, ell - lc, fstar[j, B4], b)
+        b += fstar[j, B3]
+        force_to_parent_rz(math.cos(q1), math.sin(q1), 0.0, b, f_e1)
+        for i in range(6):
+            fc_out[j, i] = fstar[j, B0, i] + a[i] + f_e1[i]
+            f_exit[i] = fc_out[j, i]
+
+
+@nb.njit(cache=True)
+def inverse_dynamics_into(
+    seg, inert, trf, base, q, qd, qdd, tool, gravity_scale, work, f_out
+):
+    """Actuator forces (coordinate order) into f_out at q, q̇, q̈ with tool wrench ^D F."""
+    lk, v, dv, rw, pw, fstar, fc, tmp = work
+    forward_pass(seg, trf, base, q, qd, qd, qdd, lk, v, dv, rw, pw)
+    body_net_forces(inert, base, rw, v, dv, v, fstar, gravity_scale)
+    backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc, tmp)
+
+
+@nb.njit(cache=True)
+def inverse_dynamics(seg, inert, trf, base, q, qd, qdd, tool, gravity_scale):
+    """``inverse_dynamics_into`` returning a new array (allocates its scratch)."""
+    f = np.empty(q.size)
+    inverse_dynamics_into(
+        seg,
+        inert,
+        trf,
+        base,
+        q,
+        qd,
+        qdd,
+        tool,
+        gravity_scale,
+        new_work(seg.shape[0]),
+        f,
+    )
+    return f
+
+
+@nb.njit(cache=True)
+def batch_inverse_dynamics(seg, inert, trf, base, q, qd, qdd, out):
+    """Row-wise ``inverse_dynamics_into`` over samples (n, m) without tool load."""
+    work = new_work(seg.shape[0])
+    tool = np.zeros(6)
+    for k in range(q.shape[0]):
+        inverse_dynamics_into(
+            seg, inert, trf, base, q[k], qd[k], qdd[k], tool, 1.0, work, out[k]
+        )
+
+
+@nb.njit(cache=True)
+def actuator_inertia(seg, inert, trf, base, q, out, work):
+    """A(q) into ``out``: column i = actuator forces for q̈ = e_i at rest without gravity."""
+    m = q.size
+    zero = np.zeros(m)
+    e = np.zeros(m)
+    col = np.empty(m)
+    tool = np.zeros(6)
+    for i in range(m):
+        e[:] = 0.0
+        e[i] = 1.0
+        inverse_dynamics_into(seg, inert, trf, base, q, zero, e, tool, 0.0, work, col)
+        out[:, i] = col
+
+
+@nb.njit(cache=True)
+def solve_small(a, b):
+    """Solve a x = b (m × m, small) by Gaussian elimination with partial pivoting; a, b copied."""
+    m = b.size
+    a = a.copy()
+    x = b.copy()
+    for k in range(m):
+        p = k
+        for i in range(k + 1, m):
+            if abs(a[i, k]) > abs(a[p, k]):
+                p = i
+        if p != k:
+            for c in range(m):
+                a[k, c], a[p, c] = a[p, c], a[k, c]
+            x[k], x[p] = x[p], x[k]
+        for i in range(k + 1, m):
+            w = a[i, k] / a[k, k]
+            for c in range(k, m):
+                a[i, c] -= w * a[k, c]
+            x[i] -= w * x[k]
+    for k in range(m - 1, -1, -1):
+        s = x[k]
+        for c in range(k + 1, m):
+            s -= a[k, c] * x[c]
+        x[k] = s / a[k, k]
+    return x
+
+
+@nb.njit(cache=True)
+def forward_dynamics(seg, inert, trf, base, q, qd, f_c, tool, out, work):
+    """q̈ into ``out`` with A(q) q̈ = f_c − b(q, q̇): b from inverse dynamics at q̈ = 0."""
+    m = q.size
+    bias = np.empty(m)
+    inverse_dynamics_into(
+        seg, inert, trf, base, q, qd, np.zeros(m), tool, 1.0, work, bias
+    )
+    a = np.empty((m, m))
+    actuator_inertia(seg, inert, trf, base, q, a, work)
+    out[:] = solve_small(a, f_c - bias)
+
+
+@nb.njit(cache=True)
+def piston_states(seg, q, qd, x_out, xd_out):
+    """Piston stroke [m] and rate [m/s] of every actuator (coordinate order): (18), (21) for
+    revolute segments, x_tj itself for prismatic ones."""
+    n = seg.shape[0]
+    for j in range(n):
+        col = int(seg[j, S_COL])
+        x, ell = stroke_from_angle(seg[j, S_L], seg[j, S_L1], seg[j, S_X0], q[col])
+        x_out[col] = x
+        xd_out[col] = (
+            -seg[j, S_L] * seg[j, S_L1] * math.sin(q[col]) / ell * qd[col]
+        )  # (21)
+        if seg[j, S_PRISM] > 0.5:
+            x_out[col + 1] = q[col + 1]
+            xd_out[col + 1] = qd[col + 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# the lab crane of the authors' supplementary repository (spec 3.2)
+# ---------------------------------------------------------------------------------------------
+LAB_CRANE_VARIANTS = ("corrected", "as_given")
+"""``as_given`` reproduces the authors' parameter set; ``corrected`` fixes its two transcription
+slips (spec 3.2): the extension rod's centre of mass on its axis, (0.56802906, 0, 0) m, with the
+inertia diagonal permuted the same way, and the pistons' centre of mass at 0.32981882 m."""
+
+_BETA = (0.380747, 0.121962, 0.122595, 0.288982)  # β1..β4 [rad], spec 3.2
+
+
+def crane_q_from_theta(theta1: float, theta2: float) -> tuple[float, float]:
+    """Paper angles (q1, q2) [rad] from the encoder angles (Θ1, Θ2) [rad]:
+    q1 = −π/2 − β1 − β2 + Θ1, q2 = Θ2 − β3 − β4 (the authors' code; spec 3.2 resolves the sign
+    conflict with their notes in favour of this form)."""
+    b1, b2, b3, b4 = _BETA
+    return -0.5 * math.pi - b1 - b2 + theta1, theta2 - b3 - b4
+
+
+def crane_theta_from_q(q1: float, q2: float) -> tuple[float, float]:
+    """Inverse of ``crane_q_from_theta``: (Θ1, Θ2) [rad]."""
+    b1, b2, b3, b4 = _BETA
+    return q1 + 0.5 * math.pi + b1 + b2, q2 + b3 + b4
+
+
+LAB_CRANE_INITIAL_THETA = (math.radians(45.0), math.radians(-90.0))
+"""Initial encoder angles (Θ1, Θ2) [rad] of the authors' model; with x_t2 = 0.5 m (spec 3.2)."""
+
+
+def lab_crane_initial_pose() -> np.ndarray:
+    """(q1 [rad], q2 [rad], x_t2 [m]) of the authors' initial state: Θ1 = 45°, Θ2 = −90°, 0.5 m."""
+    return np.array([*crane_q_from_theta(*LAB_CRANE_INITIAL_THETA), 0.5])
+
+
+def _diag(*d):
+    return ((d[0], 0.0, 0.0), (0.0, d[1], 0.0), (0.0, 0.0, d[2]))
+
+
+def lab_crane(variant: str = "corrected") -> ParallelSerialManipulator:
+    """The HIAB XS 031-type lab crane of spec 3.2: lift and tilt cylinders (revolute segments 1,
+    2) and the extension cylinder (prismatic segment of structure 2) carrying the 570 kg end mass.
+
+    World W has y up; gravity 9.8066 m/s². Coordinates (q1 [rad], q2 [rad], x_t2 [m]); the exit
+    frame of structure 2 is the tool frame D_22. ``variant``: see ``LAB_CRANE_VARIANTS``.
+    """
+    if variant not in LAB_CRANE_VARIANTS:
+        raise ParameterError(
+            f"lab crane variant {variant!r} is unknown; choose one of {LAB_CRANE_VARIANTS}"
+        )
+    corrected = variant == "corrected"
+    piston_com = 0.32981882 if corrected else 0.55785997
+    case = {
+        "mass": 17.36281648,
+        "com": (0.35781210, 0.0, 0.0),
+        "inertia": _diag(0.03150902, 0.90735702, 0.90763033),
+    }
+    rod = {
+        "mass": 10.34519231,
+        "com": (piston_com, 0.0, 0.0),
+        "inertia": _diag(0.00370720, 0.55759812, 0.55785997),
+    }
+    if corrected:
+        ext_rod = RigidBody(
+            6.73059863,
+            (0.56802906, 0.0, 0.0),
+            _diag(0.00091463, 0.91789884, 0.91790043),
+            "B52",
+        )
+    else:
+        ext_rod = RigidBody(
+            6.73059863,
+            (0.0, 0.0, 0.56802906),
+            _diag(0.91789884, 0.91790043, 0.00091463),
+            "B52",
+        )
+    lift = RevoluteSegment(
+        linkage=TriangleLinkage(1.0071227324212, 0.37610632101293, 0.83, 0.59, "lift"),
+        rod_length=0.745,
+        exit=FrameOffset.planar(
+            0.24548563270531, 0.098495302558553, 0.01838181329939, "Tc1->Bc2"
+        ),
+        link_base=RigidBody(
+            307.29601379,
+            (0.14178771, 0.16555780, 0.0),
+            (
+                (5.892211080, 5.476111360, -0.000019630),
+                (5.476111360, 28.66965601, -0.000024550),
+                (-0.000019630, -0.000024550, 29.78955950),
+            ),
+            "Bc1",
+        ),
+        link=RigidBody(
+            25.52660174,
+            (0.23805608, 0.13201777, 0.0),
+            (
+                (0.28426000, -0.06487287, 0.0),
+                (-0.06487287, 0.54237481, 0.0),
+                (0.0, 0.0, 0.67891020),
+            ),
+            "B11",
+        ),
+        case=RigidBody(**case, name="B31"),
+        rod=RigidBody(**rod, name="B41"),
+    )
+    extension = PrismaticSegment(
+        mount=FrameOffset(
+            (
+                (0.95853460763586, -0.27664713597974, 0.0683942111482),
+                (0.28497614981675, 0.93051946315663, -0.23004808784757),
+                (0.0, 0.23999977258511, 0.9707729441837),
+            ),
+            (-0.048858374920227, 0.36587359346146, 0.035276938723102),
+            "Tc2->P22",
+        ),
+        base_offset=0.041,
+        stroke=1.1,
+        rod_to_load=FrameOffset(translation=(1.2, 0.0, 0.0), name="B52->P32"),
+        exit=FrameOffset(
+            (
+                (1.0, 0.0, 0.0),
+                (0.0, 0.9707729441837, 0.23999977258512),
+                (0.0, -0.23999977258512, 0.9707729441837),
+            ),
+            (0.40499744871392, -0.13130517281345, -0.013385243295654),
+            "P32->D22",
+        ),
+        case=RigidBody(
+            9.26136143,
+            (0.62192523, 0.0, 0.0),
+            _diag(0.00662754, 1.48387017, 1.48398069),
+            "P22",
+        ),
+        rod=ext_rod,
+        load=RigidBody(
+            570.18877059,
+            (0.25466704, -0.13034397, -0.01302248),
+            (
+                (46.81220713, 0.38607676, -0.00453819),
+                (0.38607676, 71.92201786, -1.14320993),
+                (-0.00453819, -1.14320993, 67.38128576),
+            ),
+            "P32",
+        ),
+    )
+    tilt = RevoluteSegment(
+        linkage=TriangleLinkage(1.132185817991, 0.30901132665325, 0.83, 0.59, "tilt"),
+        rod_length=0.745,
+        exit=extension.mount,
+        link_base=RigidBody(
+            54.58702836,
+            (0.54319901, 0.10543875, 0.0),
+            (
+                (0.48071390, 0.52924041, 0.0),
+                (0.52924041, 5.80912352, 0.0),
+                (0.0, 0.0, 5.97255351),
+            ),
+            "Bc2",
+        ),
+        link=RigidBody(
+            33.92850233,
+            (0.60504569, 0.27199376, 0.00002484),
+            (
+                (1.18803886, -2.36786418, 0.00280315),
+                (-2.36786418, 6.31493281, 0.00022322),
+                (0.00280315, 0.00022322, 7.40915161),
+            ),
+            "B12",
+        ),
+        case=RigidBody(**case, name="B32"),
+        rod=RigidBody(**rod, name="B42"),
+        prismatic=extension,
+    )
+    return ParallelSerialManipulator(
+        base=FrameOffset.planar(1.9515432018109, 0.185, -0.085, "W->Bc1"),
+        segments=(lift, tilt),
+        gravity=9.8066,
+        name=f"lab_crane[{variant}]",
+    )
