@@ -204,6 +204,32 @@ def identify_hydraulic_robot(
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
+@identify_app.command("transfer-function")
+@_friendly
+def identify_transfer_function(
+    data: Annotated[Path, typer.Argument(help="A log (CSV or Parquet) with a uniform time column t [s].")],
+    inputs: Annotated[list[str], typer.Option("--input", help="An input column; repeatable.")],
+    output: Annotated[str, typer.Option("--output", help="The output column.")],
+    structure: Annotated[list[str], typer.Option(
+        "--structure", help="G1, G2, I+N (integrator and N lags) or N (N lags): one per --input, or one for all.")] = [
+        "G1"],  # noqa: B006
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
+    quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
+) -> None:
+    """Fit continuous-time transfer functions to a logged record by output error: writes the
+    parameters with standard errors (results.parquet), the fit, an overlay plot and report.html."""
+    from .scenarios.runner import write_output
+    from .scenarios.transfer_function_logs import fit_record, read_record
+
+    result = fit_record(read_record(data), inputs, output, structure)
+    source = f"# actuatorlab identify transfer-function {data} --output {output} " + " ".join(
+        [f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structure]) + "\n"
+    files = write_output(out_dir, result, f"transfer functions of {data.name}", f"{output} from {', '.join(inputs)}", source)
+    if not quiet:
+        _print_summary("transfer-function fit", result.summary)
+        out.print(f"wrote {out_dir}/: {', '.join(files)}")
+
+
 def main() -> None:
     """Entry point of the ``actuatorlab`` command."""
     app()

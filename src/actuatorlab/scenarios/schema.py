@@ -36,6 +36,7 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
+from .ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario, IEHAScenario
 from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
@@ -478,6 +479,9 @@ KINDS: dict[str, type[Spec]] = {
     "gamma-map": GammaMapScenario,
     "network-map": NetworkMapScenario,
     "identify-robot": IdentifyRobotScenario,
+    "ieha": IEHAScenario,
+    "ieha-identify": IEHAIdentifyScenario,
+    "ieha-mpc": IEHAMPCScenario,
 }
 """Scenario classes by the value of ``kind``."""
 
@@ -486,7 +490,7 @@ MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 
 Scenario = Annotated[
     Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
-          IdentifyRobotScenario],
+          IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario],
     Field(discriminator="kind"),
 ]
 """Any scenario, told apart by ``kind``."""

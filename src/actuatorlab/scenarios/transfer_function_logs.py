@@ -1,0 +1,77 @@
+"""``actuatorlab identify transfer-function``: continuous-time transfer functions fitted to a
+logged input–output record by output error (the method of Alfayad et al. Sec. 5.2).
+
+The log is CSV (headers ``name [unit]`` allowed) or Parquet, one row per sample on a uniform
+time column ``t`` [s]. Each ``--input`` column gets one structure: ``G1`` (integrator and three
+first-order lags), ``G2`` (integrator and one lag), ``I+N`` (integrator and N lags) or ``N`` (N
+lags, no integrator). The output is taken relative to its first sample (start the record at rest).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..identification.transfer_function import LagStructure, fit_transfer_functions
+from ..io.results import read_table
+from ..report.plots import Line, Panel, time_series_figure
+from .output import FigureSpec, ScenarioOutput, SummaryFigure
+
+NAMED = {"G1": LagStructure(3), "G2": LagStructure(1)}
+
+
+def parse_structure(text: str) -> LagStructure:
+    """``G1``, ``G2``, ``I+N`` or ``N`` (see the module docstring)."""
+    text = text.strip()
+    if text.upper() in NAMED:
+        return NAMED[text.upper()]
+    match = re.fullmatch(r"(I\+)?(\d)", text, flags=re.IGNORECASE)
+    if not match:
+        raise ParameterError(f"--structure {text!r}: write G1, G2, I+N (integrator and N lags) or N (N lags)")
+    return LagStructure(int(match.group(2)), integrator=bool(match.group(1)))
+
+
+def read_record(path: Path) -> pd.DataFrame:
+    """The log as a table with bare column names (units stripped from CSV headers)."""
+    if not path.exists():
+        raise ParameterError(f"{path}: no such file")
+    if path.suffix.lower() == ".parquet":
+        return read_table(path)[0]
+    if path.suffix.lower() == ".csv":
+        df = pd.read_csv(path)
+        df.columns = [str(c).partition("[")[0].strip() for c in df.columns]
+        return df
+    raise ParameterError(f"{path}: read a CSV (.csv) or Parquet (.parquet) log")
+
+
+def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str]) -> ScenarioOutput:
+    """Fit one structure per input column to ``output`` and report parameters, fit and overlay."""
+    if len(structures) not in (1, len(inputs)):
+        raise ParameterError(f"{len(inputs)} --input columns need one --structure each (or one for all); "
+                             f"got {len(structures)}")
+    missing = [c for c in ["t", *inputs, output] if c not in df.columns]
+    if missing:
+        raise ParameterError(f"the log lacks columns {', '.join(missing)}; its columns are {', '.join(map(str, df.columns))}")
+    shapes = [parse_structure(s) for s in (structures * len(inputs) if len(structures) == 1 else structures)]
+    t = df["t"].to_numpy(float)
+    y = df[output].to_numpy(float)
+    fit = fit_transfer_functions(t, df[inputs].to_numpy(float), y - y[0], shapes)
+    owners = [name for name, shape in zip(inputs, shapes) for _ in range(shape.n_params)]
+    rows = [{"input": owner, **row} for owner, row in zip(owners, fit.table())]
+    table = pd.DataFrame(rows)
+    summary = [SummaryFigure("fit_percent", fit.fit_percent, "%", "NRMSE fit 100(1 − ‖y − ŷ‖/‖y − ȳ‖)"),
+               SummaryFigure("fit_wall_time_s", fit.wall_time_s, "s", "fit wall time"),
+               SummaryFigure("model_evaluations", fit.nfev, "", "model evaluations")]
+    overlay = pd.DataFrame({"t": t, "measured": y - y[0], "model": fit.y_model})
+    figures = [FigureSpec("transfer_function_fit.png", f"{output} (from its first sample) against the fitted model.",
+                          lambda: time_series_figure(overlay, [Panel(output, [Line("measured", "measured", style="k-"),
+                                                                             Line("model", "model", style="r--")])]))]
+    notes = [f"{name}: {s}" for name, s in zip(inputs, shapes)]
+    notes.append("Parameters: K in output/input units (per second with an integrator), λ in s; standard errors "
+                 "from the Jacobian of the output error at the optimum.")
+    units = {c: "" for c in table.columns}
+    return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)
