@@ -34,8 +34,10 @@ Equations (paper numbers, readings of the spec ``shared/spec/000-*``):
 - (11), (17)–(18) cylinder with moving-piston volumes V_A = v_A + S_A Y, V_B = v_B − S_B Y:
   (V_A/β) Ṗ_A = Q_A − Q_ventA − K_in (P_A − P_B) − K_ex P_A − S_A Ẏ, likewise for B with
   + S_B Ẏ; m Ÿ = P_A S_A − P_B S_B − F_ext − b Ẏ (b = 0 in the paper). ΔP = P_A − P_B is the
-  paper's 2P_c. There is no cavitation model (nor in the paper): a blocked chamber pulled by
-  the load reaches gauge pressures below −1 bar, which a real circuit could not.
+  paper's 2P_c. The paper has no cavitation model: a chamber the load pulls on (a blocked one,
+  or A during the load's ringing after a step) reaches gauge pressures below −1 bar, which a
+  real circuit could not. ``check_valve_radius`` > 0 adds anti-cavitation check valves from
+  the tank into A and B (their flow counts as negative vent flow).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import non_negative, positive
-from .pressure_dynamics import _orifice
+from .pressure_dynamics import check_valve_flow, orifice_flow
 
 # State layout.
 I_E, I_ED, I_ZETA, I_PA, I_PB, I_Y, I_YD = range(7)
@@ -60,8 +62,9 @@ N_AUX = 7
 (
     K_PS, K_KV, K_ME, K_SE, K_EMAX, K_VE, K_BETA, K_OMEGA, K_PRP, K_N, K_KPORT, K_SP, K_RB, K_M,
     K_VA, K_SA, K_SB, K_VB, K_VP0, K_KVENT, K_KIN, K_KEX, K_KE, K_KP, K_DAMP, K_EPS, K_DELTA, K_EEPS,
-) = range(28)
-N_KERNEL = 28
+    K_KCHECK,
+) = range(29)
+N_KERNEL = 29
 
 _RPM = 2.0 * math.pi / 60.0
 _UNITS = {
@@ -73,7 +76,8 @@ _UNITS = {
     "chamber_volume_b": "m^3", "piston_dead_volume": "m^3", "vent_radius": "m",
     "laminar_pressure": "Pa", "port_smoothing": "", "eccentricity_smoothing": "m",
 }
-_NON_NEGATIVE = ("internal_leakage", "external_leakage", "carriage_leakage", "piston_leakage", "load_damping")
+_NON_NEGATIVE = ("internal_leakage", "external_leakage", "carriage_leakage", "piston_leakage", "load_damping",
+                 "check_valve_radius")
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,10 @@ class IEHAParams:
     leakage coefficient [m³/(s Pa)] 0 (K_in, K_ex of (11), K_e of Q_eleak, K_p of Q_pileak);
     load_damping b = 0 [N s/m]; laminar_pressure ε = 10 kPa (orifice regularisation; the port
     drops are ≈ 40 Pa at full flow, so ports run laminar and ε only shapes their switching);
-    port_smoothing δ = 0.02 (in units of sin θ); eccentricity_smoothing E_ε = 0.2 µm.
+    port_smoothing δ = 0.02 (in units of sin θ); eccentricity_smoothing E_ε = 0.2 µm;
+    check_valve_radius = 0: no anti-cavitation check valves, as in the paper; a radius > 0 [m]
+    adds them from the tank into chambers A and B, so a chamber the load pulls on refills
+    instead of reaching an impossible negative absolute pressure.
     """
 
     supply_pressure: float = 10e5
@@ -127,6 +134,7 @@ class IEHAParams:
     laminar_pressure: float = 1e4
     port_smoothing: float = 0.02
     eccentricity_smoothing: float = 2e-7
+    check_valve_radius: float = 0.0
 
     def __post_init__(self) -> None:
         for name, unit in _UNITS.items():
@@ -193,6 +201,7 @@ class IEHAParams:
         k[K_EPS] = self.laminar_pressure
         k[K_DELTA] = self.port_smoothing
         k[K_EEPS] = self.eccentricity_smoothing
+        k[K_KCHECK] = self.discharge_coefficient * math.pi * self.check_valve_radius**2 * root
         return k
 
     def mean_flow(self, eccentricity: float) -> float:
@@ -295,9 +304,9 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
         x = sgn * s / k[K_DELTA]
         w_in = _smoothstep(x)
         w_out = _smoothstep(-x)
-        q_in, dpist[i, 0] = _orifice(kport * w_in, k[K_PRP] - p, eps)
-        q_a, dpist[i, 1] = _orifice(kport * w_out * to_a, p - pa, eps)
-        q_b, dpist[i, 2] = _orifice(kport * w_out * to_b, p - pb, eps)
+        q_in, dpist[i, 0] = orifice_flow(kport * w_in, k[K_PRP] - p, eps)
+        q_a, dpist[i, 1] = orifice_flow(kport * w_out * to_a, p - pa, eps)
+        q_b, dpist[i, 2] = orifice_flow(kport * w_out * to_b, p - pb, eps)
         q_l = k[K_KP] * p
         dpist[i, 3] = beta / (base + sp * reach)
         out[I_PISTON + i] = dpist[i, 3] * (q_in - q_a - q_b - q_l - sp * rate)
@@ -318,8 +327,8 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
     out[I_ZETA] = beta / k[K_VE] * (qe - k[K_SE] * ed - k[K_KE] * zeta)
     # distributor vents and cylinder (11), (17)-(18)
     kvent = k[K_KVENT]
-    qva = _orifice(kvent * to_b, pa, eps)[0]
-    qvb = _orifice(kvent * to_a, pb, eps)[0]
+    qva = orifice_flow(kvent * to_b, pa, eps)[0] - check_valve_flow(k[K_KCHECK], -pa, eps)[0]
+    qvb = orifice_flow(kvent * to_a, pb, eps)[0] - check_valve_flow(k[K_KCHECK], -pb, eps)[0]
     q_in_ab = k[K_KIN] * (pa - pb)
     qexa = k[K_KEX] * pa
     qexb = k[K_KEX] * pb

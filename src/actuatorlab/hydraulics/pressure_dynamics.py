@@ -138,7 +138,7 @@ def openings_from_command(u_c, u_b, u_a=0.0) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
-def _orifice(k: float, dp: float, eps: float) -> tuple[float, float]:
+def orifice_flow(k: float, dp: float, eps: float) -> tuple[float, float]:
     """(k·R_ε(Δp), k·dR_ε/dΔp) with R_ε(x) = x/(x² + ε²)^{1/4}."""
     r2 = dp * dp + eps * eps
     root4 = math.sqrt(math.sqrt(r2))
@@ -146,11 +146,11 @@ def _orifice(k: float, dp: float, eps: float) -> tuple[float, float]:
 
 
 @nb.njit(cache=True, inline="always")
-def _one_way(k: float, dp: float, eps: float) -> tuple[float, float]:
+def check_valve_flow(k: float, dp: float, eps: float) -> tuple[float, float]:
     """A check valve in series with an orifice: flow only for Δp > 0."""
     if dp <= 0.0 or k == 0.0:
         return 0.0, 0.0
-    return _orifice(k, dp, eps)
+    return orifice_flow(k, dp, eps)
 
 
 @nb.njit(cache=True, inline="always")
@@ -188,11 +188,11 @@ def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[fl
     vh = hp[H_VH0] + ah * x
     vr = hp[H_VR0] + ar * (hp[H_STROKE] - x)
 
-    q_ph, d_ph = _one_way(cp[I_CPH] * u[U_PH], pump - ph, eps)
-    q_pr, d_pr = _one_way(cp[I_CPR] * u[U_PR], pump - pr, eps)
-    q_th, d_th = _orifice(cp[I_CTH] * u[U_TH], ph, eps)
-    q_tr, d_tr = _orifice(cp[I_CTR] * u[U_TR], pr, eps)
-    q_a, d_a = _one_way(cp[I_CA] * u[U_A], pr - ph, eps)
+    q_ph, d_ph = check_valve_flow(cp[I_CPH] * u[U_PH], pump - ph, eps)
+    q_pr, d_pr = check_valve_flow(cp[I_CPR] * u[U_PR], pump - pr, eps)
+    q_th, d_th = orifice_flow(cp[I_CTH] * u[U_TH], ph, eps)
+    q_tr, d_tr = orifice_flow(cp[I_CTR] * u[U_TR], pr, eps)
+    q_a, d_a = check_valve_flow(cp[I_CA] * u[U_A], pr - ph, eps)
     q_hm, d_hm = _relief(g_rel, ph, cp[I_FHM] / ah)
     q_rm, d_rm = _relief(g_rel, pr, cp[I_FRM] / ar)
     q_hs, d_hs = _suction(g_chk, ph)
@@ -220,7 +220,7 @@ def pump_line_rate(cp, hp, u_b: float, pump: float, draw: float) -> tuple[float,
     """(Ṗ [Pa/s], ∂Ṗ/∂P at fixed draw) of the pump line: pump flow Q in, bleed, relief and
     suction check, and ``draw`` [m³/s] taken by the actuators (from ``chamber_rates``)."""
     eps = hp[H_EPS]
-    q_b, d_b = _orifice(cp[I_CB] * u_b, pump, eps)
+    q_b, d_b = orifice_flow(cp[I_CB] * u_b, pump, eps)
     q_pm, d_pm = _relief(hp[H_GRELIEF], pump, cp[I_PM])
     q_ps, d_ps = _suction(hp[H_GCHECK], pump)
     kp = hp[H_BETA] / hp[H_VP]

@@ -51,8 +51,14 @@ def run(scenario: IEHAScenario, progress=None) -> ScenarioOutput:
     wall = result.counters["wall_time_s"]
     summary = [SummaryFigure("wall_time_s", wall, "s", "integration wall time"),
                SummaryFigure("real_time_factor", scenario.duration / wall, "", "simulated time / wall time")]
+    lowest = float(min(result.p_a.min(), result.p_b.min()))
+    summary.append(SummaryFigure("min_chamber_pressure_Pa", lowest, "Pa", "lowest cylinder-chamber pressure (gauge)"))
     notes = ["Signs: E > 0 feeds chamber A and extends the rod (Y > 0); F_ext > 0 opposes Y > 0; "
              "ΔP = P_A − P_B (the paper's 2P_c)."]
+    if lowest < -1e5 and params.check_valve_radius == 0.0:
+        notes.append(f"A chamber reached {lowest / 1e5:.1f} bar gauge, below absolute vacuum: the paper's model has no "
+                     "cavitation. Set actuator.check_valve_radius (for example 0.002 m) to add anti-cavitation check "
+                     "valves from the tank; the results then differ where the load pulls on a chamber.")
     if scenario.experiment == "step":
         tail = t >= 0.8 * scenario.duration
         ours = {"settling_time_s": settling_time(t, result.eccentricity, scenario.x_step),
