@@ -76,7 +76,7 @@ def _control(q, qd, pa, pb, q_d, qd_d, qdd_d, dfpr):
         f_cr,
     )
     x, xd, xd_r = np.empty(3), np.empty(3), np.empty(3)
-    piston_motion(seg, work_r[0], qd, qd_r, x, xd, xd_r)
+    piston_motion(seg, work_r[0], q, qd, qd_r, x, xd, xd_r)
     f_pr = f_cr + np.array([friction_force(fric[i], xd_r[i]) for i in range(3)])
     u = np.array(
         [

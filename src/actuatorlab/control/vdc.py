@@ -173,7 +173,7 @@ def add_body_gains(gains, v_r, v, fstar):
 
 
 @nb.njit(cache=True)
-def piston_motion(seg, lk, qd, qd_r, x, xd, xd_r):
+def piston_motion(seg, lk, q, qd, qd_r, x, xd, xd_r):
     """Measured stroke x, rate ẋ and required rate ẋ_r [m, m/s] of every actuator from a required
     forward pass (``lk``): (21) for revolute segments, the coordinate itself for prismatic ones."""
     for j in range(seg.shape[0]):
@@ -182,6 +182,7 @@ def piston_motion(seg, lk, qd, qd_r, x, xd, xd_r):
         xd[col] = lk[j, 4]
         xd_r[col] = lk[j, 7]
         if seg[j, S_PRISM] > 0.5:
+            x[col + 1] = q[col + 1]
             xd[col + 1] = qd[col + 1]
             xd_r[col + 1] = qd_r[col + 1]
 
@@ -274,7 +275,7 @@ def controller_step(
         work_m,
         f_cr,
     )
-    piston_motion(seg, work_r[0], qd, qd_r, x, xd, xd_r)
+    piston_motion(seg, work_r[0], q, qd, qd_r, x, xd, xd_r)
     for i in range(m):
         f_pr[i] = f_cr[i] + friction_force(fric[i], xd_r[i])
         if first:

@@ -321,3 +321,120 @@ def static_pose_forces(
         zero,
     )
     return crane.actuator_forces(q[0], zero[0], zero[0]), f_mj[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# MuJoCo as the crane's mechanical plant (closed loops integrated by MuJoCo)
+# ---------------------------------------------------------------------------------------------
+MUJOCO_INTEGRATORS = ("rk4", "implicitfast", "implicit", "euler")
+"""MuJoCo integrators offered for ``MujocoCranePlant`` (MuJoCo's mjINT_* names, lower case)."""
+
+LOOP_IMPEDANCE = 0.9999
+"""solimp d (both ends) of the loop-closing ``connect`` constraints in ``MujocoCranePlant``."""
+
+
+def stroke_joint_names(crane: ParallelSerialManipulator) -> list[str]:
+    """Names of the MJCF slide joints that are the actuators, in coordinate order: the
+    cylinder's piston slide x_j for q_j, the telescope's slide x_tj for x_tj."""
+    names = []
+    for j, seg in enumerate(crane.segments, start=1):
+        names.append(f"x{j}")
+        if seg.prismatic is not None:
+            names.append(f"xt{j}")
+    return names
+
+
+class MujocoCranePlant:
+    """The rigid multibody of ``crane`` with its closed loops, integrated by MuJoCo and driven
+    by one force per actuator (coordinate order).
+
+    Model: ``build_mjcf(crane, q0)``, started at its keyframe (at rest at the closed-loop pose
+    q0, loops closed to 1e-12 m). No geoms, hence no contacts; no joint limits.
+
+    Actuator forces (the choice made here): each cylinder *is* the slide joint between its case
+    and its piston (x_j; the telescope's x_tj between its case and rod), so a generalised force
+    f on that joint's dof (``qfrc_applied``) is exactly the cylinder's force pair: +f on the rod
+    and −f on the case along the cylinder axis, f > 0 extending. MuJoCo's constraint solver
+    then carries it round the loop; no loop Jacobian is formed on our side. The stroke and
+    its rate are read back from the same slide joint (qpos/qvel), the independent coordinates
+    from the hinges q_j and the telescope slides.
+
+    ``step(force, damping)`` adds a linear damping ``damping`` [N s/m] on the actuator dofs
+    (``dof_damping``) for that step: with force = f − f_f(ẋ₀) + c ẋ₀ and damping = c =
+    ∂f_f/∂ẋ(ẋ₀) the friction is the linearisation of f_f about the step's start, evaluated by
+    MuJoCo at every RK4 stage (or implicitly by the implicit integrators) instead of frozen.
+
+    Loop constraints: MuJoCo's equality constraints are soft. With its defaults (time constant
+    0.02 s, impedance 0.9–0.95) the crane's ~1e5 N cylinder loads stretch the loops by
+    centimetres; here the time constant is 2 × timestep (the stiffest MuJoCo allows) and the
+    impedance ``LOOP_IMPEDANCE``, which keeps the loops closed to ~1e-6 m at 0.5 ms.
+    """
+
+    def __init__(
+        self,
+        crane: ParallelSerialManipulator,
+        q0,
+        timestep: float,
+        integrator: str = "rk4",
+    ) -> None:
+        if integrator not in MUJOCO_INTEGRATORS:
+            raise ParameterError(
+                f"MuJoCo integrator {integrator!r} is unknown; choose one of {MUJOCO_INTEGRATORS}"
+            )
+        if not (math.isfinite(timestep) and timestep > 0.0):
+            raise ParameterError(f"timestep = {timestep!r} s: must be finite and > 0")
+        q0 = crane.check_coordinates(q0)
+        model = mujoco.MjModel.from_xml_string(build_mjcf(crane, q0))
+        model.opt.timestep = timestep
+        model.opt.integrator = getattr(
+            mujoco.mjtIntegrator, f"mjINT_{integrator.upper()}"
+        )
+        model.eq_solref[:] = (2.0 * timestep, 1.0)
+        model.eq_solimp[:, :2] = LOOP_IMPEDANCE
+        data = mujoco.MjData(model)
+        mujoco.mj_resetDataKeyframe(model, data, 0)
+        mujoco.mj_forward(model, data)
+        self.model, self.data = model, data
+        self.integrator = integrator
+        self.timestep = float(timestep)
+
+        def address(names, table):
+            return np.array([table[model.joint(n).id] for n in names])
+
+        coords, strokes = crane.coordinate_names, stroke_joint_names(crane)
+        self.coord_qpos = address(coords, model.jnt_qposadr)
+        self.coord_dof = address(coords, model.jnt_dofadr)
+        self.stroke_qpos = address(strokes, model.jnt_qposadr)
+        self.stroke_dof = address(strokes, model.jnt_dofadr)
+        self._bad = [
+            mujoco.mjtWarning.mjWARN_BADQPOS,
+            mujoco.mjtWarning.mjWARN_BADQVEL,
+            mujoco.mjtWarning.mjWARN_BADQACC,
+        ]
+
+    def coordinates(self) -> tuple[np.ndarray, np.ndarray]:
+        """(q, q̇) in coordinate order [rad, m; per s] (copies)."""
+        return self.data.qpos[self.coord_qpos], self.data.qvel[self.coord_dof]
+
+    def strokes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x, ẋ) piston strokes and rates [m, m/s] in coordinate order (copies)."""
+        return self.data.qpos[self.stroke_qpos], self.data.qvel[self.stroke_dof]
+
+    def step(self, force, damping) -> None:
+        """One MuJoCo step with actuator forces ``force`` [N] (> 0 extends) and the extra linear
+        damping ``damping`` [N s/m] on the actuator dofs (see the class docstring)."""
+        self.model.dof_damping[self.stroke_dof] = damping
+        self.data.qfrc_applied[self.stroke_dof] = force
+        mujoco.mj_step(self.model, self.data)
+
+    def loop_violation(self) -> float:
+        """Largest residual of the loop-closing constraints [m] at the current state."""
+        nefc = self.data.nefc
+        rows = self.data.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+        return (
+            float(np.abs(self.data.efc_pos[:nefc][rows]).max()) if rows.any() else 0.0
+        )
+
+    def diverged(self) -> bool:
+        """True once MuJoCo has flagged a bad qpos, qvel or qacc (it then resets the state)."""
+        return any(self.data.warning[w].number > 0 for w in self._bad)
