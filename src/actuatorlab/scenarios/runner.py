@@ -16,7 +16,19 @@ from ..io.atomic import atomic_write_text
 from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
 from ..report.plots import save_figure
-from .kinds import arm, arms_one_pump, gamma_map, identify_robot, ieha, ieha_identify, ieha_mpc, model_comparison, network_map
+from .kinds import (
+    arm,
+    arms_one_pump,
+    crane_inverse_dynamics,
+    crane_vdc,
+    gamma_map,
+    identify_robot,
+    ieha,
+    ieha_identify,
+    ieha_mpc,
+    model_comparison,
+    network_map,
+)
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
 
@@ -30,6 +42,8 @@ KINDS = {
     "ieha": ieha,
     "ieha-identify": ieha_identify,
     "ieha-mpc": ieha_mpc,
+    "crane-vdc": crane_vdc,
+    "crane-inverse-dynamics": crane_inverse_dynamics,
 }
 """Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
 

@@ -36,6 +36,7 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
+from .crane_schema import CraneInverseDynamicsScenario, CraneVDCScenario
 from .ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario, IEHAScenario
 from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
@@ -482,6 +483,8 @@ KINDS: dict[str, type[Spec]] = {
     "ieha": IEHAScenario,
     "ieha-identify": IEHAIdentifyScenario,
     "ieha-mpc": IEHAMPCScenario,
+    "crane-vdc": CraneVDCScenario,
+    "crane-inverse-dynamics": CraneInverseDynamicsScenario,
 }
 """Scenario classes by the value of ``kind``."""
 
@@ -490,7 +493,8 @@ MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 
 Scenario = Annotated[
     Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
-          IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario],
+          IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario,
+          CraneVDCScenario, CraneInverseDynamicsScenario],
     Field(discriminator="kind"),
 ]
 """Any scenario, told apart by ``kind``."""
