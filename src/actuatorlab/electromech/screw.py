@@ -1,0 +1,145 @@
+"""Gear stage and screw of an EMLA: ideal transmission (5), series stiffness (16), screw losses.
+
+Signs: v_x > 0 [m/s] extends the rod; f_x > 0 [N] is the axial force the actuator exerts on its
+load in the extending direction (a push); ω_m > 0 and τ_m > 0 on the motor side correspond.
+The gear ratio n = driven teeth / driving teeth (n > 1 reduces speed); ρ is the lead [m/rev].
+
+.. math::
+    τ_m = \\frac{ρ}{2πn} f_x, \\qquad ω_m = \\frac{2πn}{ρ} v_x                      \\quad (5)
+
+so τ_m ω_m = f_x v_x for any ρ, n (the ideal stage conserves power); f_eq = ρ/(2πn) [m/rad].
+
+Losses (standard models; the paper's (6)–(11) are missing, spec 6.2 item 1): a screw (and a gear
+stage) passes power with a forward efficiency η when driven from the motor and a backward
+efficiency η' when back-driven by the load (η' = 0: self-locking). Motor-side torque needed at
+the screw for a load-side torque τ_0 = ρ f / (2π) at screw speed ω_s:
+τ = τ_0/η if τ_0 ω_s ≥ 0 (motoring or holding), τ = η' τ_0 if τ_0 ω_s < 0 (back-driven); the loss
+(τ − τ_0) ω_s is then ≥ 0 in every quadrant.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba as nb
+
+from ..errors import ParameterError
+from ..validation import non_negative, positive
+
+
+def _efficiency(name: str, value: float, allow_zero: bool) -> float:
+    value = float(value)
+    lo_ok = value >= 0.0 if allow_zero else value > 0.0
+    if not (math.isfinite(value) and lo_ok and value <= 1.0):
+        rng = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in {rng}")
+    return value
+
+
+def series_stiffness(*stiffnesses: float) -> float:
+    """k = (Σ 1/k_i)^(−1) [N/m] of springs in series, eq. (16); ``inf`` entries are rigid."""
+    if not stiffnesses:
+        raise ParameterError("series_stiffness needs at least one stiffness")
+    ks = [positive(f"stiffness[{i}]", k, "N/m") if math.isfinite(float(k)) else math.inf
+          for i, k in enumerate(stiffnesses)]
+    compliance = sum(1.0 / k for k in ks)
+    return math.inf if compliance == 0.0 else 1.0 / compliance
+
+
+@dataclass(frozen=True)
+class Screw:
+    """Ball or roller screw unit. lead ρ [m/rev]; stroke [m]; max_force [N] (axial rating used as
+    the force limit); max_speed [m/s] (linear, from the screw's critical / DN speed);
+    efficiency η (forward), back_efficiency η' (0 = self-locking); drag_force F_0 [N] (seal and
+    nut preload drag, Coulomb); damping b_BS [N s/m] (viscous, linear); mass M_BS [kg] (screw
+    mechanism's translating parts, as in (15)); inertia J_BS [kg m²] (rotating screw shaft, adds
+    J_BS/n² on the motor side; (15) has no term for it); axial stiffnesses [N/m] of the
+    thrust bearing, the screw shaft, the nut and the thrust tube (``inf`` = rigid), combined in
+    series by (16)."""
+
+    lead: float
+    stroke: float
+    max_force: float
+    max_speed: float
+    efficiency: float = 0.9
+    back_efficiency: float = 0.8
+    drag_force: float = 0.0
+    damping: float = 0.0
+    mass: float = 0.0
+    inertia: float = 0.0
+    k_bearing: float = math.inf
+    k_screw: float = math.inf
+    k_nut: float = math.inf
+    k_tube: float = math.inf
+    name: str = "screw"
+
+    def __post_init__(self) -> None:
+        for f, unit in (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s")):
+            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
+        for f, unit in (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"),
+                        ("inertia", "kg m^2")):
+            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
+        object.__setattr__(self, "back_efficiency",
+                           _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True))
+        for f in ("k_bearing", "k_screw", "k_nut", "k_tube"):
+            v = float(getattr(self, f))
+            if not (v > 0.0):
+                raise ParameterError(f"{self.name}.{f} = {v!r} N/m: a stiffness must be > 0 (inf = rigid)")
+            object.__setattr__(self, f, v)
+
+    @property
+    def stiffness(self) -> float:
+        """k_L [N/m] of (16): bearing, screw, nut and tube in series."""
+        return series_stiffness(self.k_bearing, self.k_screw, self.k_nut, self.k_tube)
+
+
+@dataclass(frozen=True)
+class Gearbox:
+    """Gear (or belt) stage between motor and screw. ratio n = driven/driving teeth [-];
+    inertia J_GB [kg m²] on its output side (reflected as J_GB/n² to the motor, as (15));
+    damping b_GB [N m s/rad] on its output side; efficiency η_GB and back_efficiency η'_GB;
+    torsional stiffness k_τ2 [N m/rad] (output side; ``inf`` = rigid). Default: direct drive."""
+
+    ratio: float = 1.0
+    inertia: float = 0.0
+    damping: float = 0.0
+    efficiency: float = 1.0
+    back_efficiency: float = 1.0
+    stiffness: float = math.inf
+    name: str = "gearbox"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ratio", positive(f"{self.name}.ratio", self.ratio, "-"))
+        for f, unit in (("inertia", "kg m^2"), ("damping", "N m s/rad")):
+            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
+        object.__setattr__(self, "back_efficiency",
+                           _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True))
+        if not (float(self.stiffness) > 0.0):
+            raise ParameterError(f"{self.name}.stiffness = {self.stiffness!r} N m/rad: must be > 0 (inf = rigid)")
+
+
+# ---------------------------------------------------------------------------------------------
+# compiled kernels
+# ---------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def force_to_torque(f_x, lead, ratio):
+    """τ_m = ρ/(2πn) f_x [N m], eq. (5)."""
+    return lead / (2.0 * math.pi * ratio) * f_x
+
+
+@nb.njit(cache=True)
+def velocity_to_speed(v_x, lead, ratio):
+    """ω_m = 2πn/ρ v_x [rad/s], eq. (5)."""
+    return 2.0 * math.pi * ratio / lead * v_x
+
+
+@nb.njit(cache=True)
+def lossy_torque(tau_out, omega, efficiency, back_efficiency):
+    """Input torque [N m] a stage needs to deliver ``tau_out`` at speed ``omega`` (same side):
+    τ_out/η when the stage is driven (τ_out ω ≥ 0), η' τ_out when back-driven (τ_out ω < 0)."""
+    if tau_out * omega >= 0.0:
+        return tau_out / efficiency
+    return tau_out * back_efficiency
