@@ -90,6 +90,13 @@ class EmlaCrane:
         """(3,) velocity ratings [m/s] of lift, tilt, extension."""
         return np.array([float(a.max_velocity) for a in self.actuators])
 
+    @property
+    def reflected_mass(self) -> np.ndarray:
+        """(3,) rotor-side inertia seen at the rod, J_1/f_eq² [kg] (0 for an actuator without
+        one): the motor must also accelerate it, so its torque limit binds on f_x + m_r a_x."""
+        return np.array([float(getattr(a, "motor_side_inertia", 0.0)) / float(getattr(a, "force_factor", 1.0)) ** 2
+                         for a in self.actuators])
+
     def joint_limits(self) -> np.ndarray:
         """(3, 2) lower/upper coordinate limits [rad, rad, m]: the cylinder's travel (triangle not
         flat, ``linkage.FLAT_MARGIN``) intersected with the EMLA's stroke from zero stroke."""

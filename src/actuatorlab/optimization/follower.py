@@ -19,7 +19,10 @@ Readings taken (spec 004 §6.2):
   weights matters (the objective is homogeneous in w).
 - The position bound is imposed on the control points (q_L ≤ c ≤ q_U): by the convex-hull
   property q(t) then stays in bounds at *every* t, not only at the collocation points; the
-  other bounds of (53) are imposed at the M + 1 collocation points.
+  other bounds of (53) are imposed at the M + 1 collocation points. Beyond (53), the motor's
+  share |f_x + m_r a_x| ≤ f_max is bounded too (m_r the rotor inertia reflected to the rod,
+  ``EmlaCrane.reflected_mass``, a_x the actuator acceleration): without it the optimum asks the
+  extension EMLA for more torque than its current limit gives while it accelerates.
 - Dynamics in the NLP: f_x = A(q) q̈ + C(q) π(q̇) + g(q) is exact in q̇ and q̈
   (``EmlaCrane.dynamics_terms``); the q-dependence of A, C, g and of the stroke Jacobian
   J_x(q) is a tensor-product cubic B-spline (CasADi ``Function.bspline``, MX graph) that
@@ -373,8 +376,10 @@ class Follower:
         _, _, _, jx = self._model_terms(qs)
         force = self._model_forces(qs, qds, qdds)
         vel = ca.vertcat(jx[0] * qds[0], jx[1] * qds[1], qds[2])
-        point = ca.Function("point", [qs, qds, qdds], [force, vel])
-        f_all, v_all = point.map(m + 1)(q.T, qd.T, qdd.T)  # (3, M+1)
+        acc = ca.jtimes(vel, qs, qds) + ca.vertcat(jx[0] * qdds[0], jx[1] * qdds[1], qdds[2])
+        motor_force = force + ca.DM(self.crane.reflected_mass) * acc
+        point = ca.Function("point", [qs, qds, qdds], [force, vel, motor_force])
+        f_all, v_all, fm_all = point.map(m + 1)(q.T, qd.T, qdd.T)  # (3, M+1)
         dt = t_m / m
         psi1 = 0.5 * dt * ca.sumsqr(f_all)
         psi2 = 0.5 * dt * ca.sumsqr(f_all * v_all)
@@ -394,6 +399,7 @@ class Follower:
             ca.vec((qd / ca.repmat(ca.DM(qd_scale).T, m + 1, 1)).T),
             ca.vec(f_all / ca.repmat(ca.DM(f_scale), 1, m + 1)),
             ca.vec(v_all / ca.repmat(ca.DM(v_scale), 1, m + 1)),
+            ca.vec(fm_all / ca.repmat(ca.DM(f_scale), 1, m + 1)),
         )
         f_lo = (self.f_lower + self._force_margin) / f_scale
         f_hi = (self.f_upper - self._force_margin) / f_scale
@@ -408,6 +414,7 @@ class Follower:
                 np.tile(self.qd_lower / qd_scale, m + 1),
                 np.tile(f_lo, m + 1),
                 np.tile(self.v_lower / v_scale, m + 1),
+                np.tile(-(f_scale - self._force_margin) / f_scale, m + 1),
             )
         )
         self._ubg = np.concatenate(
@@ -416,6 +423,7 @@ class Follower:
                 np.tile(self.qd_upper / qd_scale, m + 1),
                 np.tile(f_hi, m + 1),
                 np.tile(self.v_upper / v_scale, m + 1),
+                np.tile((f_scale - self._force_margin) / f_scale, m + 1),
             )
         )
         t_lo, t_hi = task.duration_bounds

@@ -21,6 +21,9 @@ from .kinds import (
     arms_one_pump,
     crane_inverse_dynamics,
     crane_vdc,
+    emla_bilevel,
+    emla_efficiency_maps,
+    emla_tracking,
     gamma_map,
     identify_robot,
     ieha,
@@ -44,6 +47,9 @@ KINDS = {
     "ieha-mpc": ieha_mpc,
     "crane-vdc": crane_vdc,
     "crane-inverse-dynamics": crane_inverse_dynamics,
+    "emla-efficiency-maps": emla_efficiency_maps,
+    "emla-bilevel": emla_bilevel,
+    "emla-tracking": emla_tracking,
 }
 """Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
 

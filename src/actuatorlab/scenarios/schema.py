@@ -37,6 +37,7 @@ from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
 from .crane_schema import CraneInverseDynamicsScenario, CraneVDCScenario
+from .emla_schema import BilevelScenario, EfficiencyMapsScenario, TrackingScenario
 from .ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario, IEHAScenario
 from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
@@ -485,6 +486,9 @@ KINDS: dict[str, type[Spec]] = {
     "ieha-mpc": IEHAMPCScenario,
     "crane-vdc": CraneVDCScenario,
     "crane-inverse-dynamics": CraneInverseDynamicsScenario,
+    "emla-efficiency-maps": EfficiencyMapsScenario,
+    "emla-bilevel": BilevelScenario,
+    "emla-tracking": TrackingScenario,
 }
 """Scenario classes by the value of ``kind``."""
 
@@ -494,7 +498,7 @@ MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 Scenario = Annotated[
     Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
           IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario,
-          CraneVDCScenario, CraneInverseDynamicsScenario],
+          CraneVDCScenario, CraneInverseDynamicsScenario, EfficiencyMapsScenario, BilevelScenario, TrackingScenario],
     Field(discriminator="kind"),
 ]
 """Any scenario, told apart by ``kind``."""
