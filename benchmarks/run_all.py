@@ -1,7 +1,11 @@
 """Run every benchmark in turn (each also runs on its own)."""
 
 import bench_arm
+import bench_crane
+import bench_emla
+import bench_emla_optimisation
 import bench_identification
+import bench_ieha
 import bench_lam
 import bench_models
 import bench_network
@@ -16,3 +20,7 @@ if __name__ == "__main__":
     bench_peers.main()
     bench_sweep.main()
     bench_identification.main()
+    bench_crane.main()
+    bench_ieha.main()
+    bench_emla.main()
+    bench_emla_optimisation.main()
