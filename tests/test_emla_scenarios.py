@@ -55,3 +55,12 @@ def test_bad_emla_fields_are_refused():
     with pytest.raises(ScenarioError, match="step"):
         parse_scenario(data)
     assert np.isfinite(load_scenario("emla-tracking").gains.build().delta).all()
+
+
+def test_tracking_follows_the_optimal_motion_within_the_limits(tmp_path):
+    output, files = _run(tmp_path, "emla-tracking", leader={"max_evaluations": 3, "workers": 1}, samples=801)
+    summary = output.summary_dict()
+    for name in ("lift", "tilt", "extension"):
+        assert summary[f"limited_share_{name}"] == 0.0  # no current or voltage clip with the scenario's gains
+        assert summary[f"max_error_{name}_m"] < 1e-3
+    assert "tracking_currents.png" in files and summary["real_time_factor"] > 1.0

@@ -17,17 +17,38 @@ torque κ_2 (spec 2.8 [INFERRED]). Gains default to the paper's (Sec. VII-C): k 
 
 Spec readings: the position and velocity are the motor-side linear ones, x = ρθ_m/(2πn),
 v = ρω_m/(2πn) (spec 6.2 item 13; collocated with the motor encoder); the paper describes no
-saturation, here i_q,ref is clipped to ±i_max and |v_dq| to V_dc/√3 (the simulation reports
-when). (71) has the equilibrium φ̂ = ε Q²/(2σ) for constant Q and decays as exp(−kσ t) for
-Q = 0 (spec 5 item 10); ζ of (76) is min(min δ, min kσ) = 63 for the paper's gains.
+saturation, here i_q,ref is clipped to ±i_max and |v_dq| to V_dc/√3 by scaling the voltage
+vector (the simulation reports when; |i_q| can pass i_max only while the voltage is saturated,
+see ``simulation.emla_tracking``). (71) has the equilibrium φ̂ = ε Q²/(2σ) for constant Q
+and decays as exp(−kσ t) for Q = 0 (spec 5 item 10); ζ of (76) is min(min δ, min kσ) = 63 for
+the paper's gains.
 
 Behaviour of the paper's gains read in SI (measured with ``simulation.emla_tracking`` on the
-Table I actuators; not stated in the paper): the position loop (½δ_1 = 37 500 1/s) is faster
-than the velocity loop it drives (f_eq ½δ_2 / J ≈ 5 000–30 000 1/s), so the cascade is lightly
-damped (ζ ≈ 0.2–0.4 for the lift). Inside the limits it tracks to ~10 nm, but once a transient
-drives the voltage or current into saturation (an infeasible reference, a load step of ~40 % of
-max_force within 1 ms) it settles into a limit cycle with mm errors and does not recover.
-A slower position loop (e.g. δ_1 = 2 000) recovers from the same transient.
+Table I actuators; not stated in the paper). With ideal (instant) current loops, ν = 1, 2 form a
+P–P cascade: dv/dt = (f_eq/J_1) τ, τ = −½δ_2 (v − v_ref + ½δ_1 (x − x_ref)), i.e. a velocity
+loop of bandwidth ω_v = ½δ_2 f_eq/J_1 around a position loop of bandwidth ω_p = ½δ_1, with the
+characteristic polynomial s² + ω_v s + ω_v ω_p and damping ζ = ½√(ω_v/ω_p). J_1/f_eq is
+7.1 (lift), 2.0 (tilt) and 1.3 (extension) N m s²/m, so δ_2 = 75 000 gives ω_v ≈ 5 300, 18 900 and
+28 800 1/s — above the drive-train modes (√(k_s/M_L) ≈ 2 600–3 200 1/s) — under a position loop
+ω_p = 37 500 1/s that is *faster* than the velocity loop it drives (ζ ≈ 0.19, 0.35, 0.44). The
+static stiffness (½δ_1)(½δ_2)/f_eq ≈ 10¹² N/m turns a 1 µm or 2 mm/s reference inconsistency
+into more than the peak torque. Inside the limits it tracks to ~10 nm, but any transient that
+saturates the voltage or current — a current step from a kink of the reference (the optimal
+motion resampled piecewise-linearly has acceleration steps every 30 ms), an inconsistent
+reference, a load step of ~40 % of max_force within 1 ms — leaves it in a limit cycle with mm
+errors that does not recover: on the optimal motion every actuator is clipped on 99.95 % of the
+samples. The current loops are fine as printed: ½δ_3 = ½δ_4 = 37 500 V/A against L = 5–12 mH is
+a (near dead-beat) loop of 3·10⁶–7·10⁶ 1/s, limited only by the voltage.
+
+The scenario ``emla-tracking`` therefore keeps k, σ, ε and δ_3, δ_4 of the paper and sets
+δ_1 = 60 1/s, δ_2 = 4 000 N m s/m: ω_p = 30 1/s (5 Hz) < ω_v = 281 / 1 010 / 1 530 1/s (lift /
+tilt / extension; ζ ≥ 1.5, below the drive-train modes) ≪ the current loops. Without torque
+feed-forward the steady error is τ/((½δ_1)(½δ_2)) = 0.17 mm per 10 N m. On the optimal motion
+with the default disturbance it tracks within 0.7 mm without any clip, peak |i_q| ≤ 0.9 i_max
+(the extension, whose motion and load alone need ~80 % of its current; the rest is the position
+loop chasing the chord error of the scenario's linearly resampled positions, which is why a
+faster δ_1 = 100 — a third smaller errors — takes it to 95 %). With ε = 9 the adaptive part
+ε φ̂/2 = ε²Q²/(4σ) adds < 10⁻³ of ½δ at these errors: in SI the paper's adaptation is inert.
 """
 
 from __future__ import annotations

@@ -17,15 +17,32 @@ Integration (fixed step h, the controller evaluated at every step, i.e. a 1/h-ra
 continuous-time law): the paper's gains make the current loops very stiff (δ/2 = 37 500 V/A
 against L ≈ 5 mH: closed-loop poles near −7·10⁶ 1/s), so each step integrates the stator
 currents **linearly implicitly** (backward Euler in their own current, with the controller's
-voltage −½(δ+εφ̂)(i − i_ref) evaluated at the end of the step; the voltage is then clipped
-to |v_dq| ≤ V_dc/√3 with d-axis priority and the step redone with that fixed voltage), then the mechanics by semi-implicit
-(symplectic) Euler through ``emla_rhs``, and the adaptation (71) exactly for a constant error.
-The controller measures the motor-side linear position and velocity (``control.rdsc``).
+voltage −½(δ+εφ̂)(i − i_ref) evaluated at the end of the step; a voltage outside the circle
+|v_dq| ≤ V_dc/√3 is scaled onto it keeping its direction — the admissible voltage that brings the
+currents closest to their references in the step — and the step redone with that fixed voltage),
+then the mechanics by semi-implicit (symplectic) Euler through ``emla_rhs``, and the adaptation
+(71) exactly for a constant error. The controller measures the motor-side linear position and
+velocity (``control.rdsc``).
 
-With the paper's gains the references must be consistent to ~10 nm (ẋ_ref = v_ref, hence the
-Hermite interpolation) and feasible (voltage and current inside the limits); a saturation leaves
-the loop in a limit cycle (see ``control.rdsc``); ``current_limited`` / ``voltage_limited`` say
-when that happened.
+Current limit: i_q,ref is clipped to ±max_current; the current itself stays within a few mA of
+the clipped reference as long as the voltage suffices (½δ_3 = 37 500 V/A). Only while the voltage
+is saturated can |i_q| pass max_current, and that is real: when p ω_m (Ψ + L i) approaches
+V_dc/√3 (a speed overshoot of a saturated loop) no admissible voltage holds the current, and the
+back-EMF drives it (3–10 % over the limit in the paper-gain limit cycle on the optimal motion).
+An earlier d-axis-priority clip gave the whole voltage to the stiff i_d loop, left v_q = 0 and let
+i_q run to 2× the limit; that was a bug of the clip, not physics.
+
+References: positions by cubic Hermite interpolation of (x_k, v_k) (C¹, through the samples);
+velocities by linear interpolation of v_k; forces linearly. The velocity reference deliberately
+is *not* the Hermite derivative: when the samples are not consistent (x_{k+1} − x_k ≠ ∫v, e.g.
+positions and velocities resampled separately by linear interpolation, as a dense resampling of
+the optimiser's 41 samples does) that derivative ripples at the sample rate with 1.5× the
+mismatch (0.12 m/s for the extension on the optimal motion), which the velocity loop turned
+into ≈ ±30 N m of torque demand (½δ_2 = 250 N m s/m) and a current/voltage clip on a third of the
+samples. For consistent samples both agree to O(Δt² d³x/dt³). ``counters["reference_mismatch"]`` reports the largest
+mismatch |Δx/Δt − (v_k + v_{k+1})/2| [m/s]. With the paper's gains the references must be
+consistent to ~10 nm and feasible; a saturation leaves the loop in a limit cycle (see
+``control.rdsc``); ``current_limited`` / ``voltage_limited`` say when a clip happened.
 
 Status: the compiled loop returns −1, or the sample at which the state stopped being finite; the
 driver raises :class:`SimulationError` naming the time and a remedy.
@@ -43,6 +60,7 @@ import numpy as np
 from ..control.rdsc import RDSCGains, adaptation_step, feedback_gain, outer_loops
 from ..electromech.emla import (
     E_B1,
+    E_BBS,
     E_FEQ,
     E_IMAX,
     E_KS,
@@ -110,8 +128,9 @@ def disturbance_force(d, a, t, x_l, v_l):
 @nb.njit(cache=True)
 def _hermite(x0, x1, v0, v1, lam, dt):
     """Cubic Hermite position and its exact derivative at fraction lam of an interval dt [s]
-    (keeps ẋ_ref = v_ref inside the interval: with δ_1 = 75 000 1/s a linear-interpolation
-    mismatch of 1 µm would already command 0.04 m/s)."""
+    (C¹ position reference through the samples: with δ_1 = 75 000 1/s a linear-interpolation
+    mismatch of 1 µm would already command 0.04 m/s). The simulation uses the position only;
+    its velocity reference is the linear interpolation of the velocity samples."""
     l2 = lam * lam
     l3 = l2 * lam
     h00 = 2.0 * l3 - 3.0 * l2 + 1.0
@@ -139,10 +158,15 @@ def _implicit_currents(e, i_d, i_q, w, g_d, g_q, id_ref, iq_ref, h):
     vmag = math.sqrt(vd * vd + vq * vq)
     if vmag <= e[E_VPH]:
         return id1, iq1, vd, vq, False
-    # d-axis priority (keeps i_d ≈ 0): v_d clipped to ±V_max, v_q to the rest of the circle
-    vd = min(max(vd, -e[E_VPH]), e[E_VPH])
-    vq_max = math.sqrt(max(e[E_VPH] * e[E_VPH] - vd * vd, 0.0))
-    vq = min(max(vq, -vq_max), vq_max)
+    # vector limitation: the voltage is scaled onto the circle |v_dq| = V_max keeping its direction.
+    # Over one step i⁺ = c + b v (b = h/(L(1 + hR/L)) per axis) and the unclipped command points
+    # along (i_ref − c), so for L_d = L_q this is the voltage inside the circle that brings the
+    # current closest to its reference (an approximation when L_d ≠ L_q). A d-axis-priority clip
+    # is wrong here: with ½δ_4 = 37 500 V/A a 9 mA i_d error claims the whole voltage, leaves
+    # v_q = 0 and lets the back-EMF drive i_q far past max_current (2.2× with the paper's gains).
+    scale = e[E_VPH] / vmag
+    vd *= scale
+    vq *= scale
     # fixed voltage: implicit only in the resistance, i⁺ (1 + hR/L) = i (1 + hR/L) + h (r0 + v/L)
     id1 = i_d + h * (rd0 + vd / e[E_LD]) / (1.0 + ad)
     iq1 = i_q + h * (rq0 + vq / e[E_LQ]) / (1.0 + aq)
@@ -180,7 +204,12 @@ def _simulate(E, G, D, t_ref, xr, vr, fr, h, sub, X, PHI, out_x, out_xl, out_v, 
                 e = E[a]
                 x = X[a]
                 phi = PHI[a]
-                x_ref, v_ref = _hermite(xr[k, a], xr[k + 1, a], vr[k, a], vr[k + 1, a], lam, sub * dt)
+                x_ref, _dx_ref = _hermite(xr[k, a], xr[k + 1, a], vr[k, a], vr[k + 1, a], lam, sub * dt)
+                # the velocity reference is the velocity samples' own (linear) interpolation, not the
+                # Hermite derivative: the latter ripples at the sample rate with 1.5× any mismatch
+                # (x_{k+1} − x_k)/Δt − (v_k + v_{k+1})/2 of the samples, and the velocity loop turns
+                # that ripple into torque (see ``simulate_tracking``)
+                v_ref = (1.0 - lam) * vr[k, a] + lam * vr[k + 1, a]
                 f_ref = (1.0 - lam) * fr[k, a] + lam * fr[k + 1, a]
                 # ν = 1, 2 (69)–(70) on the motor-side linear position and velocity
                 q1, _k1, q2, tau_cmd = outer_loops(G, phi, e[E_FEQ] * x[X_TH], e[E_FEQ] * x[X_W], x_ref, v_ref)
@@ -241,7 +270,7 @@ class EMLATrackingResult:
     voltage_limited (n, n_a) bool (a clip happened within the interval); limits: per actuator
     name, {"max_current" A, "max_phase_voltage" V, "max_force" N, "max_velocity" m/s,
     "stroke" m}; counters: steps, step_size [s], wall_time [s], real_time_factor (simulated /
-    wall time)."""
+    wall time), reference_mismatch [m/s] (largest |Δx/Δt − mean v| of the reference samples)."""
 
     t: np.ndarray
     names: tuple[str, ...]
@@ -298,17 +327,29 @@ def _equilibrium_start(E, G, D, PHI, t0, x0, v0, f0) -> np.ndarray:
         e = E[j]
         w = v0[j] / e[E_FEQ]
         f_load = f0[j] + disturbance_force(D[j], j, t0, x0[j], v0[j])
-        tau = e[E_FEQ] * f_load + e[E_B1] * w
+        f_x = f_load + e[E_BBS] * v0[j]    # load side at constant v_L: f_x = f_L + b_BS v_L
+        tau = e[E_FEQ] * f_x + e[E_B1] * w
         g1, g2, g3, g4 = (feedback_gain(G, i, PHI[j, i]) for i in range(4))
-        q2 = -tau / g2
+        # the currents that give τ, and the voltages that hold them; the P current loops hold them
+        # with the errors i − i_ref = −v/g, so the command i_q,ref (and κ_2) is larger by v_q/g_3
+        # (negligible for ½δ_3 = 37 500 V/A, not for slower current loops). i_d barely changes τ
+        # (L_d = L_q here), so a few fixed-point passes suffice.
+        i_d = 0.0
+        i_q = q_current_for_torque(e, tau, i_d)
+        for _ in range(3):
+            vd, vq = steady_voltages(e, i_d, i_q, w)
+            i_d = -vd / g4
+            i_q = q_current_for_torque(e, tau, i_d)
+        vd, vq = steady_voltages(e, i_d, i_q, w)
+        iq_ref = i_q + vq / g3
+        tau_cmd = iq_ref / q_current_for_torque(e, 1.0, 0.0)   # the loop maps κ_2 to i_q,ref at i_d = 0
+        q2 = -tau_cmd / g2
         q1 = q2 / g1                       # v = v_ref: Q_2 = −κ_1 = g_1 Q_1
-        iq_ref = q_current_for_torque(e, tau, 0.0)
-        vd, vq = steady_voltages(e, 0.0, iq_ref, w)
         X[j, X_TH] = (x0[j] + q1) / e[E_FEQ]
         X[j, X_W] = w
-        X[j, X_IQ] = iq_ref - vq / g3
-        X[j, X_ID] = -vd / g4
-        X[j, X_XL] = e[E_FEQ] * X[j, X_TH] - f_load / e[E_KS]
+        X[j, X_IQ] = i_q
+        X[j, X_ID] = i_d
+        X[j, X_XL] = e[E_FEQ] * X[j, X_TH] - f_x / e[E_KS]
         X[j, X_VL] = v0[j]
     return X
 
@@ -332,12 +373,14 @@ def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDS
     t (n,) [s], strictly increasing; positions (n, n_a) [m] (stroke coordinate, 0 = retracted,
     must stay in [0, stroke]), velocities (n, n_a) [m/s] (|v| ≤ max_velocity), forces (n, n_a)
     [N] the loads' forces the actuators must supply (|f| ≤ max_force); position and velocity
-    references are interpolated by cubic Hermite (position and its exact derivative), forces
-    linearly. ``step`` [s] is the largest integration step (every sample
+    references are interpolated by cubic Hermite (positions) and linearly (velocities, forces;
+    see the module docstring for why the velocity is not the Hermite derivative). ``step`` [s]
+    is the largest integration step (every sample
     interval is split into the same number of equal steps; t may be non-uniform). The run starts in the closed loop's equilibrium for the first
-    sample (``_equilibrium_start``): RDSC has no feed-forward, so holding a load needs the small
-    errors Q_2 = −τ/(½δ_2), Q_1 = Q_2/(½δ_1); starting on the reference instead would drop the
-    torque command to zero at t = 0.
+    sample (``_equilibrium_start``): RDSC has no torque feed-forward, so holding a load needs the
+    errors Q_2 = −τ/(½δ_2), Q_1 = Q_2/(½δ_1) (τ = f_eq (f_L + b_BS v) + b_1 ω; 0.45 mm for the
+    lift's 34 kN with the scenario's δ_1 = 60, δ_2 = 4000); starting on the reference instead
+    would drop the torque command to zero at t = 0.
     """
     acts = list(actuators.values()) if isinstance(actuators, dict) else list(actuators)
     if not acts or not all(isinstance(a, EMLA) for a in acts):
@@ -387,6 +430,8 @@ def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDS
         raise SimulationError(f"the closed loop diverged at t = {t[bad]:.6g} s (state no longer finite); "
                               f"reduce step (now {h:g} s) or the gains")
     x, xl, v, f, i_d, i_q, v_d, v_q, tau = outs
+    dts = np.diff(t)[:, None]
+    mismatch = float(np.max(np.abs(np.diff(xr, axis=0) / dts - 0.5 * (vr[1:] + vr[:-1]))))
     limits = {a.name: {"max_current": a.motor.max_current, "max_phase_voltage": a.max_phase_voltage,
                        "max_force": a.max_force, "max_velocity": a.max_velocity, "stroke": a.stroke}
               for a in acts}
@@ -396,7 +441,8 @@ def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDS
         position_references=xr, velocity_references=vr, force_references=fr, i_d=i_d, i_q=i_q, v_d=v_d,
         v_q=v_q, torque_commands=tau, phi=out_phi, current_limited=ilim, voltage_limited=vlim, limits=limits,
         counters={"steps": float((n - 1) * sub), "step_size": (t[1] - t[0]) / sub, "wall_time": wall,
-                  "real_time_factor": duration / wall if wall > 0 else math.inf})
+                  "real_time_factor": duration / wall if wall > 0 else math.inf,
+                  "reference_mismatch": mismatch})
 
 
 def smooth_reference(actuator: EMLA, duration: float, n: int, *, amplitude: float = 0.3,

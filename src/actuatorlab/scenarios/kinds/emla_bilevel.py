@@ -13,11 +13,13 @@ from ..emla_schema import BilevelScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 
 
-def optimise(scenario: BilevelScenario, progress=None) -> BilevelResult:
-    """Run the bilevel optimisation of ``scenario`` (progress as a fraction of the budget)."""
+def optimise(scenario: BilevelScenario, progress=None, samples: int | None = None) -> BilevelResult:
+    """Run the bilevel optimisation of ``scenario`` (progress as a fraction of the budget);
+    ``samples``: points of the optimal trajectory returned (default: the collocation points)."""
     settings = scenario.leader.build()
     report = None if progress is None else (lambda p: progress(0.9 * p.done / p.budget))
-    return run_bilevel(settings=settings, cache_path=scenario.leader.cache_file or None, progress=report)
+    return run_bilevel(settings=settings, cache_path=scenario.leader.cache_file or None, progress=report,
+                       n_samples=samples)
 
 
 def comparison_summary(result: BilevelResult) -> list[SummaryFigure]:

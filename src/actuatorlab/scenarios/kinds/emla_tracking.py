@@ -15,12 +15,10 @@ from .emla_bilevel import comparison_summary, optimise
 
 
 def run(scenario: TrackingScenario, progress=None) -> ScenarioOutput:
-    result = optimise(scenario, None if progress is None else (lambda f: progress(0.5 * f)))
-    samples = result.samples
-    t = np.linspace(samples.t[0], samples.t[-1], scenario.samples)
-    pick = lambda a: np.column_stack([np.interp(t, samples.t, a[:, j]) for j in range(a.shape[1])])  # noqa: E731
+    result = optimise(scenario, None if progress is None else (lambda f: progress(0.5 * f)), scenario.samples)
+    samples = result.samples  # the optimal motion evaluated by the recursion (42) at every sample
     actuators = load_actuators()
-    run_ = simulate_tracking(actuators, t, pick(samples.position), pick(samples.velocity), pick(samples.force),
+    run_ = simulate_tracking(actuators, samples.t, samples.position, samples.velocity, samples.force,
                              gains=scenario.gains.build(), disturbance=scenario.disturbance.build(), step=scenario.step)
     if progress is not None:
         progress(1.0)
