@@ -15,11 +15,15 @@ Actuator models (all reuse the project's compiled kernels; no equation is repeat
   sites. With ``pump`` = a name, all cylinders of that name share one pump (``PumpNetwork``,
   Sec. 6.2: ``relaxed_network_step_kernel``); otherwise each has its own pump.
 - ``PressureCylinder``: the pressure-dynamics (bulk-modulus) cylinder of
-  :mod:`actuatorlab.hydraulics.pressure_dynamics` with its own pump line. Piston position
-  x = ℓ − ℓ₀ (ℓ₀ = ``fluid.retracted_length``), f = A_h p_h − A_r p_r. Its three pressures
-  (p_h, p_r, P) are advanced over each step by backward Euler (Newton on ``chamber_rates`` and
-  ``pump_line_rate`` with their analytic partials; the step is split in halves if Newton does
-  not converge), with x = ℓ_k − ℓ₀ and ẋ = (ℓ_k − ℓ_{k−1})/h.
+  :mod:`actuatorlab.hydraulics.pressure_dynamics`, on its own pump line or (``pump`` = a name)
+  on one pump line shared with the other pressure cylinders of that name. Piston position
+  x = ℓ − ℓ₀ (ℓ₀ = ``fluid.retracted_length``), f = A_h p_h − A_r p_r. The pressures of a pump
+  line — (p_h, p_r) of each of its m cylinders and the line pressure P, 2m + 1 states — are
+  advanced over each step by backward Euler: Newton on ``chamber_rates`` and ``pump_line_rate``
+  (the line feeds the sum of the cylinders' draws) with their analytic partials, the arrow-shaped
+  Jacobian solved by eliminating each cylinder's 2×2 block (Schur complement on P); the step is
+  split in halves if Newton does not converge; x = ℓ_k − ℓ₀ and ẋ = (ℓ_k − ℓ_{k−1})/h. An own
+  pump line is the case m = 1.
 
 Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``): ``mj_step1`` (positions and
 velocities at q_k), then one compiled call that reads the pin positions, computes every
@@ -66,6 +70,7 @@ from ..hydraulics.pressure_dynamics import (
     D_PH,
     D_PR,
     H_BETA,
+    H_GRELIEF,
     H_L0,
     H_VP,
     N_PRESSURE,
@@ -82,6 +87,7 @@ from ..hydraulics.quasistatic.circuit import (
     I_AR,
     I_FHM,
     I_FRM,
+    I_PM,
     N_CIRCUIT,
     Openings,
     ValveCircuit,
@@ -91,6 +97,7 @@ from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
 from ..hydraulics.quasistatic.network import (
     PumpNetwork,
     new_pump_state,
+    pump_balance_scalar,
     relaxed_network_step_kernel,
 )
 from ..hydraulics.quasistatic.relaxation import Relaxation
@@ -121,8 +128,8 @@ NEWTON_MAX_ITER = 30
 MAX_HALVINGS = 10
 
 # rows of the per-actuator output out[k, i, row]
-(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP) = range(8)
-N_OUT = 8
+(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF) = range(9)
+N_OUT = 9
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,7 +185,11 @@ class PressureCylinder:
 
     ``fluid.retracted_length`` ℓ₀ [m] is the pin-to-pin length at full retraction and
     ``fluid.stroke`` s [m] its stroke: ℓ must stay in [ℓ₀, ℓ₀ + s]. ``initial_low_pressure``
-    [Pa]: the pressure of the less loaded chamber in the consistent initial state.
+    [Pa]: the pressure of the less loaded chamber in the consistent initial state. ``pump``:
+    None for an own pump line, or the name of a pump line shared with the other pressure
+    cylinders of that name; their circuits must agree on the pump fields (Q, P_M, c_b) and their
+    fluids on the pump-line fields (bulk_modulus, pump_line_volume, laminar_pressure,
+    relief_flow_gain, check_flow_gain), which are read from the first of them.
     """
 
     name: str
@@ -187,6 +198,7 @@ class PressureCylinder:
     circuit: ValveCircuit = field(default_factory=ValveCircuit.paper_example)
     fluid: PressureDynamics = field(default_factory=PressureDynamics)
     initial_low_pressure: float = 2.0e6
+    pump: str | None = None
 
     def __post_init__(self) -> None:
         _site_name("base_site", self.base_site)
@@ -213,6 +225,26 @@ def _check_limits(name, lo, hi) -> None:
         raise ParameterError(f"actuator {name!r}: max_length = {hi} m must exceed min_length = {lo} m")
 
 
+_LINE_FIELDS = ("bulk_modulus", "pump_line_volume", "laminar_pressure", "relief_flow_gain", "check_flow_gain")
+"""PressureDynamics fields of the pump line, which the cylinders on one shared line must agree on."""
+
+
+def _check_shared_line(pump: str, group: Sequence[PressureCylinder]) -> None:
+    """The pressure cylinders on pump line ``pump`` agree on the pump's circuit and fluid fields."""
+    try:
+        PumpNetwork([a.circuit for a in group])
+    except ParameterError as err:
+        raise ParameterError(f"pressure cylinders on pump {pump!r}: {err}") from None
+    for a in group[1:]:
+        for name in _LINE_FIELDS:
+            if getattr(a.fluid, name) != getattr(group[0].fluid, name):
+                raise ParameterError(
+                    f"pressure cylinders on pump {pump!r}: {a.name!r} has fluid.{name} = {getattr(a.fluid, name)!r} "
+                    f"but {group[0].name!r} has {getattr(group[0].fluid, name)!r}; cylinders on one pump line share "
+                    f"it: give them the same {name}"
+                )
+
+
 Signal = float | np.ndarray | Callable
 """An input: a constant, an array sampled on the step grid t_k = k·h, or a callable of t [s]."""
 
@@ -235,83 +267,83 @@ class SiteLoad:
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _solve3(a, b):
-    """Solve the 3×3 system a x = b by Gaussian elimination with partial pivoting (a, b copied)."""
-    m = a.copy()
-    x = b.copy()
-    for c in range(3):
-        piv = c
-        for r in range(c + 1, 3):
-            if abs(m[r, c]) > abs(m[piv, c]):
-                piv = r
-        if piv != c:
-            for j in range(3):
-                m[c, j], m[piv, j] = m[piv, j], m[c, j]
-            x[c], x[piv] = x[piv], x[c]
-        for r in range(c + 1, 3):
-            factor = m[r, c] / m[c, c]
-            for j in range(c, 3):
-                m[r, j] -= factor * m[c, j]
-            x[r] -= factor * x[c]
-    for c in range(2, -1, -1):
-        s = x[c]
-        for j in range(c + 1, 3):
-            s -= m[c, j] * x[j]
-        x[c] = s / m[c, c]
-    return x
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _pressure_substep(cp, hp, u, x, xdot, y0, h, y):
-    """One backward-Euler step of (p_h, p_r, P) from ``y0`` over ``h`` at fixed x, ẋ: Newton on
-    y − y0 − h·ẏ(y) = 0 with the analytic partials. Writes ``y``; returns True if converged."""
+def _pressure_substep(cps, hps, us, x, xdot, y0, h, y):
+    """One backward-Euler step of a pump line's pressures y = [p_h,0, p_r,0, …, p_h,m−1, p_r,m−1, P]
+    from ``y0`` over ``h`` at fixed x, ẋ (m,): Newton on y − y0 − h·ẏ(y) = 0 with the analytic
+    partials. The Jacobian is an arrow (each cylinder couples to P only): each 2×2 chamber block
+    is eliminated and the Schur complement solved for P. The pump line's parameters are those of
+    cylinder 0. Writes ``y``; returns True if converged."""
+    m = x.shape[0]
     rates = np.empty(2)
     partials = np.empty((2, 5))
-    jac = np.empty((3, 3))
-    res = np.empty(3)
-    kp = hp[H_BETA] / hp[H_VP]
-    for i in range(3):
+    z = np.empty((m, 2))
+    w = np.empty((m, 2))
+    c = np.empty((m, 2))
+    kp = hps[0, H_BETA] / hps[0, H_VP]
+    npr = 2 * m
+    for i in range(npr + 1):
         y[i] = y0[i]
     for _ in range(NEWTON_MAX_ITER):
-        draw, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u, x, xdot, y[0], y[1], y[2], rates, partials)
-        pump_rate, d_pump = pump_line_rate(cp, hp, u[U_B], y[2], draw)
-        res[0] = y[0] - y0[0] - h * rates[0]
-        res[1] = y[1] - y0[1] - h * rates[1]
-        res[2] = y[2] - y0[2] - h * pump_rate
-        for c in range(2):
-            jac[c, 0] = -h * partials[c, D_PH]
-            jac[c, 1] = -h * partials[c, D_PR]
-            jac[c, 2] = -h * partials[c, D_P]
-        jac[2, 0] = h * kp * dq_ph
-        jac[2, 1] = h * kp * dq_pr
-        jac[2, 2] = -h * (d_pump - kp * dq_p)
-        for c in range(3):
-            jac[c, c] += 1.0
-        delta = _solve3(jac, res)
-        done = True
-        for c in range(3):
-            y[c] -= delta[c]
-            if not (abs(delta[c]) <= NEWTON_TOL + 1e-12 * abs(y[c])):
-                done = False
+        pump = y[npr]
+        draw = 0.0
+        dq_p_sum = 0.0
+        schur = 0.0
+        rhs = 0.0
+        for j in range(m):
+            dj, dq_ph, dq_pr, dq_p = chamber_rates(cps[j], hps[j], us[j], x[j], xdot[j], y[2 * j], y[2 * j + 1], pump,
+                                                   rates, partials)
+            draw += dj
+            dq_p_sum += dq_p
+            r0 = y[2 * j] - y0[2 * j] - h * rates[0]
+            r1 = y[2 * j + 1] - y0[2 * j + 1] - h * rates[1]
+            a00 = 1.0 - h * partials[0, D_PH]
+            a01 = -h * partials[0, D_PR]
+            a10 = -h * partials[1, D_PH]
+            a11 = 1.0 - h * partials[1, D_PR]
+            b0 = -h * partials[0, D_P]
+            b1 = -h * partials[1, D_P]
+            det = a00 * a11 - a01 * a10
+            z[j, 0] = (a11 * r0 - a01 * r1) / det
+            z[j, 1] = (a00 * r1 - a10 * r0) / det
+            w[j, 0] = (a11 * b0 - a01 * b1) / det
+            w[j, 1] = (a00 * b1 - a10 * b0) / det
+            c[j, 0] = h * kp * dq_ph
+            c[j, 1] = h * kp * dq_pr
+            schur -= c[j, 0] * w[j, 0] + c[j, 1] * w[j, 1]
+            rhs -= c[j, 0] * z[j, 0] + c[j, 1] * z[j, 1]
+        pump_rate, d_pump = pump_line_rate(cps[0], hps[0], us[0, U_B], pump, draw)
+        schur += 1.0 - h * (d_pump - kp * dq_p_sum)
+        rhs += pump - y0[npr] - h * pump_rate
+        delta_p = rhs / schur
+        done = abs(delta_p) <= NEWTON_TOL + 1e-12 * abs(pump - delta_p)
+        y[npr] = pump - delta_p
+        for j in range(m):
+            for col in range(2):
+                d = z[j, col] - w[j, col] * delta_p
+                y[2 * j + col] -= d
+                if not (abs(d) <= NEWTON_TOL + 1e-12 * abs(y[2 * j + col])):
+                    done = False
         if done:
             return True
     return False
 
 
 @nb.njit(cache=True, error_model="numpy")
-def pressure_step(cp, hp, u, x, xdot, y, h) -> bool:
-    """Advance the pressures ``y`` = [p_h, p_r, P] [Pa] in place over one step h [s] by backward
-    Euler at piston position x [m] and rate ẋ [m/s]; split into 2, 4, … substeps (up to
-    2^MAX_HALVINGS) when Newton does not converge. Returns False if it never converged."""
+def pressure_step(cps, hps, us, x, xdot, y, h) -> bool:
+    """Advance the pressures ``y`` = [p_h,0, p_r,0, …, P] [Pa] of one pump line with m cylinders
+    (``cps`` (m, N_CIRCUIT), ``hps`` (m, N_PRESSURE), raw openings ``us`` (m, 6)) in place over
+    one step h [s] by backward Euler at piston positions x [m] and rates ẋ [m/s] (m,); split
+    into 2, 4, … substeps (up to 2^MAX_HALVINGS) when Newton does not converge. Returns False
+    if it never converged."""
     y0 = y.copy()
-    out = np.empty(3)
+    out = np.empty(y.shape[0])
     for halvings in range(MAX_HALVINGS + 1):
         n_sub = 1 << halvings
         hs = h / n_sub
         start = y0.copy()
         ok = True
         for _ in range(n_sub):
-            if not _pressure_substep(cp, hp, u, x, xdot, start, hs, out):
+            if not _pressure_substep(cps, hps, us, x, xdot, start, hs, out):
                 ok = False
                 break
             start[:] = out
@@ -339,15 +371,17 @@ def _accumulate(xfrc, xipos, body, point, fx, fy, fz):
 
 @nb.njit(cache=True, error_model="numpy")
 def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw, state, pump_states, group_edges,
-                   load_sites, load_bodies, loads, out):
+                   pgroup_edges, load_sites, load_bodies, loads, out):
     """Forces of every cylinder at step k from the pin positions; writes ``xfrc`` (zeroed first).
 
     ``ints`` (n, 5): base site, rod site, base body, rod body, kind; ``gain`` (n, 4): K, B,
     min length, max length; ``uhs`` (n_steps, n, 5) normalised openings (quasistatic);
     ``raw`` (n_steps, n, 6) raw openings (pressure); ``state`` (n, 8): p_prev, l_prev, then for
-    a pressure cylinder p_h, p_r, P; columns 5–7 the last force, its last change and the count
-    of successive alternating changes (the chatter test of simulation/arm.py); ``group_edges``: consecutive
-    network groups [start, stop) in the internal order; ``out`` (n_steps, n, N_OUT).
+    a pressure cylinder p_h, p_r, P (P equal on a shared pump line); columns 5–7 the last force,
+    its last change and the count of successive alternating changes (the chatter test of
+    simulation/arm.py); ``group_edges``: consecutive network groups [start, stop) in the
+    internal order; ``pgroup_edges``: likewise the pressure cylinders' pump lines (an own pump
+    line is a group of one); ``out`` (n_steps, n, N_OUT).
     Returns (status, actuator index).
     """
     n = ints.shape[0]
@@ -366,33 +400,51 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw,
         unit[i, 1] = dy / length
         unit[i, 2] = dz / length
     force = np.empty(n)
-    # quasistatic on their own pump, and pressure cylinders
+    # quasistatic on their own pump
     for i in range(n):
-        kind = ints[i, 4]
-        l_prev = state[i, 1]
-        if kind == 0:
-            p, f, v = relaxed_step_scalar(cps[i], uhs[k, i], gain[i, 0], gain[i, 1], h, state[i, 0], l_prev, l_now[i])
+        if ints[i, 4] == 0:
+            p, f, v = relaxed_step_scalar(cps[i], uhs[k, i], gain[i, 0], gain[i, 1], h, state[i, 0], state[i, 1],
+                                          l_now[i])
             out[k, i, O_ROD] = p
             out[k, i, O_VEL] = v
             out[k, i, O_PH] = np.nan
             out[k, i, O_PR] = np.nan
             out[k, i, O_PUMP] = np.nan
+            out[k, i, O_RELIEF] = np.nan
             state[i, 0] = p
             force[i] = f
             if abs(p - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
-        elif kind == 2:
-            xdot = (l_now[i] - l_prev) / h
-            x = l_now[i] - hps[i, H_L0]
-            if not pressure_step(cps[i], hps[i], raw[k, i], x, xdot, state[i, 2:5], h):
-                return STATUS_NEWTON, i
-            f = cps[i, I_AH] * state[i, 2] - cps[i, I_AR] * state[i, 3]
+    # pressure cylinders, one pump line at a time
+    for g in range(pgroup_edges.shape[0] - 1):
+        s = pgroup_edges[g]
+        e = pgroup_edges[g + 1]
+        m = e - s
+        x = np.empty(m)
+        xdot = np.empty(m)
+        y = np.empty(2 * m + 1)
+        for j in range(m):
+            i = s + j
+            xdot[j] = (l_now[i] - state[i, 1]) / h
+            x[j] = l_now[i] - hps[i, H_L0]
+            y[2 * j] = state[i, 2]
+            y[2 * j + 1] = state[i, 3]
+        y[2 * m] = state[s, 4]
+        if not pressure_step(cps[s:e], hps[s:e], raw[k, s:e], x, xdot, y, h):
+            return STATUS_NEWTON, s
+        relief = hps[s, H_GRELIEF] * max(y[2 * m] - cps[s, I_PM], 0.0)
+        for j in range(m):
+            i = s + j
+            state[i, 2] = y[2 * j]
+            state[i, 3] = y[2 * j + 1]
+            state[i, 4] = y[2 * m]
+            force[i] = cps[i, I_AH] * state[i, 2] - cps[i, I_AR] * state[i, 3]
             out[k, i, O_ROD] = np.nan
-            out[k, i, O_VEL] = xdot
+            out[k, i, O_VEL] = xdot[j]
             out[k, i, O_PH] = state[i, 2]
             out[k, i, O_PR] = state[i, 3]
             out[k, i, O_PUMP] = state[i, 4]
-            force[i] = f
+            out[k, i, O_RELIEF] = relief
     # pump networks
     for g in range(group_edges.shape[0] - 1):
         s = group_edges[g]
@@ -411,6 +463,9 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw,
             p_new, f_new, v_new, pump_states[g])
         if status != 0:
             return STATUS_ROOT, s
+        relief = 0.0
+        if pressure >= cps[s, I_PM]:  # the relief is open: it passes the node's surplus Ξ_P(P_M) (117)
+            relief = max(pump_balance_scalar(pressure, cps[s:e], uhs[k, s:e], v_new), 0.0)
         for j in range(m):
             i = s + j
             state[i, 0] = p_new[j]
@@ -420,6 +475,7 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw,
             out[k, i, O_PH] = np.nan
             out[k, i, O_PR] = np.nan
             out[k, i, O_PUMP] = pressure
+            out[k, i, O_RELIEF] = relief
             if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
     for i in range(n):
@@ -571,18 +627,37 @@ class HydraulicMujocoSystem:
         for a in actuators:
             if not isinstance(a, (QuasistaticCylinder, PressureCylinder)):
                 raise ParameterError(f"{a!r}: give QuasistaticCylinder or PressureCylinder objects")
-        # internal order: own-pump quasistatic and pressure cylinders, then each pump group together
-        singles = [a for a in actuators if not (isinstance(a, QuasistaticCylinder) and a.pump is not None)]
+        # internal order: own-pump quasistatic cylinders, then the pressure cylinders one pump line
+        # after the other (an own line is a group of one), then each quasistatic pump group together
+        singles = [a for a in actuators if isinstance(a, QuasistaticCylinder) and a.pump is None]
+        lines: dict[object, list[PressureCylinder]] = {}
+        for j, a in enumerate(actuators):
+            if isinstance(a, PressureCylinder):
+                lines.setdefault(("pump", a.pump) if a.pump is not None else ("own", j), []).append(a)
+        for key, group in lines.items():
+            if key[0] == "pump":
+                _check_shared_line(key[1], group)
         pumps: dict[str, list[QuasistaticCylinder]] = {}
         for a in actuators:
             if isinstance(a, QuasistaticCylinder) and a.pump is not None:
                 pumps.setdefault(a.pump, []).append(a)
-        self.actuators: list[Cylinder] = singles + [a for group in pumps.values() for a in group]
+        mixed = sorted(set(pumps) & {key[1] for key in lines if key[0] == "pump"})
+        if mixed:
+            raise ParameterError(
+                f"pump {mixed[0]!r} has both QuasistaticCylinder and PressureCylinder members; one pump takes one "
+                "cylinder model: give them the same model or different pump names"
+            )
+        pressure = [a for group in lines.values() for a in group]
+        self.actuators: list[Cylinder] = singles + pressure + [a for group in pumps.values() for a in group]
         self.networks = {pump: PumpNetwork([a.circuit for a in group]) for pump, group in pumps.items()}
-        edges = [len(singles)]
+        edges = [len(singles) + len(pressure)]
         for group in pumps.values():
             edges.append(edges[-1] + len(group))
-        self.group_edges = np.array(edges if pumps else [len(singles)], dtype=np.int64)
+        self.group_edges = np.array(edges, dtype=np.int64)
+        pedges = [len(singles)]
+        for group in lines.values():
+            pedges.append(pedges[-1] + len(group))
+        self.pgroup_edges = np.array(pedges, dtype=np.int64)
         self.index = {a.name: i for i, a in enumerate(self.actuators)}
 
         n = len(self.actuators)
@@ -836,8 +911,9 @@ class HydraulicMujocoSystem:
         Returns a ``SimulationResult`` with channels ``qpos_<i>``, ``qvel_<i>`` (state at t_k,
         before step k) and per actuator ``<name>.length`` ℓ [m], ``.length_rate`` (ℓ_k − ℓ_{k−1})/h
         [m/s], ``.force`` f [N], and ``.rod_position`` p [m], ``.rod_velocity`` v [m/s]
-        (quasistatic) or ``.head_pressure``, ``.rod_pressure`` [Pa]; ``.pump_pressure`` [Pa] for
-        pressure cylinders and pump groups; counters ``loop_time_s`` and ``real_time_factor``.
+        (quasistatic) or ``.head_pressure``, ``.rod_pressure`` [Pa]; ``.pump_pressure`` [Pa] and
+        ``.pump_relief_flow`` [m³/s] (flow through the pump relief valve) for pressure cylinders and
+        pump groups; counters ``loop_time_s`` and ``real_time_factor``.
         """
         h = self.timestep
         n = round(positive("duration", duration, "s") / h) + 1
@@ -863,13 +939,14 @@ class HydraulicMujocoSystem:
                 if not isinstance(a, PressureCylinder):
                     raise ParameterError(f"regeneration[{a.name!r}]: only PressureCylinder actuators take u_a here")
                 u_a[:, i] = sample_signal(f"regeneration[{a.name!r}]", regeneration[a.name], t)
-        for g in range(self.group_edges.size - 1):
-            s, e = self.group_edges[g], self.group_edges[g + 1]
-            if np.any(u_b[:, s:e] != u_b[:, s:s + 1]):
-                raise ParameterError(
-                    f"bleed: the cylinders {[a.name for a in self.actuators[s:e]]} share one pump and its bleed "
-                    "valve; give them the same u_b"
-                )
+        for edges in (self.group_edges, self.pgroup_edges):
+            for g in range(edges.size - 1):
+                s, e = edges[g], edges[g + 1]
+                if np.any(u_b[:, s:e] != u_b[:, s:s + 1]):
+                    raise ParameterError(
+                        f"bleed: the cylinders {[a.name for a in self.actuators[s:e]]} share one pump and its "
+                        "bleed valve; give them the same u_b"
+                    )
         uhs = np.zeros((n, n_act, 5))
         raw = np.zeros((n, n_act, 6))
         for i, a in enumerate(self.actuators):
@@ -921,12 +998,12 @@ class HydraulicMujocoSystem:
         model, data = self.model, self.data
         site_xpos, xipos, xfrc = data.site_xpos, data.xipos, data.xfrc_applied
         args = (self.ints, self.cps, self.hps, self.gain, uhs, raw, state, pump_states, self.group_edges,
-                load_sites, load_bodies, load_values, out)
+                self.pgroup_edges, load_sites, load_bodies, load_values, out)
         # compile (or load from the cache) outside the timed loop on copies
         t0 = time.perf_counter()
         actuators_step(0, h, site_xpos.copy(), xipos.copy(), xfrc.copy(), self.ints, self.cps, self.hps, self.gain,
-                       uhs, raw, state.copy(), pump_states.copy(), self.group_edges, load_sites, load_bodies,
-                       load_values, out.copy())
+                       uhs, raw, state.copy(), pump_states.copy(), self.group_edges, self.pgroup_edges, load_sites,
+                       load_bodies, load_values, out.copy())
         compile_time = time.perf_counter() - t0
         step1, step2 = mujoco.mj_step1, mujoco.mj_step2
         status, which, k_fail = STATUS_OK, 0, n
@@ -986,10 +1063,12 @@ class HydraulicMujocoSystem:
                 ch["stretch"] = Channel(rows[:, O_ROD] - rows[:, O_LENGTH], "m", "relaxed element p − ℓ")
                 if a.pump is not None:
                     ch["pump_pressure"] = Channel(rows[:, O_PUMP], "Pa", "shared pump pressure P (126)")
+                    ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow Ξ_P (117)")
             else:
                 ch["head_pressure"] = Channel(rows[:, O_PH], "Pa", "head-side pressure p_h")
                 ch["rod_pressure"] = Channel(rows[:, O_PR], "Pa", "rod-side pressure p_r")
                 ch["pump_pressure"] = Channel(rows[:, O_PUMP], "Pa", "pump-line pressure P")
+                ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow g_relief·max(P − P_M, 0)")
             channels.update({f"{a.name}.{key}": value for key, value in ch.items()})
         duration = float(t[-1] + self.timestep)
         counters = {"steps": float(t.size), "compile_time_s": compile_time, "loop_time_s": loop_time,

@@ -24,6 +24,7 @@ from .kinds import (
     emla_bilevel,
     emla_efficiency_maps,
     emla_tracking,
+    excavator_dig,
     gamma_map,
     identify_robot,
     ieha,
@@ -50,6 +51,7 @@ KINDS = {
     "emla-efficiency-maps": emla_efficiency_maps,
     "emla-bilevel": emla_bilevel,
     "emla-tracking": emla_tracking,
+    "excavator-dig": excavator_dig,
 }
 """Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
 

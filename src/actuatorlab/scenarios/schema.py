@@ -38,6 +38,7 @@ from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
 from .crane_schema import CraneInverseDynamicsScenario, CraneVDCScenario
 from .emla_schema import BilevelScenario, EfficiencyMapsScenario, TrackingScenario
+from .excavator_schema import ExcavatorDigScenario
 from .ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario, IEHAScenario
 from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
@@ -489,6 +490,7 @@ KINDS: dict[str, type[Spec]] = {
     "emla-efficiency-maps": EfficiencyMapsScenario,
     "emla-bilevel": BilevelScenario,
     "emla-tracking": TrackingScenario,
+    "excavator-dig": ExcavatorDigScenario,
 }
 """Scenario classes by the value of ``kind``."""
 
@@ -498,7 +500,8 @@ MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 Scenario = Annotated[
     Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
           IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario,
-          CraneVDCScenario, CraneInverseDynamicsScenario, EfficiencyMapsScenario, BilevelScenario, TrackingScenario],
+          CraneVDCScenario, CraneInverseDynamicsScenario, EfficiencyMapsScenario, BilevelScenario, TrackingScenario,
+          ExcavatorDigScenario],
     Field(discriminator="kind"),
 ]
 """Any scenario, told apart by ``kind``."""
