@@ -4,6 +4,7 @@ import bench_arm
 import bench_crane
 import bench_emla
 import bench_emla_optimisation
+import bench_excavator
 import bench_identification
 import bench_ieha
 import bench_lam
@@ -24,3 +25,4 @@ if __name__ == "__main__":
     bench_ieha.main()
     bench_emla.main()
     bench_emla_optimisation.main()
+    bench_excavator.main()
