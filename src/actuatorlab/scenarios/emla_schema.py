@@ -12,7 +12,11 @@ from ..errors import ParameterError, ScenarioError
 from ..control.rdsc import RDSCGains
 from ..optimization.leader import CRITERIA_OUTER, LeaderSettings
 from ..simulation.emla_tracking import Disturbance
-from .spec_base import Frequency, OutputsSpec, Spec, Time
+from .spec_base import Frequency, OutputsSpec, Spec, Time, defaults_of
+
+
+_DISTURBANCE = defaults_of(Disturbance)
+_GAINS = defaults_of(RDSCGains)
 
 
 class EMLASetup(Spec):
@@ -65,12 +69,12 @@ class BilevelScenario(EMLASetup):
 class DisturbanceSpec(Spec):
     """Load disturbance as fractions of each actuator's max force, :class:`~actuatorlab.simulation.emla_tracking.Disturbance`."""
 
-    bias: float = 0.02
-    amplitude: float = 0.05
-    frequency: Frequency = 1.5
-    friction: float = 0.03
-    velocity_scale: float = 0.01
-    spring: float = 0.02
+    bias: float = _DISTURBANCE["bias"]
+    amplitude: float = _DISTURBANCE["amplitude"]
+    frequency: Frequency = _DISTURBANCE["frequency"]
+    friction: float = _DISTURBANCE["friction"]
+    velocity_scale: float = _DISTURBANCE["velocity_scale"]
+    spring: float = _DISTURBANCE["spring"]
 
     def build(self) -> Disturbance:
         try:
@@ -83,10 +87,10 @@ class GainsSpec(Spec):
     """RDSC gains (70)–(71), :class:`~actuatorlab.control.rdsc.RDSCGains`: a number or four values
     (subsystems ν = 1..4) each; defaults: the paper's k = 7, σ = 9, δ = 75 000, ε = 9."""
 
-    k: float | list[float] = 7.0
-    sigma: float | list[float] = 9.0
-    delta: float | list[float] = 75_000.0
-    epsilon: float | list[float] = 9.0
+    k: float | list[float] = _GAINS["k"]
+    sigma: float | list[float] = _GAINS["sigma"]
+    delta: float | list[float] = _GAINS["delta"]
+    epsilon: float | list[float] = _GAINS["epsilon"]
 
     def build(self) -> RDSCGains:
         values = {name: tuple(v) if isinstance(v, list) else v for name, v in self.model_dump().items()}

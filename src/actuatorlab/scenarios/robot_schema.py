@@ -28,8 +28,13 @@ from .spec_base import (
     Spec,
     Time,
     Volume,
+    defaults_of,
     reported_at,
 )
+
+
+_OPTIONS = defaults_of(IdentificationOptions)
+_EXCITATION = defaults_of(Excitation)
 
 
 class CylinderSpec(Spec):
@@ -68,11 +73,11 @@ class HydraulicRobotSpec(Spec):
 class IdentificationSpec(Spec):
     """Options of the least squares, :class:`~actuatorlab.identification.hydraulic_robot.IdentificationOptions`."""
 
-    derivatives: Literal[DERIVATIVES] = "central"
-    taps: StrictInt = 20
-    zero_phase: StrictBool = True
-    gravity: Literal[GRAVITY] = "known"
-    lock_tolerance: Angle = 1e-3
+    derivatives: Literal[DERIVATIVES] = _OPTIONS["derivatives"]
+    taps: StrictInt = _OPTIONS["taps"]
+    zero_phase: StrictBool = _OPTIONS["zero_phase"]
+    gravity: Literal[GRAVITY] = _OPTIONS["gravity"]
+    lock_tolerance: Angle = _OPTIONS["lock_tolerance"]
 
     def build(self, where: str = "identification") -> IdentificationOptions:
         with reported_at(where):
@@ -112,18 +117,18 @@ class ExcitationSpec(Spec):
     """The spool sine, run length and kept window, sampling, centering and sensor noise,
     :class:`~actuatorlab.simulation.robot_experiments.Excitation`."""
 
-    amplitude: float = 0.03
-    frequency: Frequency = 1.0
-    duration: Time = 10.0
-    window: tuple[Time, Time] = (6.0, 10.0)
-    sample_time: Time = 1e-3
-    centering: float = 2.0
-    angle_noise: Angle = 0.0
-    pressure_noise: Pressure = 0.0
-    spool_noise: float = 0.0
-    angle_quantum: Angle = 0.0
-    pressure_quantum: Pressure = 0.0
-    seed: StrictInt = 0
+    amplitude: float = _EXCITATION["amplitude"]
+    frequency: Frequency = _EXCITATION["frequency"]
+    duration: Time = _EXCITATION["duration"]
+    window: tuple[Time, Time] = _EXCITATION["window"]
+    sample_time: Time = _EXCITATION["sample_time"]
+    centering: float = _EXCITATION["centering"]
+    angle_noise: Angle = _EXCITATION["angle_noise"]
+    pressure_noise: Pressure = _EXCITATION["pressure_noise"]
+    spool_noise: float = _EXCITATION["spool_noise"]
+    angle_quantum: Angle = _EXCITATION["angle_quantum"]
+    pressure_quantum: Pressure = _EXCITATION["pressure_quantum"]
+    seed: StrictInt = _EXCITATION["seed"]
 
     def build(self, where: str = "excitation", **changes) -> Excitation:
         with reported_at(where):
