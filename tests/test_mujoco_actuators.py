@@ -4,7 +4,10 @@ Checks: the MJCF arm reproduces the native ``simulate_arm`` on the arm-relief sc
 pressure-dynamics cylinder in MuJoCo follows the native LSODA pressure arm; a held machine with
 consistent initialisation does not move; cylinders on one pump (and on their own pump) give
 exactly the forces of the stand-alone step functions on the same lengths; the stability check
-uses the native bound; bad input raises clear project errors.
+uses the native bound; bad input raises clear project errors; a cylinder on a slide joint moves
+exactly like the same cylinder between two sites along the slide (and a held one stays put);
+the stability bound is rechecked along the run and a pose that breaks it is reported with its
+time.
 """
 
 from __future__ import annotations
@@ -241,3 +244,147 @@ def test_bad_input_errors(tmp_path):
                                                             initial_low_pressure=20e6)])
     with pytest.raises(SimulationError, match="beyond the relief settings"):
         pressure.initial_state([0.0], [SiteLoad(ARM_LOAD_SITE, [0.0, -60e3, 0.0])])
+
+
+# --------------------------------------------------------------------------------------------
+# slide-joint attachment and the stability check along the run
+
+_LIFT_XML = """<mujoco model="lift">
+  <option timestep="0.001" gravity="0 0 -9.81" integrator="Euler"><flag contact="disable"/></option>
+  <worldbody>
+    <site name="base" pos="0 0 0"/>
+    <body name="mass" pos="0 0 1.2">
+      <joint name="lift" type="slide" axis="0 0 1"/>
+      <inertial pos="0 0 0" mass="2000" diaginertia="1 1 1"/>
+      <site name="rod" pos="0 0 0"/>
+      <body name="flap" pos="0.5 0 0">
+        <joint name="hinge" type="hinge" axis="0 1 0"/>
+        <inertial pos="0.2 0 0" mass="10" diaginertia="0.1 0.1 0.1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+"""A 2 t mass on a vertical slide joint (its rod pin at the body origin, 1.2 m above the base
+pin at qpos = 0, so the pin distance is qpos + 1.2 m), with a hinged flap (a non-slide joint)."""
+
+
+@pytest.mark.parametrize("fluid", [None, PressureDynamics()], ids=["quasistatic", "pressure"])
+def test_slide_joint_cylinder_equals_two_site_cylinder(fluid):
+    circuit = ValveCircuit.paper_example()
+
+    def cylinder(**attach):
+        if fluid is None:
+            return QuasistaticCylinder("c", circuit=circuit, **attach)
+        return PressureCylinder("c", circuit=circuit, fluid=fluid, **attach)
+
+    sites = HydraulicMujocoSystem(_LIFT_XML, [cylinder(base_site="base", rod_site="rod")])
+    joint = HydraulicMujocoSystem(_LIFT_XML, [cylinder(joint="lift", length_offset=1.2)])
+    # effective mass along the slide dof = 1/(M⁻¹)_dd, the same as along the vertical pin line;
+    # with the flap tilted it adds less than its own mass (it swings as the slider accelerates)
+    tilted = [0.1, math.pi / 4]
+    (lim_j,), (lim_s,) = joint.stability(tilted), sites.stability(tilted)
+    minv = np.linalg.inv(_mass_matrix(joint, tilted))
+    assert lim_j.effective_mass == pytest.approx(1.0 / minv[0, 0], rel=1e-12)
+    assert lim_j.effective_mass == pytest.approx(lim_s.effective_mass, rel=1e-12)
+    assert 2000.0 < lim_j.effective_mass < 2009.0
+    qpos = [0.1, math.pi / 2]  # the flap hanging straight down: at rest
+    # consistent initialisation: the cylinder carries the whole weight
+    init = joint.initial_state(qpos)
+    assert init.forces["c"] == pytest.approx(2010.0 * 9.81, rel=1e-9)
+    assert init.lengths["c"] == pytest.approx(1.3)
+    commands = {"c": lambda t: np.where((t > 0.3) & (t < 1.5), 0.6, 0.0)}
+    a = sites.simulate(2.0, commands, 0.3, qpos=qpos)
+    b = joint.simulate(2.0, commands, 0.3, qpos=qpos)
+    assert np.ptp(a["qpos_0"]) > 0.1  # the cylinder lifts the mass
+    np.testing.assert_allclose(b["qpos_0"], a["qpos_0"], rtol=0.0, atol=1e-9)
+    np.testing.assert_allclose(b["qpos_1"], a["qpos_1"], rtol=0.0, atol=1e-9)
+    np.testing.assert_allclose(b["c.force"], a["c.force"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(b["c.length"], b["qpos_0"] + 1.2, rtol=0.0, atol=1e-12)
+    # ℓ̇ = qvel of the slide dof (Euler: q_k − q_{k−1} = h·v_k)
+    np.testing.assert_allclose(b["c.length_rate"][1:], b["qvel_0"][1:], rtol=0.0, atol=1e-9)
+    # held with the valves closed from the consistent state: it does not move
+    held = joint.simulate(2.0, {}, 0.3, qpos=qpos)
+    assert np.max(np.abs(held["qpos_0"] - qpos[0])) < 1e-9
+
+
+def _mass_matrix(system, qpos):
+    import mujoco
+
+    system.set_pose(qpos)
+    full = np.zeros((system.model.nv, system.model.nv))
+    mujoco.mj_fullM(system.model, system.data, full)
+    return full
+
+
+def test_slide_joint_errors():
+    with pytest.raises(ParameterError, match=r"unknown joint 'nowhere'.*slide joints are \['lift'\]"):
+        HydraulicMujocoSystem(_LIFT_XML, [QuasistaticCylinder("c", joint="nowhere")])
+    with pytest.raises(ParameterError, match=r"'hinge' is a hinge joint, not a slide joint.*\['lift'\]"):
+        HydraulicMujocoSystem(_LIFT_XML, [PressureCylinder("c", joint="hinge")])
+    with pytest.raises(ParameterError, match="not both"):
+        QuasistaticCylinder("c", "base", "rod", joint="lift")
+    with pytest.raises(ParameterError, match="base_site and rod_site, or joint"):
+        QuasistaticCylinder("c")
+    with pytest.raises(ParameterError, match="site"):
+        QuasistaticCylinder("c", "base")
+    with pytest.raises(ParameterError, match="length_offset"):
+        QuasistaticCylinder("c", "base", "rod", length_offset=1.0)
+    with pytest.raises(ParameterError, match="slide joints are none"):
+        HydraulicMujocoSystem(single_arm_mjcf(SingleArm()), [QuasistaticCylinder("c", joint="theta")])
+
+
+_CART_XML = """<mujoco model="cart">
+  <option timestep="0.001" gravity="0 0 -9.81" integrator="Euler"><flag contact="disable"/></option>
+  <worldbody>
+    <site name="base" pos="0 0 1"/>
+    <body name="cart">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <inertial pos="0 0 0" mass="1000" diaginertia="1 1 1"/>
+      <site name="pin" pos="0 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+"""A 1 t cart sliding along x, pushed by a cylinder from a pin 1 m above the track: along the
+pin line the effective mass is m (x² + 1)/x², falling towards m as the cylinder extends."""
+
+
+def test_stability_is_checked_along_the_run():
+    relaxation = Relaxation(5e7, 2.5e6)  # the project default K, B
+    system = HydraulicMujocoSystem(_CART_XML, [QuasistaticCylinder("c", "base", "pin", relaxation=relaxation)])
+    # stable at x = 1.8 m (m = 1309 kg), unstable beyond x ≈ 1.95 m (m < 1262.5 kg at h = 1 ms)
+    (start,) = system.check_stability([1.8])
+    assert start.effective_mass == pytest.approx(1000.0 * (1.8**2 + 1.0) / 1.8**2)
+    (later,) = system.stability([2.0])
+    assert later.effective_mass == pytest.approx(1250.0) and not later.stable
+    # driven out, the run is refused at the first check past the bound, with the time named
+    with pytest.raises(SimulationError, match=r"'c'.* at the pose reached at t = 0\.4 s \(effective mass 12\d\d kg "
+                                              r"along the pin line.*set stiffness below"):
+        system.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8])
+    # unchecked, the same run does go unstable a little later (the step-to-step chatter test)
+    with pytest.raises(SimulationError, match="chattering"):
+        system.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8], check_interval=None)
+    # a stable damping passes the checks along the whole run
+    ok = HydraulicMujocoSystem(_CART_XML, [QuasistaticCylinder("c", "base", "pin",
+                                                               relaxation=Relaxation(5e7, 1.0e6))])
+    result = ok.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8])
+    assert result["qpos_0"][-1] > 2.2
+
+
+def test_excavator_with_default_damping_is_refused_when_the_bucket_curls():
+    # stable at the dig start pose; the curled bucket's effective mass (≈ 1 200 kg) breaks the
+    # bound with the project default B = 2.5e6 N s/m; B = 1e6 (the excavator default) passes
+    from actuatorlab.multibody.excavator import (
+        DIG_START_POSE,
+        DigCycle,
+        ExcavatorParameters,
+        excavator_system,
+        run_dig_cycle,
+    )
+
+    params = ExcavatorParameters(relaxation=Relaxation(5.0e7, 2.5e6))
+    assert all(lim.stable for lim in excavator_system("quasistatic", params).stability(list(DIG_START_POSE)))
+    with pytest.raises(SimulationError, match=r"'bucket'.* at the pose reached at t = \d\.\d+ s \(effective mass "
+                                              r"1\d\d\d kg"):
+        run_dig_cycle("quasistatic", cycle=DigCycle().shortened(0.4), params=params)

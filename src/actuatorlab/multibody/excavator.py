@@ -120,9 +120,10 @@ class ExcavatorParameters:
     remaining fluid fields the project defaults (assumptions).
     Relaxation (quasistatic model): K = 5·10⁷ N/m (the project default), B = 1·10⁶ N s/m. The
     closed-valve bound h²K/m + 2hB/m < 4 must hold along the whole cycle, not only at the start
-    pose where it is checked: the bucket's effective mass along its pin line falls to ≈ 1 150 kg
-    when curled (measured over the cycle with ``HydraulicMujocoSystem.stability``), where the
-    default B = 2.5·10⁶ gives 4.3 at h = 1 ms (a growing oscillation); B = 1·10⁶ gives 1.8.
+    pose (``simulate`` checks it there and every 50 ms along the run): the bucket's effective
+    mass along its pin line falls to ≈ 1 150 kg when curled (measured over the cycle with
+    ``HydraulicMujocoSystem.stability``), where the default B = 2.5·10⁶ gives 4.3 at h = 1 ms
+    (a growing oscillation, refused by the run-time check); B = 1·10⁶ gives 1.8.
     """
 
     boom_foot: Point = (0.0, 2.0)

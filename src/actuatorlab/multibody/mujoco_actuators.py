@@ -1,4 +1,4 @@
-"""Hydraulic cylinders attached to an MJCF model by two sites, stepped together with MuJoCo.
+"""Hydraulic cylinders attached to an MJCF model by two sites (or a slide joint), stepped together with MuJoCo.
 
 A cylinder acts between two sites of the model, its pins (``base_site`` and ``rod_site``, on
 two different bodies). With x_a, x_b the pin positions (world frame, m), its length is
@@ -6,6 +6,14 @@ two different bodies). With x_a, x_b the pin positions (world frame, m), its len
 **Signs: f > 0 pushes the pins apart (extends the cylinder), f < 0 pulls them together;
 v, ℓ̇ > 0 extend.** The force acts on the rod pin as f·e and on the base pin as −f·e, so its
 generalised force is f·(dℓ/dq)ᵀ with dℓ/dq = eᵀ (J_a − J_b) (J_* the site Jacobians).
+
+A cylinder can instead sit on a **slide joint** (``joint`` = its name, ``length_offset`` c
+[m]): ℓ = qpos[joint] + c, and f acts as a generalised force on the joint's degree of freedom d
+(``data.qfrc_applied[d]``; f > 0 pushes towards larger qpos), so dℓ/dq is the unit vector of
+d. Everything below (kernels, stability, initialisation) is the same with this ℓ and dℓ/dq;
+the rate (ℓ_k − ℓ_{k−1})/h equals qvel[d] of MuJoCo's Euler/implicit update to rounding. A
+slide-joint cylinder and the same cylinder between two sites along the slide axis give the
+same motion.
 
 Actuator models (all reuse the project's compiled kernels; no equation is repeated here):
 
@@ -28,19 +36,24 @@ Actuator models (all reuse the project's compiled kernels; no equation is repeat
 Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``): ``mj_step1`` (positions and
 velocities at q_k), then one compiled call that reads the pin positions, computes every
 cylinder force f_k, and writes the pin forces and the external site loads into
-``data.xfrc_applied`` (force at each body's centre of mass plus the moment of the pin offset),
-then ``mj_step2``. With MuJoCo's Euler integrator this is exactly the scheme of
+``data.xfrc_applied`` (force at each body's centre of mass plus the moment of the pin offset)
+and the slide-joint forces into ``data.qfrc_applied``, then ``mj_step2``. With MuJoCo's Euler
+integrator this is exactly the scheme of
 :mod:`actuatorlab.simulation.arm`: the force from q_k, then semi-implicit Euler. The model
 must use the Euler or an implicit integrator (MuJoCo's RK4 cannot be split into step1/step2).
 A run starts with ``mj_resetData`` (then the given qpos, qvel) and overwrites
-``data.xfrc_applied`` each step: give external forces as ``SiteLoad``.
+``data.xfrc_applied`` and ``data.qfrc_applied`` each step: give external forces as ``SiteLoad``.
 
-Stability (before a run, at the initial pose): with the valves closed each cylinder is a
-spring–damper on the effective mass along its pin line, m = 1/(gᵀ M⁻¹ g), g = (dℓ/dq)ᵀ; the
-scheme is stable iff h²K/m + 2hB/m < 4 (as in :mod:`actuatorlab.simulation.arm`). For a
-pressure cylinder K is the oil-column stiffness β(A_h²/V_h + A_r²/V_r) and B = 0 (its valve
-damping is integrated implicitly). An unstable combination raises ``SimulationError`` with the
-largest stable K.
+Stability (before a run at the initial pose, and every ``check_interval`` = 50 ms of simulated
+time along it, since the effective masses change with the pose): with the valves closed each
+cylinder is a spring–damper on the effective mass along its pin line, m = 1/(gᵀ M⁻¹ g),
+g = (dℓ/dq)ᵀ (on a slide joint m = 1/(M⁻¹)_dd); the scheme is stable iff
+h²K/m + 2hB/m < 4 (as in :mod:`actuatorlab.simulation.arm`). For a pressure cylinder K is the
+oil-column stiffness β(A_h²/V_h + A_r²/V_r) and B = 0 (its valve damping is integrated
+implicitly). An unstable combination raises ``SimulationError`` with the largest stable K (and
+along the run the time). The run-time check evaluates all effective masses at once (one
+``mj_solveM`` on the stacked gradients, from the mass-matrix factor ``mj_step1`` has just
+computed), off the per-step path.
 
 Consistent initialisation (``holding_forces``, ``initial_state``): at the initial pose with
 zero velocity and acceleration, ``mj_inverse`` gives the generalised force τ that holds the
@@ -142,12 +155,39 @@ def _site_name(name: str, value) -> str:
     return value
 
 
+def _check_attachment(a) -> None:
+    """Either two pin sites or one slide joint (with a finite ``length_offset``)."""
+    if a.joint is None:
+        if a.base_site is None and a.rod_site is None:
+            raise ParameterError(
+                f"actuator {a.name!r}: give the pin sites base_site and rod_site, or joint = the name of a slide joint"
+            )
+        _site_name("base_site", a.base_site)
+        _site_name("rod_site", a.rod_site)
+        if a.length_offset != 0.0:
+            raise ParameterError(
+                f"actuator {a.name!r}: length_offset = {a.length_offset!r} applies to a slide-joint actuator only "
+                "(between two sites ℓ is the pin distance): drop it or give joint"
+            )
+        return
+    if not isinstance(a.joint, str) or not a.joint:
+        raise ParameterError(f"actuator {a.name!r}: joint = {a.joint!r}: give the name of a slide joint of the model")
+    if a.base_site is not None or a.rod_site is not None:
+        raise ParameterError(
+            f"actuator {a.name!r}: give either the pin sites (base_site, rod_site) or joint = {a.joint!r}, not both"
+        )
+    if not (isinstance(a.length_offset, (int, float)) and math.isfinite(a.length_offset)):
+        raise ParameterError(f"actuator {a.name!r}: length_offset = {a.length_offset!r}: give a finite length [m]")
+
+
 @dataclass(frozen=True)
 class QuasistaticCylinder:
-    """A relaxed quasistatic cylinder (Kikuuwe et al. Secs. 3–4, 6) between two sites.
+    """A relaxed quasistatic cylinder (Kikuuwe et al. Secs. 3–4, 6) between two sites or on a slide joint.
 
     ``name``: label of the actuator (inputs and result channels are keyed by it);
-    ``base_site``, ``rod_site``: the pin sites (f > 0 pushes them apart); ``circuit``: the
+    ``base_site``, ``rod_site``: the pin sites (f > 0 pushes them apart), or instead ``joint``:
+    a slide joint, with ℓ = qpos[joint] + ``length_offset`` [m] and f a generalised force on
+    its degree of freedom (f > 0 pushes towards larger qpos); ``circuit``: the
     four-valve circuit; ``relaxation``: the virtual spring–damper K [N/m], B [N s/m];
     ``pump``: None for an own pump, or the name of a pump shared with the other cylinders of
     that name (their circuits must agree on the pump fields); ``min_length``, ``max_length``
@@ -156,17 +196,18 @@ class QuasistaticCylinder:
     """
 
     name: str
-    base_site: str
-    rod_site: str
+    base_site: str | None = None
+    rod_site: str | None = None
     circuit: ValveCircuit = field(default_factory=ValveCircuit.paper_example)
     relaxation: Relaxation = field(default_factory=Relaxation)
     pump: str | None = None
     min_length: float | None = None
     max_length: float | None = None
+    joint: str | None = None
+    length_offset: float = 0.0
 
     def __post_init__(self) -> None:
-        _site_name("base_site", self.base_site)
-        _site_name("rod_site", self.rod_site)
+        _check_attachment(self)
         if not isinstance(self.circuit, ValveCircuit):
             raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
         if not isinstance(self.relaxation, Relaxation):
@@ -181,7 +222,8 @@ class QuasistaticCylinder:
 
 @dataclass(frozen=True)
 class PressureCylinder:
-    """A pressure-dynamics cylinder (bulk modulus, chamber and pump-line volumes) between two sites.
+    """A pressure-dynamics cylinder (bulk modulus, chamber and pump-line volumes) between two sites
+    or on a slide joint (``joint``, ``length_offset``: as for ``QuasistaticCylinder``).
 
     ``fluid.retracted_length`` ℓ₀ [m] is the pin-to-pin length at full retraction and
     ``fluid.stroke`` s [m] its stroke: ℓ must stay in [ℓ₀, ℓ₀ + s]. ``initial_low_pressure``
@@ -193,16 +235,17 @@ class PressureCylinder:
     """
 
     name: str
-    base_site: str
-    rod_site: str
+    base_site: str | None = None
+    rod_site: str | None = None
     circuit: ValveCircuit = field(default_factory=ValveCircuit.paper_example)
     fluid: PressureDynamics = field(default_factory=PressureDynamics)
     initial_low_pressure: float = 2.0e6
     pump: str | None = None
+    joint: str | None = None
+    length_offset: float = 0.0
 
     def __post_init__(self) -> None:
-        _site_name("base_site", self.base_site)
-        _site_name("rod_site", self.rod_site)
+        _check_attachment(self)
         if not isinstance(self.circuit, ValveCircuit):
             raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
         if not isinstance(self.fluid, PressureDynamics):
@@ -370,12 +413,14 @@ def _accumulate(xfrc, xipos, body, point, fx, fy, fz):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw, state, pump_states, group_edges,
-                   pgroup_edges, load_sites, load_bodies, loads, out):
-    """Forces of every cylinder at step k from the pin positions; writes ``xfrc`` (zeroed first).
+def actuators_step(k, h, site_xpos, xipos, xfrc, qpos, qfrc, ints, cps, hps, gain, uhs, raw, state, pump_states,
+                   group_edges, pgroup_edges, load_sites, load_bodies, loads, out):
+    """Forces of every cylinder at step k from the pin positions (or slide-joint positions
+    ``qpos``); writes ``xfrc`` and ``qfrc`` (both zeroed first).
 
-    ``ints`` (n, 5): base site, rod site, base body, rod body, kind; ``gain`` (n, 4): K, B,
-    min length, max length; ``uhs`` (n_steps, n, 5) normalised openings (quasistatic);
+    ``ints`` (n, 7): base site, rod site, base body, rod body, kind, then the slide joint's
+    qpos and dof addresses (−1 for a cylinder between sites); ``gain`` (n, 5): K, B, min
+    length, max length, slide-joint length offset; ``uhs`` (n_steps, n, 5) normalised openings (quasistatic);
     ``raw`` (n_steps, n, 6) raw openings (pressure); ``state`` (n, 8): p_prev, l_prev, then for
     a pressure cylinder p_h, p_r, P (P equal on a shared pump line); columns 5–7 the last force,
     its last change and the count of successive alternating changes (the chatter test of
@@ -386,9 +431,13 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw,
     """
     n = ints.shape[0]
     xfrc[:, :] = 0.0
+    qfrc[:] = 0.0
     l_now = np.empty(n)
     unit = np.empty((n, 3))
     for i in range(n):
+        if ints[i, 5] >= 0:  # slide joint: ℓ = qpos + offset
+            l_now[i] = qpos[ints[i, 5]] + gain[i, 4]
+            continue
         a = site_xpos[ints[i, 1]]
         b = site_xpos[ints[i, 0]]
         dx = a[0] - b[0]
@@ -497,6 +546,9 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, ints, cps, hps, gain, uhs, raw,
         state[i, 6] = df
         if l_now[i] < gain[i, 2] or l_now[i] > gain[i, 3]:
             return STATUS_STROKE, i
+        if ints[i, 5] >= 0:
+            qfrc[ints[i, 6]] += f
+            continue
         fx = f * unit[i, 0]
         fy = f * unit[i, 1]
         fz = f * unit[i, 2]
@@ -603,7 +655,7 @@ class InitialState:
 
 
 class HydraulicMujocoSystem:
-    """An MJCF model with hydraulic cylinders attached to its sites.
+    """An MJCF model with hydraulic cylinders attached to its sites or slide joints.
 
     ``model``: an ``MjModel``, an MJCF path or XML string; ``actuators``: ``QuasistaticCylinder``
     and ``PressureCylinder`` objects with distinct names. The time step is the model's
@@ -661,27 +713,45 @@ class HydraulicMujocoSystem:
         self.index = {a.name: i for i, a in enumerate(self.actuators)}
 
         n = len(self.actuators)
-        self.ints = np.zeros((n, 5), dtype=np.int64)
+        self.ints = np.zeros((n, 7), dtype=np.int64)
         self.cps = np.zeros((n, N_CIRCUIT))
         self.hps = np.zeros((n, N_PRESSURE))
-        self.gain = np.zeros((n, 4))
+        self.gain = np.zeros((n, 5))
+        self._beta, self._stroke, self._dead = np.zeros(n), np.zeros(n), np.zeros((n, 2))
         for i, a in enumerate(self.actuators):
-            base, rod = self.site_id(a.base_site, a.name), self.site_id(a.rod_site, a.name)
-            body_base, body_rod = int(self.model.site_bodyid[base]), int(self.model.site_bodyid[rod])
-            if body_base == body_rod:
-                raise ParameterError(
-                    f"actuator {a.name!r}: sites {a.base_site!r} and {a.rod_site!r} are on the same body "
-                    f"({self._body_name(body_base)!r}); the pins must be on two different bodies"
-                )
+            if a.joint is not None:
+                qadr, dadr = self.slide_joint(a.joint, a.name)
+                base = rod = body_base = body_rod = -1
+                self.gain[i, 4] = a.length_offset
+            else:
+                qadr = dadr = -1
+                base, rod = self.site_id(a.base_site, a.name), self.site_id(a.rod_site, a.name)
+                body_base, body_rod = int(self.model.site_bodyid[base]), int(self.model.site_bodyid[rod])
+                if body_base == body_rod:
+                    raise ParameterError(
+                        f"actuator {a.name!r}: sites {a.base_site!r} and {a.rod_site!r} are on the same body "
+                        f"({self._body_name(body_base)!r}); the pins must be on two different bodies"
+                    )
             if isinstance(a, QuasistaticCylinder):
                 kind = KIND_NETWORK if a.pump is not None else KIND_QUASISTATIC
                 self.gain[i, :2] = a.relaxation.stiffness, a.relaxation.damping
             else:
                 kind = KIND_PRESSURE
                 self.hps[i] = a.fluid.kernel_array()
-            self.gain[i, 2:] = a.length_limits
-            self.ints[i] = base, rod, body_base, body_rod, kind
+            self.gain[i, 2:4] = a.length_limits
+            self.ints[i] = base, rod, body_base, body_rod, kind, qadr, dadr
+            if isinstance(a, PressureCylinder):
+                self._beta[i] = a.fluid.bulk_modulus
+                self._stroke[i] = a.fluid.stroke
+                self._dead[i] = a.fluid.head_dead_volume, a.fluid.rod_dead_volume
             self.cps[i] = a.circuit.kernel_array()
+        # index arrays of the (vectorised) gradient and stability evaluations
+        self._on_joint = self.ints[:, 5] >= 0
+        self._joints = np.flatnonzero(self._on_joint)
+        self._sites = np.flatnonzero(~self._on_joint)
+        self._site_rows = [(int(i), int(self.ints[i, 1]), int(self.ints[i, 0])) for i in self._sites]
+        self._pressure = np.flatnonzero(self.ints[:, 4] == KIND_PRESSURE)
+        self._jac = np.empty((2, 3, self.model.nv))
 
     # -- helpers ------------------------------------------------------------------------------
     @property
@@ -703,6 +773,26 @@ class HydraulicMujocoSystem:
             )
         return site
 
+    def slide_joint(self, name: str, who: str = "") -> tuple[int, int]:
+        """(qpos address, dof address) of slide joint ``name``; ``ParameterError`` listing the
+        model's slide joints if it is unknown or not a slide joint."""
+        model = self.model
+        slides = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}" for j in range(model.njnt)
+                  if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_SLIDE]
+        joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        where = f"actuator {who!r}: " if who else ""
+        if joint < 0:
+            problem = f"unknown joint {name!r}"
+        elif model.jnt_type[joint] != mujoco.mjtJoint.mjJNT_SLIDE:
+            kind = mujoco.mjtJoint(int(model.jnt_type[joint])).name.removeprefix("mjJNT_").lower()
+            problem = f"joint {name!r} is a {kind} joint, not a slide joint"
+        else:
+            return int(model.jnt_qposadr[joint]), int(model.jnt_dofadr[joint])
+        raise ParameterError(
+            f"{where}{problem}; the model's slide joints are {slides or 'none'}: name one of them, or attach the "
+            "cylinder between two sites (base_site, rod_site)"
+        )
+
     def set_pose(self, qpos=None, qvel=None) -> None:
         """Reset the data to ``qpos`` (default the model's qpos0) and ``qvel`` (default 0), then
         ``mj_forward``."""
@@ -720,20 +810,31 @@ class HydraulicMujocoSystem:
         mujoco.mj_forward(self.model, self.data)
 
     def length_gradients(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ℓ (n,) [m], G (nv, n)): lengths and dℓ/dq columns at the current data (after mj_forward)."""
-        n = len(self.actuators)
-        jac_a = np.empty((3, self.model.nv))
-        jac_b = np.empty((3, self.model.nv))
-        lengths = np.empty(n)
-        grads = np.empty((self.model.nv, n))
-        for i in range(n):
-            base, rod = self.ints[i, 0], self.ints[i, 1]
-            d = self.data.site_xpos[rod] - self.data.site_xpos[base]
-            lengths[i] = np.linalg.norm(d)
-            mujoco.mj_jacSite(self.model, self.data, jac_a, None, rod)
-            mujoco.mj_jacSite(self.model, self.data, jac_b, None, base)
-            grads[:, i] = (d / lengths[i]) @ (jac_a - jac_b)
-        return lengths, grads
+        """(ℓ (n,) [m], G (nv, n)): lengths and dℓ/dq columns at the current data (after mj_forward
+        or mj_step1). A slide-joint actuator has ℓ = qpos + offset and the unit column of its dof."""
+        lengths, grads_t = self._gradients_t()
+        return lengths, grads_t.T
+
+    def _gradients_t(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ (n,), Gᵀ (n, nv) C-contiguous) at the current data."""
+        model, data = self.model, self.data
+        lengths = np.empty(len(self.actuators))
+        grads_t = np.zeros((len(self.actuators), model.nv))
+        joints = self._joints
+        if joints.size:
+            lengths[joints] = data.qpos[self.ints[joints, 5]] + self.gain[joints, 4]
+            grads_t[joints, self.ints[joints, 6]] = 1.0
+        jac_a, jac_b = self._jac
+        xpos = data.site_xpos
+        for i, rod, base in self._site_rows:
+            d = xpos[rod] - xpos[base]
+            length = math.sqrt(d @ d)
+            lengths[i] = length
+            mujoco.mj_jacSite(model, data, jac_a, None, rod)
+            mujoco.mj_jacSite(model, data, jac_b, None, base)
+            np.subtract(jac_a, jac_b, out=jac_a)
+            np.dot(d / length, jac_a, out=grads_t[i])
+        return lengths, grads_t
 
     def _check_lengths(self, lengths) -> None:
         for i, a in enumerate(self.actuators):
@@ -751,54 +852,80 @@ class HydraulicMujocoSystem:
                 )
 
     # -- stability ----------------------------------------------------------------------------
-    def stability(self, qpos=None) -> list[ActuatorStability]:
-        """Closed-valve stability of every cylinder at ``qpos`` (see the module docstring)."""
-        self.set_pose(qpos)
-        lengths, grads = self.length_gradients()
+    def _bound(self) -> tuple[np.ndarray, ...]:
+        """The closed-valve bound at the current data (after mj_forward or mj_step1), vectorised
+        over the actuators: (1/m, K, B, stable) arrays (n,), with 1/m = gᵀM⁻¹g from one
+        ``mj_solveM`` on the stacked gradients and stable = (h²K + 2hB)/m < 4."""
+        lengths, grads_t = self._gradients_t()
+        minv_g = np.empty_like(grads_t)
+        mujoco.mj_solveM(self.model, self.data, minv_g, grads_t)
+        inv_mass = np.einsum("ij,ij->i", minv_g, grads_t)
+        stiffness, damping = self.gain[:, 0].copy(), self.gain[:, 1].copy()
+        p = self._pressure
+        if p.size:  # the oil column of a pressure cylinder at its piston position
+            hp, cp, stroke = self.hps[p], self.cps[p], self._stroke[p]
+            x = np.clip(lengths[p] - hp[:, H_L0], 0.0, stroke)
+            stiffness[p] = self._beta[p] * (cp[:, I_AH] ** 2 / (self._dead[p, 0] + cp[:, I_AH] * x)
+                                            + cp[:, I_AR] ** 2 / (self._dead[p, 1] + cp[:, I_AR] * (stroke - x)))
+            damping[p] = 0.0
+        h = self.timestep
+        stable = (h * h * stiffness + 2.0 * h * damping) * inv_mass < 4.0
+        return inv_mass, stiffness, damping, stable
+
+    def _limits(self, inv_mass, stiffness, damping, stable) -> list[ActuatorStability]:
         h = self.timestep
         out = []
         for i, a in enumerate(self.actuators):
-            g = grads[:, i]
-            minv_g = np.empty(self.model.nv)
-            mujoco.mj_solveM(self.model, self.data, minv_g.reshape(1, -1), g.reshape(1, -1).copy())
-            inv_mass = float(g @ minv_g)
-            mass = math.inf if inv_mass <= 0.0 else 1.0 / inv_mass
-            if isinstance(a, QuasistaticCylinder):
-                stiffness, damping = a.relaxation.stiffness, a.relaxation.damping
-            else:
-                fl, c = a.fluid, a.circuit
-                x = min(max(lengths[i] - fl.retracted_length, 0.0), fl.stroke)
-                stiffness = fl.bulk_modulus * (c.head_area**2 / (fl.head_dead_volume + c.head_area * x)
-                                               + c.rod_area**2 / (fl.rod_dead_volume + c.rod_area * (fl.stroke - x)))
-                damping = 0.0
-            b = h * damping / mass
-            max_k = max(4.0 - 2.0 * b, 0.0) * mass / (h * h)
-            stable = h * h * stiffness / mass + 2.0 * b < 4.0
-            out.append(ActuatorStability(a.name, mass, stiffness, damping, max_k, stable))
+            inv = float(inv_mass[i])
+            mass = 1.0 / inv if inv > 0.0 else math.inf
+            max_k = max(4.0 - 2.0 * h * damping[i] * inv, 0.0) / (h * h * inv) if inv > 0.0 else math.inf
+            out.append(ActuatorStability(a.name, mass, float(stiffness[i]), float(damping[i]), max_k, bool(stable[i])))
         return out
+
+    def stability(self, qpos=None) -> list[ActuatorStability]:
+        """Closed-valve stability of every cylinder at ``qpos`` (see the module docstring)."""
+        self.set_pose(qpos)
+        return self._limits(*self._bound())
+
+    def _unstable_error(self, lim: ActuatorStability, when: str) -> SimulationError:
+        """The error for an unstable ``lim``; ``when`` says where (the initial pose or a time)."""
+        a = self.actuators[self.index[lim.name]]
+        h = self.timestep
+        line = "its slide joint" if a.joint is not None else "the pin line"
+        if isinstance(a, QuasistaticCylinder):
+            m = lim.effective_mass
+            if lim.max_stiffness > 0.0:
+                remedy = (f"set stiffness below {lim.max_stiffness:.3g} N/m (for example {0.5 * lim.max_stiffness:.2g} "
+                          f"N/m) with damping below {2.0 * m / h:.3g} N s/m")
+            else:  # the damping alone breaks the bound: at B = m/h the bound leaves K < 2m/h²
+                remedy = (f"set damping below {2.0 * m / h:.3g} N s/m (for example {m / h:.2g} N s/m, which "
+                          f"allows stiffness below {2.0 * m / h**2:.3g} N/m)")
+            return SimulationError(
+                f"actuator {a.name!r}: relaxation.stiffness = {lim.stiffness:.3g} N/m and damping = "
+                f"{lim.damping:.3g} N s/m are unstable with MuJoCo's step h = {h:g} s {when} (effective mass "
+                f"{m:.4g} kg along {line}; the bound h²K/m + 2hB/m < 4): {remedy}, or reduce the model's timestep"
+            )
+        return SimulationError(
+            f"actuator {a.name!r}: the oil column (stiffness {lim.stiffness:.3g} N/m) is unstable with MuJoCo's "
+            f"step h = {h:g} s {when} on the effective mass {lim.effective_mass:.4g} kg along {line} (largest "
+            f"stable stiffness {lim.max_stiffness:.3g} N/m): reduce the timestep below "
+            f"{2.0 * math.sqrt(lim.effective_mass / lim.stiffness):.3g} s or use a QuasistaticCylinder"
+        )
 
     def check_stability(self, qpos=None) -> list[ActuatorStability]:
         """``stability``; raises ``SimulationError`` naming the first unstable cylinder and a stable K."""
         limits = self.stability(qpos)
-        h = self.timestep
-        for lim, a in zip(limits, self.actuators):
-            if lim.stable:
-                continue
-            if isinstance(a, QuasistaticCylinder):
-                raise SimulationError(
-                    f"actuator {a.name!r}: relaxation.stiffness = {lim.stiffness:.3g} N/m and damping = "
-                    f"{lim.damping:.3g} N s/m are unstable with MuJoCo's step h = {h:g} s (effective mass "
-                    f"{lim.effective_mass:.4g} kg along the pin line): set stiffness below {lim.max_stiffness:.3g} "
-                    f"N/m (for example {0.5 * lim.max_stiffness:.2g} N/m) with damping below "
-                    f"{2.0 * lim.effective_mass / h:.3g} N s/m, or reduce the model's timestep"
-                )
-            raise SimulationError(
-                f"actuator {a.name!r}: the oil column (stiffness {lim.stiffness:.3g} N/m) is unstable with MuJoCo's "
-                f"step h = {h:g} s on the effective mass {lim.effective_mass:.4g} kg along the pin line (largest "
-                f"stable stiffness {lim.max_stiffness:.3g} N/m): reduce the timestep below "
-                f"{2.0 * math.sqrt(lim.effective_mass / lim.stiffness):.3g} s or use a QuasistaticCylinder"
-            )
+        for lim in limits:
+            if not lim.stable:
+                raise self._unstable_error(lim, "at the initial pose")
         return limits
+
+    def _check_running(self, time_: float) -> None:
+        """The bound at the current data during a run (after mj_step1); raises naming ``time_``."""
+        bound = self._bound()
+        if not np.all(bound[3]):
+            lim = self._limits(*bound)[int(np.argmin(bound[3]))]
+            raise self._unstable_error(lim, f"at the pose reached at t = {time_:.6g} s")
 
     # -- consistent initialisation -------------------------------------------------------------
     def _load_torque(self, load_sites, load_forces) -> np.ndarray:
@@ -894,6 +1021,7 @@ class HydraulicMujocoSystem:
         consistent: bool = True,
         regeneration: Mapping[str, Signal] | None = None,
         check: bool = True,
+        check_interval: float | None = 0.05,
     ) -> SimulationResult:
         """Step the model for ``duration`` [s] on t_k = k·h, k = 0 … round(duration/h).
 
@@ -904,9 +1032,12 @@ class HydraulicMujocoSystem:
         holding state of ``initial_state`` (at rest only); otherwise every relaxed element
         starts unstretched (p = ℓ, the paper's p(0) = ℓ(0)) and every pressure cylinder from
         the holding pressures. ``regeneration``: u_a per pressure cylinder (default 0).
-        ``check``: refuse an unstable K/B/step at the initial pose (``check_stability``); with
-        False the run goes on and a divergence (chattering force, runaway stretch, non-finite
-        state) raises ``SimulationError`` when it shows.
+        ``check``: refuse an unstable K/B/step at the initial pose (``check_stability``) and,
+        every ``check_interval`` [s] of simulated time (None: only at the start), at the current
+        pose, where the effective masses have changed along the motion (a violation raises
+        ``SimulationError`` naming the time, the actuator, its effective mass and a stable K/B);
+        with False the run goes on and a divergence (chattering force, runaway stretch,
+        non-finite state) raises ``SimulationError`` when it shows.
 
         Returns a ``SimulationResult`` with channels ``qpos_<i>``, ``qvel_<i>`` (state at t_k,
         before step k) and per actuator ``<name>.length`` ℓ [m], ``.length_rate`` (ℓ_k − ℓ_{k−1})/h
@@ -917,6 +1048,9 @@ class HydraulicMujocoSystem:
         """
         h = self.timestep
         n = round(positive("duration", duration, "s") / h) + 1
+        n_check = 0
+        if check and check_interval is not None:
+            n_check = max(1, round(positive("check_interval", check_interval, "s") / h))
         t = np.arange(n) * h
         names = set(self.index)
         unknown = sorted(set(valve_commands) - names)
@@ -997,12 +1131,13 @@ class HydraulicMujocoSystem:
 
         model, data = self.model, self.data
         site_xpos, xipos, xfrc = data.site_xpos, data.xipos, data.xfrc_applied
+        qpos_d, qfrc = data.qpos, data.qfrc_applied
         args = (self.ints, self.cps, self.hps, self.gain, uhs, raw, state, pump_states, self.group_edges,
                 self.pgroup_edges, load_sites, load_bodies, load_values, out)
         # compile (or load from the cache) outside the timed loop on copies
         t0 = time.perf_counter()
-        actuators_step(0, h, site_xpos.copy(), xipos.copy(), xfrc.copy(), self.ints, self.cps, self.hps, self.gain,
-                       uhs, raw, state.copy(), pump_states.copy(), self.group_edges, self.pgroup_edges, load_sites,
+        actuators_step(0, h, site_xpos.copy(), xipos.copy(), xfrc.copy(), qpos_d.copy(), qfrc.copy(), self.ints,
+                       self.cps, self.hps, self.gain, uhs, raw, state.copy(), pump_states.copy(), self.group_edges, self.pgroup_edges, load_sites,
                        load_bodies, load_values, out.copy())
         compile_time = time.perf_counter() - t0
         step1, step2 = mujoco.mj_step1, mujoco.mj_step2
@@ -1010,7 +1145,9 @@ class HydraulicMujocoSystem:
         t0 = time.perf_counter()
         for k in range(n):
             step1(model, data)
-            status, which = actuators_step(k, h, site_xpos, xipos, xfrc, *args)
+            if n_check and k and k % n_check == 0:
+                self._check_running(float(t[k]))
+            status, which = actuators_step(k, h, site_xpos, xipos, xfrc, qpos_d, qfrc, *args)
             qpos_out[k] = data.qpos
             qvel_out[k] = data.qvel
             if status != STATUS_OK:
