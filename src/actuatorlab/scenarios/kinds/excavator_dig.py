@@ -24,19 +24,21 @@ def _summary(values: dict[str, float], model: str) -> list[SummaryFigure]:
 
 def run(scenario: ExcavatorDigScenario, progress=None) -> ScenarioOutput:
     cycle = DigCycle().shortened(scenario.cycle_scale) if scenario.cycle_scale != 1.0 else DigCycle()
-    models = ["quasistatic"] + (["pressure-dynamics"] if scenario.compare else [])
+    other_model = "pressure-dynamics" if scenario.model == "quasistatic" else "quasistatic"
+    models = [scenario.model] + ([other_model] if scenario.compare else [])
+    params = scenario.parameters()
     runs = {}
     for index, model in enumerate(models):
-        runs[model] = run_dig_cycle(model, timestep=scenario.timestep, cycle=cycle)
+        runs[model] = run_dig_cycle(model, timestep=scenario.timestep, params=params, cycle=cycle)
         if progress is not None:
             progress((index + 1) / len(models))
-    result, info = runs["quasistatic"]
+    result, info = runs[scenario.model]
     table = result.to_dataframe()
     units = {"t": "s", **result.units()}
-    summary = _summary(info["summary"], "quasistatic")
+    summary = _summary(info["summary"], scenario.model)
     figures = [FigureSpec("excavator_side_view.png", "The machine at a few instants of the cycle, with the bucket tip path "
-                          "(quasistatic model).", lambda: plot_excavator(result, info["system"])),
-               FigureSpec("excavator_strokes.png", "Cylinder strokes, forces, pump pressure and relief flow (quasistatic).",
+                          f"({scenario.model} model).", lambda: plot_excavator(result, info["system"])),
+               FigureSpec("excavator_strokes.png", f"Cylinder strokes, forces, pump pressure and relief flow ({scenario.model}).",
                           lambda: plot_strokes(result))]
     notes = ["All three cylinders on one pump with bleed and relief; the machine starts held at rest: the actuator "
              "forces from MuJoCo's inverse dynamics at the start pose, then the relaxed elements' stretch (quasistatic) or "
@@ -45,13 +47,14 @@ def run(scenario: ExcavatorDigScenario, progress=None) -> ScenarioOutput:
              "multibody/excavator.py); the bucket linkage is a single lever, the base is fixed (no swing, tracks or ground).",
              "Soil: a drag at the tooth tip during the stick-in and curl, and 1.8 t of soil in the bucket from the curl on."]
     if scenario.compare:
-        other, other_info = runs["pressure-dynamics"]
-        summary += _summary(other_info["summary"], "pressure-dynamics")
-        ratio = other_info["summary"]["loop_time_s"] / info["summary"]["loop_time_s"]
+        other, other_info = runs[other_model]
+        summary += _summary(other_info["summary"], other_model)
+        quasistatic, pressure = runs["quasistatic"][1], runs["pressure-dynamics"][1]
+        ratio = pressure["summary"]["loop_time_s"] / quasistatic["summary"]["loop_time_s"]
         angles = [f"{name}_angle" for name in ("boom", "stick", "bucket")]
         gap = max(float(np.max(np.abs(result[a] - other[a]))) for a in angles)
         summary += [SummaryFigure("loop_time_ratio", ratio, "", "pressure-dynamics loop time / quasistatic loop time"),
                     SummaryFigure("max_angle_difference_rad", gap, "rad", "largest joint-angle difference between the models")]
-        figures.append(FigureSpec("excavator_strokes_pressure_dynamics.png",
-                                  "The same cycle with the pressure-dynamics model.", lambda: plot_strokes(other)))
+        figures.append(FigureSpec(f"excavator_strokes_{other_model.replace('-', '_')}.png",
+                                  f"The same cycle with the {other_model} model.", lambda: plot_strokes(other)))
     return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)
