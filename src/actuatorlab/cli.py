@@ -1,4 +1,4 @@
-"""Command-line interface: ``actuatorlab run | sweep | scenarios | show``.
+"""Command-line interface: ``actuatorlab run | sweep | identify | scenarios | show``.
 
 Only argument parsing and calls into the scenario layer live here. Errors a user can cause
 are printed in one or two lines on stderr with exit code 2, without a traceback.
@@ -150,8 +150,10 @@ def scenarios() -> None:
     """List the built-in scenarios."""
     from .scenarios.loading import builtin_scenarios
 
-    for name, description in builtin_scenarios().items():
-        out.print(f"[bold]{name:<14}[/] {description}", highlight=False)
+    scenarios = builtin_scenarios()
+    width = max(map(len, scenarios))
+    for name, description in scenarios.items():
+        out.print(f"[bold]{name:<{width}}[/]  {description}", highlight=False)
 
 
 @app.command()
