@@ -330,6 +330,19 @@ def plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u_cmd, dy, work, scrat
 
 
 @nb.njit(cache=True)
+def _vdc_sample(ctrl, filt, q, qd, pa, pb, k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u, out_u, out_ctrl, out_tip):
+    """One controller sample of either plant's loop: ``controller_step`` at reference sample k,
+    valve inputs into ``u``, and the sample recorded. ``ctrl`` = (seg, inert, trf, base, gains,
+    lam, kx, kf, cyl, valve, fric, coef)."""
+    seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
+    controller_step(seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef, filt, q, qd, pa, pb, q_d[k],
+                    qd_d[k], qdd_d[k], work_r, work_m, scratch, k == 0, u)
+    out_u[k] = u
+    out_ctrl[k] = scratch
+    out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
+
+
+@nb.njit(cache=True)
 def _closed_loop(
     seg,
     inert,
@@ -376,89 +389,21 @@ def _closed_loop(
         np.empty(5 * m),
     )
     h = dt / substeps
+    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
     for k in range(n_steps):
         out_y[k] = y
-        controller_step(
-            seg,
-            inert,
-            trf,
-            base,
-            gains,
-            lam,
-            kx,
-            kf,
-            cyl,
-            valve,
-            fric,
-            coef,
-            filt,
-            y[:m],
-            y[m : 2 * m],
-            y[2 * m : 3 * m],
-            y[3 * m : 4 * m],
-            q_d[k],
-            qd_d[k],
-            qdd_d[k],
-            work_r,
-            work_m,
-            scratch,
-            k == 0,
-            u,
-        )
-        out_u[k] = u
-        out_ctrl[k] = scratch
-        out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
+        _vdc_sample(ctrl, filt, y[:m], y[m : 2 * m], y[2 * m : 3 * m], y[3 * m : 4 * m], k, q_d, qd_d, qdd_d,
+                    work_r, work_m, scratch, u, out_u, out_ctrl, out_tip)
         if k == n_steps - 1:
             break
         for _ in range(substeps):
-            plant_rhs(
-                seg, inert, trf, base, cyl, valve, fric, y, u, k1, work_p, plant_scratch
-            )
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u, k1, work_p, plant_scratch)
             tmp[:] = y + 0.5 * h * k1
-            plant_rhs(
-                seg,
-                inert,
-                trf,
-                base,
-                cyl,
-                valve,
-                fric,
-                tmp,
-                u,
-                k2,
-                work_p,
-                plant_scratch,
-            )
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k2, work_p, plant_scratch)
             tmp[:] = y + 0.5 * h * k2
-            plant_rhs(
-                seg,
-                inert,
-                trf,
-                base,
-                cyl,
-                valve,
-                fric,
-                tmp,
-                u,
-                k3,
-                work_p,
-                plant_scratch,
-            )
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k3, work_p, plant_scratch)
             tmp[:] = y + h * k3
-            plant_rhs(
-                seg,
-                inert,
-                trf,
-                base,
-                cyl,
-                valve,
-                fric,
-                tmp,
-                u,
-                k4,
-                work_p,
-                plant_scratch,
-            )
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k4, work_p, plant_scratch)
             y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         for i in range(5 * m):
             if not math.isfinite(y[i]):
@@ -552,42 +497,15 @@ def _mujoco_closed_loop(
     filt = np.zeros((m, 2))
     dz0, force, damping = np.empty(3 * m), np.empty(m), np.empty(m)
     h = dt / substeps
+    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
     violation = 0.0
     for k in range(n_steps):
         q, qd = plant.coordinates()
         x, xd = plant.strokes()
         out_y[k, :m], out_y[k, m : 2 * m], out_y[k, 2 * m :] = q, qd, z
         out_x[k] = x
-        controller_step(
-            seg,
-            inert,
-            trf,
-            base,
-            gains,
-            lam,
-            kx,
-            kf,
-            cyl,
-            valve,
-            fric,
-            coef,
-            filt,
-            q,
-            qd,
-            z[:m],
-            z[m : 2 * m],
-            q_d[k],
-            qd_d[k],
-            qdd_d[k],
-            work_r,
-            work_m,
-            scratch,
-            k == 0,
-            u,
-        )
-        out_u[k] = u
-        out_ctrl[k] = scratch
-        out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
+        _vdc_sample(ctrl, filt, q, qd, z[:m], z[m : 2 * m], k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u,
+                    out_u, out_ctrl, out_tip)
         if k == n_steps - 1:
             break
         for _ in range(substeps):
