@@ -259,3 +259,14 @@ def test_simultaneous_motion_identifies_too():
     experiments = make_experiments(ROBOT, TRUTH, [simultaneous_step(ROBOT)], Excitation(amplitude=0.02))
     result = identify(ROBOT, experiments, IdentificationOptions(derivatives="exact"))
     assert max(_relative_errors(result).values()) < 1e-6
+
+
+def test_unreadable_logs_are_refused_naming_the_file(tmp_path):
+    (tmp_path / "broken.parquet").write_bytes(b"not parquet at all")
+    (tmp_path / "notes.txt").write_text("t,q1\n")
+    with pytest.raises(ParameterError, match="broken.parquet: cannot be read as parquet"):
+        read_robot_log(tmp_path / "broken.parquet", 2)
+    with pytest.raises(ParameterError, match="read a CSV"):
+        read_robot_log(tmp_path / "notes.txt", 2)
+    with pytest.raises(ParameterError, match="no such file"):
+        read_robot_log(tmp_path / "missing.csv", 2)

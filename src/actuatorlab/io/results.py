@@ -12,12 +12,14 @@ import json
 import math
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import ParameterError
 from .atomic import atomic_path, atomic_write_text
 
 UNIT_KEY = b"unit"
@@ -71,6 +73,31 @@ def read_table(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, st
     """Read a Parquet table; return it and its units (column → unit, ``""`` where none stored)."""
     table = pq.read_table(path)
     return table.to_pandas(), _field_metadata(table.schema, UNIT_KEY)
+
+
+def read_log(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """A logged table from Parquet or CSV, and its units (column → unit, ``""`` where none).
+
+    CSV headers may carry the unit in brackets (``p_plus1 [Pa]``); the bracket is stripped from
+    the column name. Raises ``ParameterError`` naming the file for a missing, unreadable or
+    unsupported file.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ParameterError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".csv"):
+        raise ParameterError(f"{path}: read a CSV (.csv) or Parquet (.parquet) log")
+    try:
+        if suffix == ".parquet":
+            return read_table(path)
+        df = pd.read_csv(path)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise ParameterError(f"{path}: cannot be read as {suffix[1:]} ({error}); check the file") from None
+    names = [str(c).partition("[")[0].strip() for c in df.columns]
+    units = {name: str(c).partition("[")[2].rstrip("]").strip() for name, c in zip(names, df.columns)}
+    df.columns = names
+    return df, units
 
 
 def read_labels(path: str | os.PathLike[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.hydraulic_robot import Experiment
-from .results import read_table, write_table
+from .results import read_log, write_table
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
 
@@ -32,27 +32,10 @@ def _columns(joints: int) -> list[str]:
     return ["t"] + [f"{name}{i + 1}" for name in ("q", "p_plus", "p_minus", "u") for i in range(joints)]
 
 
-def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str]]:
-    if not path.exists():
-        raise ParameterError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        return read_table(path)
-    if path.suffix.lower() == ".csv":
-        df = pd.read_csv(path)
-        names, units = [], {}
-        for header in df.columns:
-            name, _, unit = str(header).partition("[")
-            names.append(name.strip())
-            units[name.strip()] = unit.rstrip("]").strip()
-        df.columns = names
-        return df, units
-    raise ParameterError(f"{path}: read CSV (.csv) or Parquet (.parquet) logs")
-
-
 def read_robot_log(path: str | os.PathLike, joints: int) -> Experiment:
     """The experiment in ``path`` (format in the module docstring) for a robot of ``joints`` joints."""
     path = Path(path)
-    df, units = _read(path)
+    df, units = read_log(path)
     missing = [c for c in _columns(joints) if c not in df.columns]
     if missing:
         raise ParameterError(f"{path.name}: missing columns {', '.join(missing)}; a log of a {joints}-joint robot needs "

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.transfer_function import LagStructure, fit_transfer_functions
-from ..io.results import read_table
+from ..io.results import read_log
 from ..report.plots import Line, Panel, time_series_figure
 from .output import FigureSpec, ScenarioOutput, SummaryFigure
 
@@ -36,15 +36,7 @@ def parse_structure(text: str) -> LagStructure:
 
 def read_record(path: Path) -> pd.DataFrame:
     """The log as a table with bare column names (units stripped from CSV headers)."""
-    if not path.exists():
-        raise ParameterError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        return read_table(path)[0]
-    if path.suffix.lower() == ".csv":
-        df = pd.read_csv(path)
-        df.columns = [str(c).partition("[")[0].strip() for c in df.columns]
-        return df
-    raise ParameterError(f"{path}: read a CSV (.csv) or Parquet (.parquet) log")
+    return read_log(path)[0]
 
 
 def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str]) -> ScenarioOutput:
