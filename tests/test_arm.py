@@ -9,7 +9,7 @@ from actuatorlab.errors import SimulationError
 from actuatorlab.hydraulics.quasistatic import Relaxation, ValveCircuit
 from actuatorlab.hydraulics.quasistatic.circuit import Openings, normalised_openings
 from actuatorlab.mechanics.single_arm import SingleArm
-from actuatorlab.simulation.arm import STATUS_CHATTER, STATUS_OK, _arms_loop, check_stability, simulate_arm
+from actuatorlab.simulation.arm import STATUS_CHATTER, STATUS_OK, _own_pump_loop, check_stability, simulate_arm
 from actuatorlab.simulation.signals import Sine, time_grid
 
 ARM = SingleArm()
@@ -84,9 +84,8 @@ def test_stability_bound_separates_stable_from_divergent_steps():
         l0 = ARM.cylinder_length(0.0)[0]
         state = np.array([[0.0, 0.0, l0, l0, 0.0, 0.0, 0.0]])
         out = np.empty((7, 1, t.size))
-        status, _, _ = _arms_loop(CIRCUIT.kernel_array()[None], ARM.kernel_array()[None], uh[:, None], np.zeros(t.size),
-                                  f_ey[:, None], np.array([stiffness]), np.array([2.5e6]), h, state, np.zeros(2), 0,
-                                  t.size, out)
+        status, _, _ = _own_pump_loop(CIRCUIT.kernel_array(), ARM.kernel_array(), uh, np.zeros(t.size), f_ey,
+                                      stiffness, 2.5e6, h, state, 0, t.size, out)
         assert status == (STATUS_OK if expect_ok else STATUS_CHATTER)
 
 

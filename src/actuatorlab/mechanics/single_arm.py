@@ -27,8 +27,8 @@ from ..errors import ParameterError
 from ..validation import finite, positive
 
 # Layout of the float64 parameter vector handed to the compiled kernels.
-(K_JP, K_MG, K_LG, K_LM, K_ALPHA, K_LF, K_BX, K_BY) = range(8)
-N_ARM = 8
+(K_JP, K_MG, K_LG, K_LM, K_ALPHA, K_LF, K_BX, K_BY, K_COS_ALPHA, K_SIN_ALPHA) = range(10)
+N_ARM = 10
 
 
 def _default_base(mount_distance: float = 0.6, mount_angle: float = math.pi / 4, length: float = 1.5):
@@ -93,6 +93,8 @@ class SingleArm:
         out[K_ALPHA] = self.mount_angle
         out[K_LF] = self.load_distance
         out[K_BX], out[K_BY] = self.base
+        out[K_COS_ALPHA] = math.cos(self.mount_angle)
+        out[K_SIN_ALPHA] = math.sin(self.mount_angle)
         return out
 
     def cylinder_length(self, theta) -> tuple[np.ndarray, np.ndarray]:
@@ -110,19 +112,22 @@ class SingleArm:
         return out.reshape(th.shape)
 
 
-@nb.njit(cache=True, error_model="numpy")
-def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float]:
-    """(ℓ, dℓ/dθ): cylinder length (80) [m] and lever arm [m/rad] at angle θ.
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float, float]:
+    """(ℓ, dℓ/dθ, cos θ): cylinder length (80) [m], lever arm [m/rad] and cos θ at angle θ.
 
     With e = (r_m − r_b)/ℓ the rod direction, dℓ/dθ = e·dr_m/dθ = r_m × e (dr_m/dθ = [−r_my, r_mx]);
-    the cylinder's torque about the pivot, r_m × (e f), is therefore (dℓ/dθ)·f.
+    the cylinder's torque about the pivot, r_m × (e f), is therefore (dℓ/dθ)·f. Since
+    r_m × (r_m − r_b) = −r_m × r_b, dℓ/dθ = L_m (b_y cos(θ − α) − b_x sin(θ − α))/ℓ. One sine and
+    cosine of θ − α serve all three: cos θ = cos(θ − α) cos α − sin(θ − α) sin α.
     """
-    rmx = -params[K_LM] * math.cos(theta - params[K_ALPHA])
-    rmy = -params[K_LM] * math.sin(theta - params[K_ALPHA])
-    dx = rmx - params[K_BX]
-    dy = rmy - params[K_BY]
+    c = math.cos(theta - params[K_ALPHA])
+    s = math.sin(theta - params[K_ALPHA])
+    dx = -params[K_LM] * c - params[K_BX]
+    dy = -params[K_LM] * s - params[K_BY]
     length = math.sqrt(dx * dx + dy * dy)
-    return length, (rmx * dy - rmy * dx) / length
+    lever = params[K_LM] * (c * params[K_BY] - s * params[K_BX]) / length
+    return length, lever, c * params[K_COS_ALPHA] - s * params[K_SIN_ALPHA]
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -138,25 +143,24 @@ def arm_curvature(params: np.ndarray, theta: float, length: float, lever: float)
     return (params[K_LM] * params[K_LM] - dot - lever * lever) / length
 
 
-@nb.njit(cache=True, error_model="numpy")
-def arm_torque(params: np.ndarray, theta: float, lever: float, f: float, f_ey: float) -> float:
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def arm_torque(params: np.ndarray, cos_theta: float, lever: float, f: float, f_ey: float) -> float:
     """Right-hand side of (79) [N m]: gravity, cylinder force f (> 0 pushes) through the lever arm
-    dℓ/dθ of ``arm_geometry``, and the vertical load f_ey at L_f."""
-    c = math.cos(theta)
-    return -params[K_LG] * c * params[K_MG] + lever * f + params[K_LF] * c * f_ey
+    dℓ/dθ, and the vertical load f_ey at L_f; ``cos_theta`` and ``lever`` from ``arm_geometry``."""
+    return cos_theta * (params[K_LF] * f_ey - params[K_LG] * params[K_MG]) + lever * f
 
 
 @nb.njit(cache=True, error_model="numpy")
 def _length_and_lever(params: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
-        out[0, i], out[1, i] = arm_geometry(params, theta[i])
+        out[0, i], out[1, i], _ = arm_geometry(params, theta[i])
 
 
 @nb.njit(cache=True, error_model="numpy")
 def _torques(params: np.ndarray, theta: np.ndarray, f: np.ndarray, f_ey: np.ndarray, out: np.ndarray) -> None:
     for i in range(theta.size):
-        _, lever = arm_geometry(params, theta[i])
-        out[i] = arm_torque(params, theta[i], lever, f[i], f_ey[i])
+        _, lever, cos_theta = arm_geometry(params, theta[i])
+        out[i] = arm_torque(params, cos_theta, lever, f[i], f_ey[i])
 
 
 @nb.njit(cache=True, error_model="numpy")

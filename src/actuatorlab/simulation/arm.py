@@ -97,14 +97,80 @@ def largest_stable_step(arm: SingleArm, relaxation: Relaxation) -> float:
     return 4.0 * m / (b + math.sqrt(b * b + 4.0 * k * m))
 
 
-@nb.njit(cache=True, error_model="numpy")
-def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
-    """Advance N arms from sample k0 to k1 (exclusive), filling ``out[:, j, k]``.
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _record_sample(out, j, k, theta, rate, length, p, v, f, pump, chatter_size, f_prev, df_prev, alternations):
+    """Write sample k of arm j to ``out`` and check it; returns (status, Δf, alternations).
 
-    One arm (N = 1) has its own pump and may regenerate (``ua_hat``: û_a per sample); several
-    share one pump. ``uhs``: normalised openings (n, N, 5); ``f_ey``: (n, N); ``stiffness``,
-    ``damping``: per arm. Returns (status, k, j): the sample and arm where a failure was
-    detected, or (STATUS_OK, k1, 0).
+    Status: a non-finite state, a runaway stretch |p − ℓ| > MAX_STRETCH, or the CHATTER_STEPS-th
+    alternating force change larger than ``chatter_size`` [N] in a row; else STATUS_OK.
+    """
+    out[ROW_THETA, j, k] = theta
+    out[ROW_RATE, j, k] = rate
+    out[ROW_LENGTH, j, k] = length
+    out[ROW_P, j, k] = p
+    out[ROW_V, j, k] = v
+    out[ROW_F, j, k] = f
+    out[ROW_PUMP, j, k] = pump
+    df = f - f_prev
+    if abs(df) > chatter_size and df * df_prev < 0.0:
+        alternations += 1.0
+    else:
+        alternations = 0.0
+    if not (np.isfinite(f) and np.isfinite(theta) and np.isfinite(rate)):
+        return STATUS_NOT_FINITE, df, alternations
+    if abs(p - length) > MAX_STRETCH:
+        return STATUS_STRETCH, df, alternations
+    if alternations >= CHATTER_STEPS:
+        return STATUS_CHATTER, df, alternations
+    return STATUS_OK, df, alternations
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k1, out):
+    """Advance one arm on its own pump from sample k0 to k1 (exclusive), filling ``out[:, 0, k]``.
+
+    ``uh``: normalised openings (n, 5); ``ua_hat``: û_a per sample (regeneration, Sec. 5);
+    ``f_ey``: (n,); ``state``: (1, 7), carried across calls. The state lives in locals, so the
+    chain from θ_k to θ_{k+1} passes through no memory. Returns (status, k, 0) as
+    ``_shared_pump_loop`` does.
+    """
+    theta, rate, p_prev, l_prev, f_prev, df_prev, alternations = state[0]
+    chatter_size = CHATTER_FRACTION * (cp[I_FHM] + cp[I_FRM])
+    h_over_inertia = h / ap[K_JP]
+    status, k_end = STATUS_OK, k1
+    for k in range(k0, k1):
+        l_now, lever, cos_theta = arm_geometry(ap, theta)
+        if ua_hat[k] == 0.0:
+            p, f, v = relaxed_step_scalar(cp, uh[k], stiffness, damping, h, p_prev, l_prev, l_now)
+        else:
+            p, f, v, reg_status = relaxed_regeneration_step_scalar(
+                cp, uh[k], ua_hat[k], stiffness, damping, h, p_prev, l_prev, l_now
+            )
+            if reg_status != 0:
+                status, k_end = (STATUS_CLOSED_BLEED if reg_status == REG_CLOSED_BLEED else STATUS_ROOT), k
+                break
+        status, df_prev, alternations = _record_sample(
+            out, 0, k, theta, rate, l_now, p, v, f, np.nan, chatter_size, f_prev, df_prev, alternations
+        )
+        if status != STATUS_OK:
+            k_end = k
+            break
+        f_prev = f
+        rate += h_over_inertia * arm_torque(ap, cos_theta, lever, f, f_ey[k])
+        theta += h * rate
+        p_prev = p
+        l_prev = l_now
+    state[0] = (theta, rate, p_prev, l_prev, f_prev, df_prev, alternations)
+    return status, k_end, 0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
+    """Advance N arms on one pump (Sec. 6) from sample k0 to k1 (exclusive), filling ``out[:, j, k]``.
+
+    ``uhs``: normalised openings (n, N, 5); ``f_ey``: (n, N); ``stiffness``, ``damping``: per
+    arm; ``state``: (N, 7) and ``pump_state`` carried across calls. Returns (status, k, j): the
+    sample and arm where a failure was detected, or (STATUS_OK, k1, 0).
     """
     n_arms = cps.shape[0]
     theta = state[:, S_THETA].copy()
@@ -115,57 +181,31 @@ def _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_s
     df_prev = state[:, S_DFPREV].copy()
     alternations = state[:, S_ALTERNATIONS].copy()
     chatter_size = CHATTER_FRACTION * (cps[:, I_FHM] + cps[:, I_FRM])
+    h_over_inertia = h / aps[:, K_JP]
     l_now = np.empty(n_arms)
     levers = np.empty(n_arms)
+    cosines = np.empty(n_arms)
     p_new = np.empty(n_arms)
     f_new = np.empty(n_arms)
     v_new = np.empty(n_arms)
-    cp0 = cps[0]
-    uh0 = uhs[:, 0]
     for k in range(k0, k1):
         for j in range(n_arms):
-            l_now[j], levers[j] = arm_geometry(aps[j], theta[j])
-        pump = np.nan
-        status = 0
-        if n_arms == 1 and ua_hat[k] == 0.0:
-            p_new[0], f_new[0], v_new[0] = relaxed_step_scalar(
-                cp0, uh0[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
-            )
-        elif n_arms == 1:
-            p_new[0], f_new[0], v_new[0], status = relaxed_regeneration_step_scalar(
-                cp0, uh0[k], ua_hat[k], stiffness[0], damping[0], h, p_prev[0], l_prev[0], l_now[0]
-            )
-            if status == REG_CLOSED_BLEED:
-                return STATUS_CLOSED_BLEED, k, 0
-        else:
-            pump, status = relaxed_network_step_kernel(
-                cps, uhs[k], stiffness, damping, h, p_prev, l_prev, l_now, p_new, f_new, v_new, pump_state
-            )
+            l_now[j], levers[j], cosines[j] = arm_geometry(aps[j], theta[j])
+        pump, status = relaxed_network_step_kernel(
+            cps, uhs[k], stiffness, damping, h, p_prev, l_prev, l_now, p_new, f_new, v_new, pump_state
+        )
         if status != 0:
             return STATUS_ROOT, k, 0
         for j in range(n_arms):
             f = f_new[j]
-            out[ROW_THETA, j, k] = theta[j]
-            out[ROW_RATE, j, k] = rate[j]
-            out[ROW_LENGTH, j, k] = l_now[j]
-            out[ROW_P, j, k] = p_new[j]
-            out[ROW_V, j, k] = v_new[j]
-            out[ROW_F, j, k] = f
-            out[ROW_PUMP, j, k] = pump
-            if not (np.isfinite(f) and np.isfinite(theta[j]) and np.isfinite(rate[j])):
-                return STATUS_NOT_FINITE, k, j
-            if abs(p_new[j] - l_now[j]) > MAX_STRETCH:
-                return STATUS_STRETCH, k, j
-            df = f - f_prev[j]
-            if abs(df) > chatter_size[j] and df * df_prev[j] < 0.0:
-                alternations[j] += 1.0
-                if alternations[j] >= CHATTER_STEPS:
-                    return STATUS_CHATTER, k, j
-            else:
-                alternations[j] = 0.0
+            status, df_prev[j], alternations[j] = _record_sample(
+                out, j, k, theta[j], rate[j], l_now[j], p_new[j], v_new[j], f, pump, chatter_size[j], f_prev[j],
+                df_prev[j], alternations[j]
+            )
+            if status != STATUS_OK:
+                return status, k, j
             f_prev[j] = f
-            df_prev[j] = df
-            rate[j] += h * arm_torque(aps[j], theta[j], levers[j], f, f_ey[k, j]) / aps[j, K_JP]
+            rate[j] += h_over_inertia[j] * arm_torque(aps[j], cosines[j], levers[j], f, f_ey[k, j])
             theta[j] += h * rate[j]
             p_prev[j] = p_new[j]
             l_prev[j] = l_now[j]
@@ -223,16 +263,12 @@ def simulate_arms(
     if n_arms > 1 and np.any(u_a > 0.0):
         raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
                               "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
-    # one arm has its own pump; several share one (raises if their circuits disagree on it)
-    pump_state = new_pump_state(PumpNetwork(circuits))
     uhs = np.empty((n, n_arms, 5))
     for j, circuit in enumerate(circuits):
         uhs[:, j] = normalised_openings(circuit, Openings.from_command(commands[:, j], bleed))
     ua_hat = regeneration_openings(circuits[0], u_a) if n_arms == 1 else u_a
     cps = np.array([c.kernel_array() for c in circuits])
     aps = np.array([a.kernel_array() for a in arms])
-    stiffness = np.full(n_arms, relaxation.stiffness)
-    damping = np.full(n_arms, relaxation.damping)
     f_ey = np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms))
     out = np.empty((7, n_arms, n))
     state = np.zeros((n_arms, 7))
@@ -240,17 +276,25 @@ def simulate_arms(
         length0 = float(arm.cylinder_length(initial_angles[j])[0])
         state[j, [S_THETA, S_RATE, S_P, S_LPREV]] = (initial_angles[j], initial_rates[j], length0, length0)
 
+    if n_arms == 1:
+        loop = _own_pump_loop
+        inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(f_ey[:, 0]),
+                  relaxation.stiffness, relaxation.damping, h)
+        carried = (state,)
+    else:
+        loop = _shared_pump_loop
+        inputs = (cps, aps, uhs, f_ey, np.full(n_arms, relaxation.stiffness), np.full(n_arms, relaxation.damping), h)
+        carried = (state, new_pump_state(PumpNetwork(circuits)))
+
     t0 = time.perf_counter()
-    _arms_loop(cps, aps, uhs[:1], ua_hat[:1], f_ey[:1], stiffness, damping, h, state.copy(), pump_state.copy(), 0, 1,
-               out)
+    loop(*inputs, *(c.copy() for c in carried), 0, 1, out)  # compilation or cache load, timed apart
     compile_time = time.perf_counter() - t0
 
     edges = np.unique(np.append(np.arange(0, n, chunk_steps), n))
     t0 = time.perf_counter()
     status, k_fail, j_fail = STATUS_OK, n, 0
     for k0, k1 in zip(edges[:-1], edges[1:]):
-        status, k_fail, j_fail = _arms_loop(cps, aps, uhs, ua_hat, f_ey, stiffness, damping, h, state, pump_state,
-                                            k0, k1, out)
+        status, k_fail, j_fail = loop(*inputs, *carried, k0, k1, out)
         if progress is not None:
             progress(k1 / n)
         if status != STATUS_OK:

@@ -64,13 +64,13 @@ def arms_pressure_rhs(t, y, out, cps, hps, aps, u_samples, f_samples, h):
     for j in range(n_arms):
         i = PER_ARM * j
         cp, hp, ap = cps[j], hps[j], aps[j]
-        length, lever = arm_geometry(ap, y[i + A_THETA])
+        length, lever, cos_theta = arm_geometry(ap, y[i + A_THETA])
         q, _, _, _ = chamber_rates(cp, hp, u[j], length - hp[H_L0], lever * y[i + A_RATE], y[i + A_PH], y[i + A_PR],
                                    pump, rates, partials)
         draw += q
         force = cp[I_AH] * y[i + A_PH] - cp[I_AR] * y[i + A_PR]
         out[i + A_THETA] = y[i + A_RATE]
-        out[i + A_RATE] = arm_torque(ap, y[i + A_THETA], lever, force, f_ey[j]) / ap[K_JP]
+        out[i + A_RATE] = arm_torque(ap, cos_theta, lever, force, f_ey[j]) / ap[K_JP]
         out[i + A_PH] = rates[0]
         out[i + A_PR] = rates[1]
     out[PER_ARM * n_arms], _ = pump_line_rate(cps[0], hps[0], u[0, U_B], pump, draw)
@@ -92,7 +92,7 @@ def arms_pressure_jac(t, y, out, cps, hps, aps, u_samples, f_samples, h):
         cp, hp, ap = cps[j], hps[j], aps[j]
         theta = y[i + A_THETA]
         rate = y[i + A_RATE]
-        length, lever = arm_geometry(ap, theta)
+        length, lever, _ = arm_geometry(ap, theta)
         curvature = arm_curvature(ap, theta, length, lever)
         q, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u[j], length - hp[H_L0], lever * rate, y[i + A_PH],
                                               y[i + A_PR], pump, rates, partials)

@@ -59,7 +59,7 @@ def gamma_zero_at_scalar(cp, uh, pump_cap: float) -> tuple[float, float]:
     return gh_plus - gr_plus, gh_minus - gr_minus
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def gamma_zero_scalar(cp, uh) -> tuple[float, float]:
     """(Γ₊(0), Γ₋(0)), the ends of the set Γ(0) (65); Γ₊(0) ≤ Γ₋(0).
 
@@ -211,22 +211,30 @@ def lam_from_interval_scalar(
     return 0.0
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_scalar(cp, uh, beta: float, fbar: float) -> float:
     """Λ(β, f̄) (74f): the unique v with βv + f̄ ∈ Γ(v), for β > 0."""
     low, high = gamma_zero_scalar(cp, uh)
     return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, cp[I_PM], True)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now) -> tuple[float, float]:
+    """(β, f̄) of algorithm (72): β = B + hK [N s/m], f̄ = K(p_{k−1} − ℓ_k) − (B/h)(ℓ_k − ℓ_{k−1}) [N].
+
+    B/h is formed before the length difference arrives, so no division lies on a time loop's
+    chain from ℓ_k to f_k.
+    """
+    return damping + h * stiffness, stiffness * (p_prev - l_now) - (damping / h) * (l_now - l_prev)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) -> tuple[float, float, float]:
     """One backward-Euler step of the relaxed actuator, algorithm (72); returns (p_k, f_k, v_k).
 
-    f̄ = K(p_{k−1} − ℓ_k) − B(ℓ_k − ℓ_{k−1})/h,  v = Λ(B + hK, f̄),  p_k = p_{k−1} + h v,
-    f_k = f̄ + (B + hK) v.
+    (β, f̄) from ``relaxation_terms_scalar``,  v = Λ(β, f̄),  p_k = p_{k−1} + h v,  f_k = f̄ + β v.
     """
-    beta = damping + h * stiffness
-    fbar = stiffness * (p_prev - l_now) - damping * (l_now - l_prev) / h
+    beta, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
     v = lam_scalar(cp, uh, beta, fbar)
     return p_prev + h * v, fbar + beta * v, v
 

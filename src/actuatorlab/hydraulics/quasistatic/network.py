@@ -54,6 +54,7 @@ from .kernels import (
     head_plus_scalar,
     lam_from_interval_scalar,
     mode_scalar,
+    relaxation_terms_scalar,
     rod_minus_scalar,
     rod_plus_scalar,
 )
@@ -313,7 +314,7 @@ def relaxed_network_step_kernel(
     """One backward-Euler step of N relaxed actuators on one pump (algorithm H, (72) with (126)).
 
     Per actuator (arrays of length N; K [N/m], B [N s/m], h [s], lengths [m]):
-    β_j = B_j + hK_j, f̄_j = K_j(p_{j,k−1} − ℓ_{j,k}) − B_j(ℓ_{j,k} − ℓ_{j,k−1})/h; P from (126);
+    (β_j, f̄_j) from ``relaxation_terms_scalar``; P from (126);
     v_j = Λ̂_j(P, β_j, f̄_j), p_{j,k} = p_{j,k−1} + h v_j, f_{j,k} = f̄_j + β_j v_j, written to
     ``v_out``, ``p_out``, ``f_out`` (``p_out`` may be ``p_prev``). Returns (P [Pa], status):
     ROOT_OK, or ROOT_MAX_ITER if the P search did not converge in P_MAX_ITER steps (the outputs
@@ -323,8 +324,10 @@ def relaxed_network_step_kernel(
     ``new_pump_state`` and pass the same array at every step. It makes a contested step ~3×
     cheaper (about 2 balance evaluations instead of 7–9); omitted, every step starts cold.
     """
-    beta = damping + h * stiffness
-    fbar = stiffness * (p_prev - l_now) - damping * (l_now - l_prev) / h
+    beta = np.empty(p_prev.size)
+    fbar = np.empty(p_prev.size)
+    for j in range(p_prev.size):
+        beta[j], fbar[j] = relaxation_terms_scalar(stiffness[j], damping[j], h, p_prev[j], l_prev[j], l_now[j])
     pressure, status = lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state)
     for j in range(beta.size):
         p_out[j] = p_prev[j] + h * v_out[j]

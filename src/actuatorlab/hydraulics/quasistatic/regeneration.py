@@ -40,7 +40,13 @@ from ...numerics.roots import ROOT_OK, find_root
 from ...validation import positive, unit_interval
 from ._broadcast import flatten
 from .circuit import I_AH, I_AR, I_FHM, I_Q, J_B, J_PH, J_TR, Openings, ValveCircuit
-from .kernels import gamma_head_plus_scalar, gamma_minus_scalar, lam_scalar, rod_plus_scalar
+from .kernels import (
+    gamma_head_plus_scalar,
+    gamma_minus_scalar,
+    lam_scalar,
+    relaxation_terms_scalar,
+    rod_plus_scalar,
+)
 from .relaxation import Relaxation
 
 REG_OK = 0
@@ -193,11 +199,10 @@ def relaxed_regeneration_step_scalar(cp, uh, ua_hat, stiffness, damping, h, p_pr
     """One step of algorithm (72) with Λ_reg in (72b); returns (p_k, f_k, v_k, status).
 
     Identical to ``relaxed_step_scalar`` (bit for bit when û_a = 0, where Λ_reg is Λ at the
-    cost of Λ): f̄ = K(p_{k−1} − ℓ_k) − B(ℓ_k − ℓ_{k−1})/h, v = Λ_reg(B + hK, f̄) within
-    MAX_ALTERNATIONS, p_k = p_{k−1} + h v, f_k = f̄ + (B + hK) v.
+    cost of Λ): (β, f̄) from ``relaxation_terms_scalar``, v = Λ_reg(β, f̄) within
+    MAX_ALTERNATIONS, p_k = p_{k−1} + h v, f_k = f̄ + β v.
     """
-    beta = damping + h * stiffness
-    fbar = stiffness * (p_prev - l_now) - damping * (l_now - l_prev) / h
+    beta, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
     v, _, _, status = lam_regeneration_scalar(cp, uh, ua_hat, beta, fbar, MAX_ALTERNATIONS)
     return p_prev + h * v, fbar + beta * v, v, status
 
