@@ -5,7 +5,7 @@ import math
 import numba as nb
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
@@ -47,6 +47,12 @@ gains = st.lists(st.floats(0.0, 1e3), min_size=6, max_size=6)
 
 @settings(max_examples=150, deadline=None)
 @given(knots=points, slopes=gains, centres=points, weights=gains, offset=st.floats(-1e4, 1e4))
+# found by hypothesis: f at an end underflows to a subnormal and its scaled weight to 0, which
+# once flipped the bracket's sign test and once divided by zero
+@example(knots=[0.0, 0.0, 0.0, 0.0, 0.5], slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0], centres=[0.0, 3.0, 0.0],
+         weights=[0.0, 285.0, 5e-324, 0.0, 0.0, 0.0], offset=0.0)
+@example(knots=[0.0, 0.0, 0.0, 0.0, 0.5], slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0], centres=[0.0],
+         weights=[0.0] * 6, offset=5e-324)
 def test_matches_brentq_on_monotone_piecewise_functions(knots, slopes, centres, weights, offset):
     args = (np.array(knots), np.array(slopes[: len(knots)]), np.array(centres), np.array(weights[: len(centres)]), offset)
     lo, hi = -20.0, 20.0

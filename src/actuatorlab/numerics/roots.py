@@ -39,23 +39,27 @@ def find_root(f, args, lo: float, hi: float, xtol: float, max_iter: int) -> tupl
         return hi, 0, ROOT_OK
     if (f_lo > 0.0) == (f_hi > 0.0) or not (math.isfinite(f_lo) and math.isfinite(f_hi)):
         return math.nan, 0, ROOT_NO_BRACKET
+    # f keeps its sign at each end of the bracket; the stored end values are only weights of the
+    # interpolation (Anderson–Björck scales them down, to 0 if they underflow), never sign tests
+    hi_positive = f_hi > 0.0
     for iteration in range(1, max_iter + 1):
         width = hi - lo
         if width <= xtol:
             return 0.5 * (lo + hi), iteration - 1, ROOT_OK
-        x = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        weight = f_hi - f_lo
+        x = (lo * f_hi - hi * f_lo) / weight if weight != 0.0 else lo
         if not (lo < x < hi):
             x = 0.5 * (lo + hi)
         f_x = f(x, *args)
         if f_x == 0.0:
             return x, iteration, ROOT_OK
-        if (f_x > 0.0) == (f_hi > 0.0):
+        if (f_x > 0.0) == hi_positive:
             # the root lies in [lo, x]; Anderson–Björck scaling of the retained end
-            scale = 1.0 - f_x / f_hi
+            scale = 1.0 - f_x / f_hi if f_hi != 0.0 else 0.5
             hi, f_hi = x, f_x
             f_lo *= scale if scale > 0.0 else 0.5
         else:
-            scale = 1.0 - f_x / f_lo
+            scale = 1.0 - f_x / f_lo if f_lo != 0.0 else 0.5
             lo, f_lo = x, f_x
             f_hi *= scale if scale > 0.0 else 0.5
         if hi - lo > 0.5 * width:
@@ -63,7 +67,7 @@ def find_root(f, args, lo: float, hi: float, xtol: float, max_iter: int) -> tupl
             f_mid = f(mid, *args)
             if f_mid == 0.0:
                 return mid, iteration, ROOT_OK
-            if (f_mid > 0.0) == (f_hi > 0.0):
+            if (f_mid > 0.0) == hi_positive:
                 hi, f_hi = mid, f_mid
             else:
                 lo, f_lo = mid, f_mid
