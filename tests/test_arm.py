@@ -64,6 +64,14 @@ def test_moves_once_the_rod_relief_opens():
     assert np.max(np.abs(r["stretch"])) < 0.03  # |p − ℓ| below a few cm (Sec. 4.3)
 
 
+def test_carried_geometry_matches_the_angle():
+    """The loop rotates (cos, sin)(θ − α) by h·θ̇ instead of evaluating it: the recorded ℓ must
+    still be ‖r_m(θ) − r_b‖ of the recorded θ (reference: ``SingleArm.cylinder_length``)."""
+    r = _run(-20e3, duration=2.0, u_c=-0.3)
+    assert np.ptp(r["theta"]) > 0.1
+    np.testing.assert_allclose(r["length"], ARM.cylinder_length(r["theta"])[0], rtol=0, atol=1e-13)
+
+
 def test_retract_command_raises_the_arm():
     r = _run(-20e3, duration=2.0, u_c=-0.3)
     assert r["theta"][-1] > math.radians(10) and np.all(r["rod_velocity"][200:] < 0)

@@ -2,6 +2,7 @@
 
 import itertools
 
+import numba as nb
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,7 +20,7 @@ from actuatorlab.hydraulics.quasistatic import (
     relaxed_rate,
     relaxed_step,
 )
-from actuatorlab.hydraulics.quasistatic.kernels import lam_scalar
+from actuatorlab.hydraulics.quasistatic.kernels import lam_scalar, openings_at
 from actuatorlab.hydraulics.quasistatic.circuit import normalised_openings
 
 CIRCUIT = ValveCircuit.paper_example()
@@ -130,6 +131,20 @@ def test_lam_compiled_matches_interpreted():
     for u_c, fbar in ((0.5, -3e5), (-0.5, 2e5), (0.0, -6e5), (0.7, 9e5)):
         uh = normalised_openings(CIRCUIT, Openings.from_command(u_c, 0.2))
         assert lam_scalar(cp, uh, 2.55e6, fbar) == pytest.approx(lam_scalar.py_func(cp, uh, 2.55e6, fbar), rel=1e-14)
+
+
+@nb.njit(cache=True)
+def _lam_row_and_tuple(cp, uh, beta, fbar):
+    return lam_scalar(cp, uh[0], beta, fbar), lam_scalar(cp, openings_at(uh, 0), beta, fbar)
+
+
+def test_openings_tuple_gives_the_same_lam_as_the_row():
+    """Time loops pass û as a tuple (``openings_at``); every branch must read it as the row."""
+    cp = CIRCUIT.kernel_array()
+    for u_c, u_b, fbar in ((0.5, 0.2, -3e5), (-0.5, 0.2, 2e5), (0.0, 0.3, -6e5), (0.0, 0.3, 1e4), (-0.3, 0.0, 9e5)):
+        uh = normalised_openings(CIRCUIT, Openings.from_command(np.array([u_c]), u_b))
+        by_row, by_tuple = _lam_row_and_tuple(cp, uh, 2.55e6, fbar)
+        assert by_tuple == by_row
 
 
 def test_fig3_trends_velocity_rises_with_command_and_falls_with_bleed():

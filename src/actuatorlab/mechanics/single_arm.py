@@ -114,15 +114,18 @@ class SingleArm:
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def arm_geometry(params: np.ndarray, theta: float) -> tuple[float, float, float]:
-    """(ℓ, dℓ/dθ, cos θ): cylinder length (80) [m], lever arm [m/rad] and cos θ at angle θ.
+    """(ℓ, dℓ/dθ, cos θ): cylinder length (80) [m], lever arm [m/rad] and cos θ at angle θ."""
+    return arm_geometry_at(params, math.cos(theta - params[K_ALPHA]), math.sin(theta - params[K_ALPHA]))
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def arm_geometry_at(params: np.ndarray, c: float, s: float) -> tuple[float, float, float]:
+    """``arm_geometry`` from (c, s) = (cos(θ − α), sin(θ − α)), for loops that carry the pair.
 
     With e = (r_m − r_b)/ℓ the rod direction, dℓ/dθ = e·dr_m/dθ = r_m × e (dr_m/dθ = [−r_my, r_mx]);
     the cylinder's torque about the pivot, r_m × (e f), is therefore (dℓ/dθ)·f. Since
-    r_m × (r_m − r_b) = −r_m × r_b, dℓ/dθ = L_m (b_y cos(θ − α) − b_x sin(θ − α))/ℓ. One sine and
-    cosine of θ − α serve all three: cos θ = cos(θ − α) cos α − sin(θ − α) sin α.
+    r_m × (r_m − r_b) = −r_m × r_b, dℓ/dθ = L_m (b_y c − b_x s)/ℓ; cos θ = c cos α − s sin α.
     """
-    c = math.cos(theta - params[K_ALPHA])
-    s = math.sin(theta - params[K_ALPHA])
     dx = -params[K_LM] * c - params[K_BX]
     dy = -params[K_LM] * s - params[K_BY]
     length = math.sqrt(dx * dx + dy * dy)

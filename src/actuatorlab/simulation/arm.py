@@ -37,9 +37,10 @@ from ..hydraulics.quasistatic.regeneration import (
     regeneration_openings,
     relaxed_regeneration_step_scalar,
 )
-from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
+from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation
-from ..mechanics.single_arm import K_JP, SingleArm, arm_geometry, arm_torque
+from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
+from ..numerics.rotation import rotate_unit
 from .result import Channel, SimulationResult
 
 STATUS_OK = 0
@@ -130,18 +131,21 @@ def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k
     """Advance one arm on its own pump from sample k0 to k1 (exclusive), filling ``out[:, 0, k]``.
 
     ``uh``: normalised openings (n, 5); ``ua_hat``: û_a per sample (regeneration, Sec. 5);
-    ``f_ey``: (n,); ``state``: (1, 7), carried across calls. The state lives in locals, so the
-    chain from θ_k to θ_{k+1} passes through no memory. Returns (status, k, 0) as
-    ``_shared_pump_loop`` does.
+    ``f_ey``: (n,); ``state``: (1, 7), carried across calls. Returns (status, k, 0) as
+    ``_shared_pump_loop`` does. Built for speed, since the chain θ_k → ℓ_k → f_k → θ_{k+1} is
+    serial: the state lives in locals, the openings come as tuples, and (cos, sin)(θ − α) is
+    carried and rotated by h·θ̇ each step (``rotate_unit``), restarted from θ at every call.
     """
     theta, rate, p_prev, l_prev, f_prev, df_prev, alternations = state[0]
     chatter_size = CHATTER_FRACTION * (cp[I_FHM] + cp[I_FRM])
     h_over_inertia = h / ap[K_JP]
+    c = math.cos(theta - ap[K_ALPHA])
+    s = math.sin(theta - ap[K_ALPHA])
     status, k_end = STATUS_OK, k1
     for k in range(k0, k1):
-        l_now, lever, cos_theta = arm_geometry(ap, theta)
+        l_now, lever, cos_theta = arm_geometry_at(ap, c, s)
         if ua_hat[k] == 0.0:
-            p, f, v = relaxed_step_scalar(cp, uh[k], stiffness, damping, h, p_prev, l_prev, l_now)
+            p, f, v = relaxed_step_scalar(cp, openings_at(uh, k), stiffness, damping, h, p_prev, l_prev, l_now)
         else:
             p, f, v, reg_status = relaxed_regeneration_step_scalar(
                 cp, uh[k], ua_hat[k], stiffness, damping, h, p_prev, l_prev, l_now
@@ -158,6 +162,7 @@ def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k
         f_prev = f
         rate += h_over_inertia * arm_torque(ap, cos_theta, lever, f, f_ey[k])
         theta += h * rate
+        c, s = rotate_unit(c, s, h * rate)
         p_prev = p
         l_prev = l_now
     state[0] = (theta, rate, p_prev, l_prev, f_prev, df_prev, alternations)

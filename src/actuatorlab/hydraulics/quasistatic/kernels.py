@@ -28,6 +28,14 @@ MODE_RETRACT = -1
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
+def openings_at(uh, k: int) -> tuple[float, float, float, float, float]:
+    """Row k of normalised openings (n, 5) as a tuple, which every kernel accepts in place of the
+    row: kernels index û by the constants J_*. In a time loop the tuple costs nothing, where a
+    row view costs atomic reference counting at every step."""
+    return uh[k, J_PH], uh[k, J_TR], uh[k, J_PR], uh[k, J_TH], uh[k, J_B]
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def mode_scalar(uh) -> int:
     """Input mode (38): 1 in 𝒰₊ (ph or tr open), −1 in 𝒰₋ (pr or th open), 0 in 𝒰₀.
 
