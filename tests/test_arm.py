@@ -1,6 +1,7 @@
 """The single-DOF arm of Kikuuwe et al. Sec. 4.3 with the relaxed quasistatic actuator."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -95,6 +96,17 @@ def test_stability_bound_separates_stable_from_divergent_steps():
         status, _, _ = _own_pump_loop(CIRCUIT.kernel_array(), ARM.kernel_array(), uh, np.zeros(t.size), f_ey,
                                       stiffness, 2.5e6, h, state, 0, t.size, out)
         assert status == (STATUS_OK if expect_ok else STATUS_CHATTER)
+
+
+def test_regeneration_with_the_bleed_closed_names_the_remedy_and_the_sample():
+    """Outside the regeneration model (Sec. 5): a clear stop at the first extending sample, with
+    that sample's recorded state (the arm starts at rest at θ = 0, so |θ| is small there)."""
+    t = time_grid(1e-3, 1.0)
+    with pytest.raises(SimulationError, match=r"bleed closed.*open the bleed a little") as failure:
+        simulate_arm(ARM, CIRCUIT, Relaxation(), t, np.full(t.size, 0.5), np.zeros(t.size), np.full(t.size, -20e3),
+                     regeneration=np.full(t.size, 0.5))
+    theta_deg = float(re.search(r"θ = (\S+) deg", str(failure.value)).group(1))
+    assert abs(theta_deg) < 2.0
 
 
 def test_unstable_relaxation_is_refused_with_a_suggested_stiffness():

@@ -144,18 +144,19 @@ def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k
     status, k_end = STATUS_OK, k1
     for k in range(k0, k1):
         l_now, lever, cos_theta = arm_geometry_at(ap, c, s)
+        reg_status = 0
         if ua_hat[k] == 0.0:
             p, f, v = relaxed_step_scalar(cp, openings_at(uh, k), stiffness, damping, h, p_prev, l_prev, l_now)
         else:
             p, f, v, reg_status = relaxed_regeneration_step_scalar(
                 cp, uh[k], ua_hat[k], stiffness, damping, h, p_prev, l_prev, l_now
             )
-            if reg_status != 0:
-                status, k_end = (STATUS_CLOSED_BLEED if reg_status == REG_CLOSED_BLEED else STATUS_ROOT), k
-                break
+        # recorded before any failure is reported, so the error names this sample's state
         status, df_prev, alternations = _record_sample(
             out, 0, k, theta, rate, l_now, p, v, f, np.nan, chatter_size, f_prev, df_prev, alternations
         )
+        if reg_status != 0:
+            status = STATUS_CLOSED_BLEED if reg_status == REG_CLOSED_BLEED else STATUS_ROOT
         if status != STATUS_OK:
             k_end = k
             break
@@ -196,17 +197,17 @@ def _shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_st
     for k in range(k0, k1):
         for j in range(n_arms):
             l_now[j], levers[j], cosines[j] = arm_geometry(aps[j], theta[j])
-        pump, status = relaxed_network_step_kernel(
+        pump, root_status = relaxed_network_step_kernel(
             cps, uhs[k], stiffness, damping, h, p_prev, l_prev, l_now, p_new, f_new, v_new, pump_state
         )
-        if status != 0:
-            return STATUS_ROOT, k, 0
         for j in range(n_arms):
             f = f_new[j]
             status, df_prev[j], alternations[j] = _record_sample(
                 out, j, k, theta[j], rate[j], l_now[j], p_new[j], v_new[j], f, pump, chatter_size[j], f_prev[j],
                 df_prev[j], alternations[j]
             )
+            if root_status != 0:
+                status = STATUS_ROOT
             if status != STATUS_OK:
                 return status, k, j
             f_prev[j] = f
@@ -315,19 +316,21 @@ def simulate_arms(
 
 
 def _raise_failure(status: int, time_: float, arm: int, row: np.ndarray, n_arms: int) -> None:
+    which = f"arm {arm + 1} of the " if n_arms > 1 else "the arm "
+    state = f"t = {time_:.4g} s (θ = {np.degrees(row[ROW_THETA]):.4g} deg, f = {row[ROW_F]:.4g} N)"
+    if status == STATUS_CLOSED_BLEED:
+        raise SimulationError(
+            f"{which}simulation stopped at {state}: the regeneration valve is open while extending with the bleed "
+            "closed, which the regeneration model does not cover (Kikuuwe et al. Sec. 5); open the bleed a little "
+            "(u_b > 0) or close the regeneration valve there"
+        )
     what = {
         STATUS_NOT_FINITE: "a non-finite state",
         STATUS_STRETCH: f"a relaxed stretch |p − ℓ| > {MAX_STRETCH} m",
         STATUS_CHATTER: "a force chattering from step to step",
         STATUS_ROOT: "a root search that did not converge",
-        STATUS_CLOSED_BLEED: "the regeneration valve open while extending with the bleed closed (not covered by "
-        "the regeneration model; open the bleed a little)",
     }[status]
-    which = f"arm {arm + 1} of the " if n_arms > 1 else "the arm "
-    raise SimulationError(
-        f"{which}simulation diverged at t = {time_:.4g} s (θ = {np.degrees(row[ROW_THETA]):.4g} deg, "
-        f"f = {row[ROW_F]:.4g} N) with {what}: reduce the step or relaxation.stiffness"
-    )
+    raise SimulationError(f"{which}simulation diverged at {state} with {what}: reduce the step or relaxation.stiffness")
 
 
 def _arm_result(t, rows, command, bleed, u_a, f_ey, shared: bool, counters) -> SimulationResult:
