@@ -41,3 +41,15 @@ def unit_interval(name: str, value) -> np.ndarray:
         first = float(arr[bad].flat[0]) if arr.ndim else float(arr)
         raise ParameterError(f"{name} = {first!r}: a valve opening must lie in [0, 1]")
     return arr
+
+
+def check_fields(instance, check, fields: tuple[tuple[str, str], ...], prefix: str = "") -> None:
+    """Apply ``check`` (``positive``, ``non_negative`` or ``finite``) to each ``(field, unit)`` of a
+    frozen dataclass ``instance`` and store the float it returns; a failure names ``prefix + field``.
+
+    The one loop every parameter class's ``__post_init__`` uses::
+
+        check_fields(self, positive, (("mass", "kg"), ("inertia", "kg m^2")))
+    """
+    for name, unit in fields:
+        object.__setattr__(instance, name, check(f"{prefix}{name}", getattr(instance, name), unit))

@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import positive
+from ..validation import check_fields, positive
 from .quasistatic.circuit import (
     I_AH,
     I_AR,
@@ -91,7 +91,7 @@ class PressureDynamics:
     retracted_length: float = 1.0
 
     def __post_init__(self) -> None:
-        for name, unit in (
+        check_fields(self, positive, (
             ("bulk_modulus", "Pa"),
             ("head_dead_volume", "m^3"),
             ("rod_dead_volume", "m^3"),
@@ -101,8 +101,7 @@ class PressureDynamics:
             ("relief_flow_gain", "m^3/(s Pa)"),
             ("check_flow_gain", "m^3/(s Pa)"),
             ("retracted_length", "m"),
-        ):
-            object.__setattr__(self, name, positive(f"pressure_dynamics.{name}", getattr(self, name), unit))
+        ), prefix="pressure_dynamics.")
 
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (layout ``H_*`` above)."""

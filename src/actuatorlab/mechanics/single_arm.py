@@ -24,7 +24,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import finite, positive
+from ..validation import check_fields, finite, positive
 
 # Layout of the float64 parameter vector handed to the compiled kernels.
 (K_JP, K_MG, K_LG, K_LM, K_ALPHA, K_LF, K_BX, K_BY, K_COS_ALPHA, K_SIN_ALPHA) = range(10)
@@ -58,14 +58,13 @@ class SingleArm:
     gravity: float = 9.81
 
     def __post_init__(self) -> None:
-        for name, unit in (
+        check_fields(self, positive, (
             ("mass", "kg"),
             ("inertia", "kg m^2"),
             ("com_distance", "m"),
             ("mount_distance", "m"),
             ("load_distance", "m"),
-        ):
-            object.__setattr__(self, name, positive(name, getattr(self, name), unit))
+        ))
         object.__setattr__(self, "mount_angle", finite("mount_angle", self.mount_angle, "rad"))
         object.__setattr__(self, "gravity", finite("gravity", self.gravity, "m/s^2"))
         base = tuple(float(x) for x in self.base)
