@@ -249,3 +249,16 @@ def test_write_report(tmp_path):
 )
 def test_format_number(value, text):
     assert format_number(value) == text
+
+
+def test_written_report_embeds_its_figures_and_stands_alone(tmp_path):
+    """Issue 17: a report moved or mailed alone still shows its pictures."""
+    png = b"\x89PNG\r\n\x1a\n" + b"figure bytes"
+    (tmp_path / "arm.png").write_bytes(png)
+    write_report(tmp_path / "report.html", {"title": "t", "figures": [
+        {"file": "arm.png", "caption": "drawn"}, {"file": "missing.png", "caption": "not drawn"}]})
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    import base64
+    assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html
+    assert 'src="arm.png"' not in html
+    assert "missing.png (not drawn) was not drawn" in html

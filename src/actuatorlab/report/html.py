@@ -1,23 +1,27 @@
 """The run report: one self-contained HTML file rendered from a context dict.
 
 The caller computes the context (numbers, figure files, notes) and :func:`render_report`
-only renders it: inline CSS, no scripts, no external assets, images referenced by paths
-relative to the report, every text HTML-escaped.
+only renders it: inline CSS, no scripts, no external assets, every text HTML-escaped. Figures
+are embedded in the page (PNG as base64 data) when the report is written next to them, so the
+report stays one file that shows its pictures when moved or mailed alone; the other produced
+files are linked by relative path (the run folder is their unit).
 
 Context keys (only ``title`` is required):
 
 ``title`` (str), ``description`` (str; blank lines separate paragraphs),
 ``key_figures`` (list of dicts ``{name, value, unit, note}``), ``figures`` (list of dicts
-``{file, caption}``, ``file`` a relative image path), ``notes`` (list of str, e.g. modelling
+``{file, caption}``, ``file`` an image path relative to the report), ``notes`` (list of str, e.g. modelling
 choices), ``scenario_toml`` (str), ``files`` (list of produced file names, relative),
 ``generated`` (timestamp str), ``version`` (str).
 """
 
 from __future__ import annotations
 
+import base64
 import math
 import numbers
 import os
+from pathlib import Path
 from html import escape
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
@@ -53,8 +57,12 @@ footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
 """
 
 
-def render_report(context: dict) -> str:
+def render_report(context: dict, figure_dir: str | os.PathLike[str] | None = None) -> str:
     """Render the report HTML from ``context`` (keys in the module docstring).
+
+    With ``figure_dir``, each figure found there is embedded as base64 data; a figure file
+    that is missing (not drawn) is left out with a note. Without it, figures are referenced
+    by their relative paths.
 
     Numbers in ``key_figures`` are shown with 4 significant digits (integers in full,
     NaN as "n/a").
@@ -75,7 +83,7 @@ def render_report(context: dict) -> str:
         f"<h1>{title}</h1>",
         _paragraphs(context.get("description", "")),
         _key_figures(context.get("key_figures", [])),
-        _figures(context.get("figures", [])),
+        _figures(context.get("figures", []), None if figure_dir is None else Path(figure_dir)),
         _list_section("Notes", [escape(str(n)) for n in context.get("notes", [])]),
         _scenario(context.get("scenario_toml", "")),
         _list_section("Files", [_link(f) for f in context.get("files", [])]),
@@ -91,8 +99,9 @@ def render_report(context: dict) -> str:
 
 
 def write_report(path: str | os.PathLike[str], context: dict) -> None:
-    """Render ``context`` and write it to ``path`` atomically (UTF-8)."""
-    atomic_write_text(path, render_report(context))
+    """Render ``context`` with its figures embedded from the report's folder and write it to
+    ``path`` atomically (UTF-8)."""
+    atomic_write_text(path, render_report(context, figure_dir=Path(path).parent))
 
 
 def format_number(value: object) -> str:
@@ -129,19 +138,32 @@ def _key_figures(rows: list[dict]) -> str:
     return f"<h2>Key figures</h2>\n<table>\n{head}\n{cells}\n</table>"
 
 
-def _figures(figures: list[dict]) -> str:
-    """One ``<figure>`` per entry, image by relative path, or ``""`` if there are none."""
+def _figures(figures: list[dict], figure_dir: Path | None) -> str:
+    """One ``<figure>`` per entry, or ``""`` if there are none; images embedded from
+    ``figure_dir`` when given, else referenced by relative path."""
     if not figures:
         return ""
     items = []
     for fig in figures:
-        src = escape(quote(_relative(fig["file"])), quote=True)
+        name = _relative(fig["file"])
         caption = escape(str(fig.get("caption", "")))
+        if figure_dir is None:
+            src = escape(quote(name), quote=True)
+        else:
+            path = figure_dir / name
+            if not path.is_file():
+                items.append(f"<p>Figure {escape(name)} ({caption}) was not drawn.</p>")
+                continue
+            src = f"data:{_MIME.get(path.suffix.lower(), 'application/octet-stream')};base64," + base64.b64encode(
+                path.read_bytes()).decode("ascii")
         items.append(
             f'<figure><img src="{src}" alt="{caption}">'
             f"<figcaption>{caption}</figcaption></figure>"
         )
     return "<h2>Figures</h2>\n" + "\n".join(items)
+
+
+_MIME = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 
 
 def _list_section(heading: str, items: list[str]) -> str:
