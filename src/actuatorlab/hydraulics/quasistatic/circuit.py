@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import ParameterError
-from ...validation import non_negative, positive, unit_interval
+from ...validation import check_fields, non_negative, positive, unit_interval
 
 VALVES = ("ph", "tr", "pr", "th", "b")
 """Valve names in the paper's order: pump→head, rod→tank, pump→rod, head→tank, bleed."""
@@ -94,7 +94,7 @@ class ValveCircuit:
         discharge = _per_valve("discharge_coefficient", self.discharge_coefficient, "")
         areas = _per_valve("max_area", self.max_area, "m^2")
         density = positive("oil_density", self.oil_density, "kg/m^3")
-        for name, unit in (
+        check_fields(self, positive, (
             ("head_area", "m^2"),
             ("rod_area", "m^2"),
             ("head_relief_pressure", "Pa"),
@@ -102,8 +102,12 @@ class ValveCircuit:
             ("pump_relief_pressure", "Pa"),
             ("regeneration_discharge_coefficient", ""),
             ("regeneration_max_area", "m^2"),
-        ):
-            object.__setattr__(self, name, positive(name, getattr(self, name), unit))
+        ))
+        if self.rod_area >= self.head_area:
+            raise ParameterError(
+                f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the rod-side (annulus) "
+                "area of a single-rod cylinder is the piston area less the rod's; give rod_area < head_area"
+            )
 
         object.__setattr__(self, "pump_flow", non_negative("pump_flow", self.pump_flow, "m^3/s"))
         object.__setattr__(self, "oil_density", density)

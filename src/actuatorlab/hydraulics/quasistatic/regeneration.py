@@ -239,16 +239,10 @@ def regeneration_openings(circuit: ValveCircuit, u_a) -> np.ndarray:
     """û_a = c_a·u_a/A_r^{3/2} [m^{1/2} kg^{-1/2}] of openings u_a ∈ [0, 1] (any shape): the
     regeneration input of the kernels, as ``normalised_openings`` is for the other valves.
 
-    Raises ParameterError for u_a outside [0, 1], and for u_a > 0 on a circuit with A_h < A_r
-    (assumption (90)).
+    Raises ParameterError for u_a outside [0, 1]. Assumption (90), A_h ≥ A_r, holds for every
+    ``ValveCircuit`` (it refuses rod_area ≥ head_area).
     """
     u_a = unit_interval("u_a", u_a)
-    if circuit.head_area < circuit.rod_area and np.any(u_a > 0.0):
-        raise ParameterError(
-            f"u_a > 0 needs head_area >= rod_area (assumption (90) of the regeneration circuit), got "
-            f"A_h = {circuit.head_area!r} m^2 < A_r = {circuit.rod_area!r} m^2: close the regeneration "
-            "valve (u_a = 0) or give a head area at least the rod area"
-        )
     return circuit.regeneration_coefficient * circuit.rod_area**-1.5 * u_a
 
 
