@@ -17,6 +17,7 @@ from actuatorlab.report.plots import (
     Line,
     Panel,
     gamma_map_figure,
+    histogram_figure,
     save_figure,
     time_series_figure,
 )
@@ -262,3 +263,27 @@ def test_written_report_embeds_its_figures_and_stands_alone(tmp_path):
     assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html
     assert 'src="arm.png"' not in html
     assert "missing.png (not drawn) was not drawn" in html
+
+
+def test_histogram_of_a_sample_constant_to_round_off_draws_one_bar(tmp_path):
+    """Issue 17: a Monte Carlo key figure that varies by 1e-15 relative made numpy's bin rule
+    raise "Too many bins for data range" and the sweep report died."""
+    values = 1e5 + np.linspace(0.0, 1e-10, 40)
+    save_figure(histogram_figure(values, "peak force"), tmp_path / "h.png")
+    assert len(histogram_figure(values, "x").axes[0].patches) == 1
+    assert len(histogram_figure(np.r_[np.zeros(39), 1e6], "x").axes[0].patches) <= 60
+
+
+def test_a_figure_that_cannot_be_drawn_is_noted_and_the_run_is_kept(tmp_path):
+    from actuatorlab.scenarios.output import FigureSpec, ScenarioOutput
+    from actuatorlab.scenarios.runner import write_output
+
+    def broken():
+        raise ValueError("no data to draw")
+
+    output = ScenarioOutput(pd.DataFrame({"t": [0.0, 1.0], "x": [1.0, 2.0]}), {"t": "s", "x": "m"}, {}, [],
+                            figures=[FigureSpec("bad.png", "a broken figure", broken)])
+    files = write_output(tmp_path, output, "t", "", "")
+    assert "results.parquet" in files and "report.html" in files and "bad.png" not in files
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "figure bad.png was not drawn: ValueError: no data to draw" in html

@@ -10,6 +10,7 @@ Builders return a :class:`~matplotlib.figure.Figure` and never write files;
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -263,6 +264,12 @@ def heatmap_figure(x: np.ndarray, y: np.ndarray, z: np.ndarray, xlabel: str, yla
     return fig
 
 
+CONSTANT_SPREAD = 1e-9
+"""A sample whose range is at most this fraction of its magnitude is drawn as one bar."""
+MAX_BINS = 60
+"""Upper bound on a histogram's bins, so a few outliers cannot ask for millions."""
+
+
 @mpl.rc_context(STYLE)
 def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int | str = "auto") -> Figure:
     """The distribution of ``values`` (NaN left out), with its mean marked."""
@@ -271,7 +278,15 @@ def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int
     fig = _figure((4.2, 3.0))
     ax = fig.subplots()
     if values.size:
-        ax.hist(values, bins=bins, color="C0", alpha=0.8)
+        low, high = values.min(), values.max()
+        scale = max(abs(low), abs(high), np.finfo(float).tiny)
+        if high - low <= CONSTANT_SPREAD * scale:
+            # constant to round-off: one bar, which a bin rule cannot split into finite-sized bins
+            ax.hist(values, bins=1, range=(low - 1e-3 * scale, high + 1e-3 * scale), color="C0", alpha=0.8)
+            ax.set_xlim(low - 1e-3 * scale, high + 1e-3 * scale)
+        else:
+            count = len(np.histogram_bin_edges(values, bins)) - 1 if isinstance(bins, str) else bins
+            ax.hist(values, bins=min(count, MAX_BINS), color="C0", alpha=0.8)
         ax.axvline(values.mean(), label=f"mean {values.mean():.4g}", **_REFERENCE)
         ax.legend(loc="best")
     ax.set_xlabel(xlabel)
@@ -291,6 +306,26 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> No
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=fmt, dpi=dpi)
+
+
+def draw_figures(specs, out_dir: str | os.PathLike[str],
+                 progress: Callable[[float], None] | None = None) -> tuple[list[str], list[str]]:
+    """Build and save each figure spec (``.file`` relative to ``out_dir``, ``.build()`` → Figure).
+
+    A figure that cannot be drawn is skipped and named, with its error, in the notes returned
+    beside the files written: a report step never loses the run or sweep it reports.
+    """
+    files, notes = [], []
+    for i, spec in enumerate(specs):
+        if progress is not None:
+            progress(i / len(specs))
+        try:
+            save_figure(spec.build(), Path(out_dir) / spec.file)
+        except Exception as exc:  # noqa: BLE001 — any drawing failure is reported, never raised
+            notes.append(f"figure {spec.file} was not drawn: {type(exc).__name__}: {exc}")
+            continue
+        files.append(spec.file)
+    return files, notes
 
 
 def _figure(size: tuple[float, float]) -> Figure:

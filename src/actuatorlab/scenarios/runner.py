@@ -15,7 +15,7 @@ from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
-from ..report.plots import save_figure
+from ..report.plots import draw_figures
 from .kinds import (
     arm,
     arms_one_pump,
@@ -96,19 +96,17 @@ def write_output(out_dir: Path, output: ScenarioOutput, title: str, description:
         (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
         writer(out_dir / name)
         files.append(name)
-    figures = output.figures if plots else []
-    for i, spec in enumerate(figures):
-        report("plot", i / len(figures))
-        save_figure(spec.build(), out_dir / spec.file)
-        files.append(spec.file)
+    drawn, not_drawn = draw_figures(output.figures if plots else [], out_dir, lambda f: report("plot", f))
+    files += drawn
     report("report", 0.0)
     files.append("report.html")
-    write_report(out_dir / "report.html", _report_context(title, description, output, source_toml, files))
+    write_report(out_dir / "report.html", _report_context(title, description, output, source_toml, files, not_drawn))
     report("report", 1.0)
     return files
 
 
-def _report_context(title: str, description: str, output: ScenarioOutput, resolved: str, files: list[str]) -> dict:
+def _report_context(title: str, description: str, output: ScenarioOutput, resolved: str, files: list[str],
+                    not_drawn: list[str]) -> dict:
     return {
         "title": title,
         "description": description,
@@ -116,7 +114,7 @@ def _report_context(title: str, description: str, output: ScenarioOutput, resolv
             {"name": s.label, "value": s.value, "unit": s.unit, "note": s.note} for s in output.summary
         ],
         "figures": [{"file": f.file, "caption": f.caption} for f in output.figures if f.file in files],
-        "notes": output.notes,
+        "notes": [*output.notes, *not_drawn],
         "scenario_toml": resolved,
         "files": files,
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

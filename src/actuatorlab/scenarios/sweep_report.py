@@ -16,7 +16,7 @@ import pandas as pd
 from .. import __version__
 from ..errors import ScenarioError
 from ..report.html import write_report
-from ..report.plots import XYPanel, heatmap_figure, histogram_figure, save_figure, xy_figure
+from ..report.plots import XYPanel, draw_figures, heatmap_figure, histogram_figure, xy_figure
 from .output import FigureSpec
 
 DEFAULT_FIGURES = 4
@@ -73,12 +73,10 @@ def write_sweep_report(out_dir: Path, scenario, index: pd.DataFrame, parameters:
                        sampled: bool, wall_time_s: float, scenario_toml: str) -> list[str]:
     """Render the plots and ``report.html`` into ``out_dir``; returns the files written."""
     figures = sweep_figures(index, parameters, keys, sampled) if (index["status"] == "ok").any() else []
-    files = []
-    for spec in figures:
-        save_figure(spec.build(), out_dir / spec.file)
-        files.append(spec.file)
+    files, not_drawn = draw_figures(figures, out_dir)
     failed = index[index["status"] != "ok"]
-    notes = [f"Varied: {', '.join(parameters)} ({'Monte Carlo samples' if sampled else 'grid'}); values in SI units."]
+    notes = [f"Varied: {', '.join(parameters)} ({'Monte Carlo samples' if sampled else 'grid'}); values in SI units.",
+             *not_drawn]
     notes += [f"variant {int(r.variant)} {r.status}: {r.error}" for r in failed.head(20).itertuples()]
     if len(failed) > 20:
         notes.append(f"… and {len(failed) - 20} more failed variants; see index.parquet")
