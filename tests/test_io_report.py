@@ -287,3 +287,35 @@ def test_a_figure_that_cannot_be_drawn_is_noted_and_the_run_is_kept(tmp_path):
     assert "results.parquet" in files and "report.html" in files and "bad.png" not in files
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "figure bad.png was not drawn: ValueError: no data to draw" in html
+
+
+def test_atomic_directory_replaces_the_old_result_whole(tmp_path):
+    """Issue 17: a run into another run's folder left the old PNGs mixed in."""
+    from actuatorlab.io.atomic import atomic_directory
+
+    target = tmp_path / "run"
+    with atomic_directory(target) as work:
+        (work / "old.png").write_text("old")
+        assert not target.exists()
+    with atomic_directory(target) as work:
+        (work / "new.png").write_text("new")
+    assert sorted(p.name for p in target.iterdir()) == ["new.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_atomic_directory_leaves_nothing_on_failure_or_interrupt(tmp_path):
+    from actuatorlab.io.atomic import atomic_directory
+
+    for exc in (ValueError("failed run"), KeyboardInterrupt()):
+        with pytest.raises(type(exc)):
+            with atomic_directory(tmp_path / "fresh") as work:
+                (work / "half.png").write_text("x")
+                raise exc
+    assert list(tmp_path.iterdir()) == []
+    with atomic_directory(tmp_path / "kept") as work:
+        (work / "a.txt").write_text("a")
+    with pytest.raises(ValueError):
+        with atomic_directory(tmp_path / "kept") as work:
+            raise ValueError("second run failed")
+    assert (tmp_path / "kept" / "a.txt").read_text() == "a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]

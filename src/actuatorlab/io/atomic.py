@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,6 +72,45 @@ def atomic_path(path: str | os.PathLike[str], durable: bool = True) -> Iterator[
         raise
     if durable:
         _fsync_directory(target.parent)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a new temporary directory beside ``path``; put it in place of ``path`` on success.
+
+    A run's files are written into the temporary directory; on a normal exit it replaces
+    ``path`` (an older directory there is moved aside first and removed after the swap, so no
+    stale file of an earlier run stays mixed in); on any exception, Ctrl-C included, the
+    temporary directory is removed and ``path`` is left as it was (absent, or the old result).
+
+    Raises
+    ------
+    OSError
+        If ``path``'s parent cannot be created or written, before anything is yielded.
+
+    Examples
+    --------
+    >>> with atomic_directory(tmp / "run") as work:  # doctest: +SKIP
+    ...     (work / "summary.json").write_text("{}")
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-", suffix=".tmp"))
+    try:
+        yield work
+        os.chmod(work, 0o777 & ~_UMASK)
+        _fsync_directory(work)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-", suffix=".old"))
+            os.replace(target, old / target.name)
+            os.replace(work, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    _fsync_directory(target.parent)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> None:
