@@ -119,3 +119,32 @@ def test_real_process_prints_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) <= 2
     assert "expected a pressure" in proc.stderr
+
+
+def test_an_unwritable_output_folder_is_one_line(tmp_path):
+    """Issue 17: `run --out /dev/null/x` ended in a NotADirectoryError traceback."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = runner.invoke(app, ["run", "arm-relief", "--out", str(blocker / "x"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert f"{blocker} is a file, not a folder; choose a folder you can write" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_run_replaces_an_earlier_result_whole_and_a_failed_run_leaves_nothing(tmp_path):
+    """Issue 17: a run into another scenario's folder kept the old PNGs; a failed run left an
+    empty folder."""
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", "gamma-map", "--out", str(out), "--quiet"]).exit_code == 0
+    assert runner.invoke(app, ["run", "arm-relief", "--out", str(out), "--quiet"]).exit_code == 0
+    assert not list(out.glob("gamma_*.png")) and (out / "response.png").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    text = runner.invoke(app, ["show", "arm-relief"]).output.replace('gravity = "9.81 m/s^2"', "gravity = 1e30")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    failed = tmp_path / "failed"
+    result = runner.invoke(app, ["run", str(bad), "--out", str(failed), "--quiet"])
+    assert result.exit_code == 2 and result.output.startswith("error:"), result.output
+    assert not failed.exists()
+    result = runner.invoke(app, ["run", str(bad), "--out", str(out), "--quiet"])
+    assert result.exit_code == 2 and (out / "response.png").exists()  # the earlier result is kept

@@ -1,7 +1,8 @@
 """Run a validated scenario and write its files: results, resolved scenario, plots, summary, report.
 
-Every file is written atomically (temporary file, then rename), the report last, so an
-interrupted run never leaves a half-written file and a finished report means a complete run.
+The run's folder is written beside its target and renamed into place whole, the report last,
+so an interrupted or failed run leaves no folder (or the previous result, untouched) and a
+folder that exists is a complete run.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import ScenarioError
-from ..io.atomic import atomic_write_text
+from ..io.atomic import atomic_directory, atomic_write_text
 from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
 from ..report.plots import draw_figures
@@ -59,17 +60,16 @@ StageProgress = Callable[[str, float], None]
 """Called with a stage name and the fraction of that stage done, in [0, 1]."""
 
 
-def _prepare(out_dir: Path) -> Path:
+def _refuse_file(out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ScenarioError(f"--out {out_dir}: exists and is not a directory; name a directory")
-    out_dir.mkdir(parents=True, exist_ok=True)
     return out_dir
 
 
 def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None) -> tuple[ScenarioOutput, list[str]]:
     """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
-    out_dir = _prepare(Path(out_dir))
+    out_dir = _refuse_file(Path(out_dir))
     report = progress or (lambda stage, fraction: None)
     output: ScenarioOutput = KINDS[scenario.kind].run(scenario, lambda f: report("simulate", f))
     resolved = scenario_to_toml(scenario)
@@ -80,9 +80,32 @@ def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None =
 
 def write_output(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
                  csv: bool = False, plots: bool = True, progress: StageProgress | None = None) -> list[str]:
-    """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last)."""
-    out_dir = _prepare(Path(out_dir))
-    report = progress or (lambda stage, fraction: None)
+    """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last).
+
+    The folder is built beside ``out_dir`` and put in its place whole at the end (an earlier
+    result there is replaced, none of its files left behind); a failure or Ctrl-C leaves
+    ``out_dir`` as it was. A folder that cannot be written raises ScenarioError naming it.
+    """
+    out_dir = _refuse_file(Path(out_dir))
+    try:
+        with atomic_directory(out_dir) as work:
+            return _write_files(work, output, title, description, source_toml, csv, plots,
+                                progress or (lambda stage, fraction: None))
+    except OSError as exc:
+        raise ScenarioError(f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; "
+                            "choose a folder you can write (--out DIR)") from None
+
+
+def _why_unwritable(out_dir: Path, exc: OSError) -> str:
+    """The reason in words: the first ancestor that is a file, else the system's message."""
+    for ancestor in reversed(out_dir.absolute().parents):
+        if ancestor.exists() and not ancestor.is_dir():
+            return f"{ancestor} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
+def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
+                 csv: bool, plots: bool, report: StageProgress) -> list[str]:
     report("write results", 0.0)
     files = ["results.parquet"]
     write_table(output.table, out_dir / "results.parquet", output.units, output.labels)
