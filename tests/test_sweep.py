@@ -54,7 +54,11 @@ def test_samples_follow_their_distributions_and_seed():
         (["--grid", "circuit.pump_flow=3 m"], '"3 m" is a length; expected a volume flow'),
         (["--samples", "5", "--vary", "inputs.bleed=gauss(0, 1)"], "write PATH=uniform(LOW, HIGH)"),
         (["--samples", "5"], "--samples N needs at least one --vary"),
+        (["--samples", "0", "--vary", "inputs.bleed=uniform(0.1, 0.5)"], "--samples 0: give the number of Monte Carlo"),
         ([], "give either --grid"),
+        (["--grid", "inputs.bleed=0.2", "--workers", "0"], "--workers 0: give at least 1 local worker"),
+        (["--grid", "inputs.bleed=0.2", "--scheduler", "notaurl"], "--scheduler notaurl: not a scheduler address"),
+        (["--grid", "inputs.bleed=0.2", "--scheduler", "tcp://127.0.0.1"], "write SCHEME://HOST:PORT"),
     ],
 )
 def test_bad_paths_and_values_are_rejected_before_anything_runs(tmp_path, args, message):
@@ -157,6 +161,23 @@ def test_distributed_run_against_a_scheduler_and_two_workers(tmp_path, dask_clus
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     result = _sweep("arm-relief", *SHORT, "--scheduler", f"tcp://127.0.0.1:{_free_port()}", "--out", str(tmp_path / "s"))
     assert result.exit_code == 2 and "cannot connect" in result.output and "dask scheduler" in result.output
+    assert not (tmp_path / "s").exists()  # issue 17: no sweep.json left to demand --resume next time
+
+
+def test_a_draw_outside_a_fields_range_is_a_failed_variant_not_an_aborted_sweep(tmp_path):
+    """Issue 17: one negative normal() draw of a positive field aborted the whole sweep."""
+    scenario = load_scenario("arm-relief")
+    variants = sample_variants(scenario, ["arm.mass=normal(100 kg, 100 kg)"], 30, seed=1)
+    negative = [v for v in variants if v.values["arm.mass"] <= 0.0]
+    assert any(v.id < 12 for v in negative)  # seed 1 draws some (about 16 % fall below zero)
+    out = tmp_path / "s"
+    short = scenario.model_copy(update={"simulation": scenario.simulation.model_copy(update={"duration": 0.2})})
+    result = run_sweep(short, variants[:12], out, workers=1, sampled=True)
+    index = result.index.set_index("variant")
+    for v in (v for v in negative if v.id < 12):
+        assert index.loc[v.id, "status"] == "failed" and index.loc[v.id, "arm.mass"] == v.values["arm.mass"]
+        assert "arm.mass" in index.loc[v.id, "error"] and "must be a finite number > 0" in index.loc[v.id, "error"]
+    assert (index["status"] == "ok").sum() == sum(1 for v in variants[:12] if v.values["arm.mass"] > 0.0)
 
 
 def test_killed_sweep_resumes_without_lost_or_duplicated_variants(tmp_path):

@@ -120,8 +120,10 @@ def sweep(
     spec = load_scenario(scenario)
     if bool(grid) == bool(samples or vary):
         raise ScenarioError("give either --grid PATH=VALUES ... or --samples N with --vary PATH=DISTRIBUTION ...")
-    if (samples > 0) != bool(vary):
-        raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION, and --vary needs --samples N")
+    if vary and samples < 1:
+        raise ScenarioError(f"--samples {samples}: give the number of Monte Carlo variants to draw, at least 1")
+    if samples and not vary:
+        raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION")
     variants = grid_variants(spec, grid) if grid else sample_variants(spec, vary, samples, seed)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
     bar = None

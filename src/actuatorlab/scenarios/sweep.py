@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pandas as pd
 import pyarrow as pa
@@ -108,22 +109,35 @@ def _manifest(scenario, variants: list[Variant]) -> dict:
     }
 
 
-def _prepare(out_dir: Path, scenario, variants: list[Variant], resume: bool) -> set[int]:
-    """Create or check the sweep directory; return the ids of the complete variants."""
-    manifest = _manifest(scenario, variants)
+def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
+    """Whether ``out_dir`` holds this sweep already (to resume); raises if it holds another, or
+    this one without ``resume``. Writes nothing."""
     path = out_dir / MANIFEST
-    if path.exists():
-        if not resume:
-            raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
-                                "another directory")
-        if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(manifest)):
-            raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario or variants differ); "
-                                "resume it with the same arguments or choose another directory")
-    else:
-        (out_dir / RECORDS).mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(manifest, indent=1))
+    if not path.exists():
+        return False
+    if not resume:
+        raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
+                            "another directory")
+    if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(manifest)):
+        raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario or variants differ); "
+                            "resume it with the same arguments or choose another directory")
     for partial in (out_dir / RECORDS).glob(".*.tmp*"):
         partial.unlink()  # a write cut short by a killed process (atomic writes never leave more)
+    return True
+
+
+def _start_sweep(out_dir: Path, manifest: dict) -> None:
+    """Create the sweep directory and its manifest."""
+    try:
+        (out_dir / RECORDS).mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=1))
+    except OSError as exc:
+        raise ScenarioError(f"--out {out_dir}: cannot write the sweep there ({exc.strerror or exc}); "
+                            "choose a folder you can write") from None
+
+
+def _complete_variants(out_dir: Path) -> set[int]:
+    """The ids of the variants whose records in ``out_dir`` are complete."""
     return {variant for variant in map(_complete_variant, (out_dir / RECORDS).glob("*.json")) if variant is not None}
 
 
@@ -139,13 +153,31 @@ def _complete_variant(record: Path) -> int | None:
         return None  # damaged or missing: run the variant again
 
 
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_engine(workers: int | None, scheduler: str | None) -> None:
+    """Refuse a worker count below 1 or a scheduler that is not an address, before anything runs."""
+    if workers is not None and workers < 1:
+        raise ScenarioError(f"--workers {workers}: give at least 1 local worker process (default: one per core)")
+    if scheduler is not None:
+        parts = urlsplit(scheduler)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme not in SCHEDULER_SCHEMES or not parts.hostname or port is None:
+            raise ScenarioError(f"--scheduler {scheduler}: not a scheduler address; write SCHEME://HOST:PORT, e.g. "
+                                "tcp://127.0.0.1:8786 (the address `dask scheduler` prints)")
+
+
 def _client(workers: int | None, scheduler: str | None):
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
         try:
             return Client(scheduler, timeout="10s"), None
-        except OSError as error:
+        except (OSError, ValueError) as error:
             raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
                                 "`dask scheduler` and workers with `dask worker ADDRESS`") from None
     n = workers or os.cpu_count() or 1
@@ -173,10 +205,13 @@ def run_sweep(
     """
     if not variants:
         raise ScenarioError("no variants to run; give --grid PATH=VALUES or --samples N with --vary")
+    check_engine(workers, scheduler)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"--out {out}: exists and is not a directory; name a directory")
-    done = _prepare(out, scenario, variants, resume)
+    manifest = _manifest(scenario, variants)
+    started = _existing_sweep(out, manifest, resume)
+    done = _complete_variants(out) if started else set()
     pending = [v for v in variants if v.id not in done]
     report = progress or (lambda finished, total: None)
     report(len(done), len(variants))
@@ -185,8 +220,10 @@ def run_sweep(
     if pending:
         from dask.distributed import as_completed
 
-        client, cluster = _client(workers, scheduler)
+        client, cluster = _client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
         try:
+            if not started:
+                _start_sweep(out, manifest)
             client.run(_load_kinds)
             startup = time.perf_counter() - start
             size = batch_size(len(pending), sum(client.nthreads().values()))

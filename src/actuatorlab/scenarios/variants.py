@@ -10,7 +10,9 @@ A PATH names a scenario field with dots and list indices, as in the TOML file:
   ``PATH=loguniform(LOW, HIGH)`` with a seed (distribution parameters with units too).
 
 Every variant is validated with the scenario schema before anything runs, so a bad path or
-value is reported at once, naming the variant.
+grid value is reported at once, naming the variant. A Monte Carlo draw that the schema rejects
+(a normal draw below a field's range) is not the user's typo but part of the sample: it is kept,
+and the sweep records it as failed with its values and the reason.
 """
 
 from __future__ import annotations
@@ -162,7 +164,16 @@ def sample_variants(scenario, specs: Sequence[str], samples: int, seed: int = 0)
             raise ScenarioError(f"--vary {spec!r}: {name} takes two parameters")
         a, b = (_si_value(base, path, p, f"--vary {spec!r}") for p in params)
         draws[path] = _draw(name, a, b, samples, rng, spec)
-    return [_validated(base, i, {path: float(values[i]) for path, values in draws.items()}) for i in range(samples)]
+    return [_drawn(base, i, {path: float(values[i]) for path, values in draws.items()}) for i in range(samples)]
+
+
+def _drawn(base: dict, variant_id: int, overrides: dict[str, float]) -> Variant:
+    """A sampled variant; one whose draw the schema rejects (a normal draw below a field's range)
+    is kept with its SI values, so the sweep records it as failed with the reason and goes on."""
+    try:
+        return _validated(base, variant_id, overrides)
+    except ScenarioError:
+        return Variant(variant_id, overrides, dict(overrides))
 
 
 def _draw(name: str, a: float, b: float, n: int, rng, spec: str) -> np.ndarray:
