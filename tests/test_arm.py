@@ -112,3 +112,14 @@ def test_regeneration_with_the_bleed_closed_names_the_remedy_and_the_sample():
 def test_unstable_relaxation_is_refused_with_a_suggested_stiffness():
     with pytest.raises(SimulationError, match=r"relaxation.stiffness = .* set stiffness below .*for example"):
         _run(-20e3, duration=0.1, relaxation=Relaxation(1e12, 2.5e6))
+
+
+def test_damping_alone_past_the_bound_is_told_to_lower_the_damping():
+    """Issue 17: a damping that breaks h²K/m + 2hB/m < 4 by itself was told "set stiffness below
+    0 N/m"; the advice is a damping below 2m/h (m = J_pivot/L_m²), which leaves room for K."""
+    m = ARM.pivot_inertia / ARM.mount_distance**2
+    with pytest.raises(SimulationError, match=r"set damping below .* N s/m \(for example .* which allows stiffness") as e:
+        _run(-20e3, duration=0.1, relaxation=Relaxation(5e7, 3.0 * m / 1e-3))
+    assert "below 0 N/m" not in str(e.value)
+    limit = float(re.search(r"set damping below (\S+) N s/m", str(e.value)).group(1))
+    assert limit == pytest.approx(2.0 * m / 1e-3, rel=1e-3)

@@ -118,12 +118,25 @@ def test_solvers_agree_and_pressures_stay_physical():
 
 
 def test_oversized_rk4_step_names_the_largest_stable_step():
-    with pytest.raises(SimulationError, match=r"largest stable step found .* is [0-9.e-]+ s") as info:
+    with pytest.raises(SimulationError, match=r"largest stable step along the run .* is [0-9.e-]+ s") as info:
         _arm_run(0.5, u_c=-0.3, solver="RK4", step=1e-3)
     limit = float(info.value.args[0].split(" is ")[1].split(" s")[0])
     assert 0 < limit < 1e-3
     r = _arm_run(0.05, u_c=-0.3, solver="RK4", step=0.5 * limit)
     assert np.all(np.isfinite(r["theta"]))
+
+
+def test_a_divergence_the_linearisation_allows_is_not_told_a_larger_step():
+    """Issue 17: a run that diverged at h = 0.01 s was told "largest stable step 0.0255 s: set
+    the step below it". When no linearisation along the run limits the step, a valve that opened
+    within the step is the cause, and the advice is an adaptive solver, never a step above h."""
+    with pytest.raises(SimulationError) as info:
+        _arm_run(0.5, u_c=-0.3, solver="RK4", step=1e-2)
+    message = info.value.args[0]
+    if "set the step below" in message:
+        assert float(message.split(" is ")[1].split(" s")[0]) < 1e-2
+    else:
+        assert "a valve that switched within the step" in message and "LSODA" in message
 
 
 def test_largest_stable_step_of_a_decaying_mode():

@@ -113,7 +113,7 @@ from ..hydraulics.quasistatic.network import (
     pump_balance_scalar,
     relaxed_network_step_kernel,
 )
-from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
 from ..mechanics.single_arm import SingleArm
 from ..simulation.arm import CHATTER_FRACTION, CHATTER_STEPS
 from ..simulation.result import Channel, SimulationResult
@@ -894,12 +894,7 @@ class HydraulicMujocoSystem:
         line = "its slide joint" if a.joint is not None else "the pin line"
         if isinstance(a, QuasistaticCylinder):
             m = lim.effective_mass
-            if lim.max_stiffness > 0.0:
-                remedy = (f"set stiffness below {lim.max_stiffness:.3g} N/m (for example {0.5 * lim.max_stiffness:.2g} "
-                          f"N/m) with damping below {2.0 * m / h:.3g} N s/m")
-            else:  # the damping alone breaks the bound: at B = m/h the bound leaves K < 2m/h²
-                remedy = (f"set damping below {2.0 * m / h:.3g} N s/m (for example {m / h:.2g} N s/m, which "
-                          f"allows stiffness below {2.0 * m / h**2:.3g} N/m)")
+            remedy = stable_relaxation_advice(m, h, lim.damping)
             return SimulationError(
                 f"actuator {a.name!r}: relaxation.stiffness = {lim.stiffness:.3g} N/m and damping = "
                 f"{lim.damping:.3g} N s/m are unstable with MuJoCo's step h = {h:g} s {when} (effective mass "

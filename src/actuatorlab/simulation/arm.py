@@ -38,7 +38,7 @@ from ..hydraulics.quasistatic.regeneration import (
     relaxed_regeneration_step_scalar,
 )
 from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
-from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
 from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
 from ..numerics.rotation import rotate_unit
 from .result import Channel, SimulationResult
@@ -231,8 +231,7 @@ def _refuse_unstable(arm: SingleArm, relaxation: Relaxation, h: float, which: st
         raise SimulationError(
             f"{which}relaxation.stiffness = {relaxation.stiffness:.3g} N/m and damping = {relaxation.damping:.3g} "
             f"N s/m are unstable with step h = {h:g} s (arm effective mass {limit.effective_mass:.4g} kg): "
-            f"set stiffness below {limit.max_stiffness:.3g} N/m (for example {0.5 * limit.max_stiffness:.2g} N/m) "
-            f"with damping below {limit.max_damping:.3g} N s/m, or use a smaller step"
+            f"{stable_relaxation_advice(limit.effective_mass, h, relaxation.damping)}, or use a smaller step"
         )
 
 

@@ -15,6 +15,7 @@ dense output sampled on the grid; RK4 runs in compiled chunks.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -197,12 +198,30 @@ def jacobian_at(jac, args: tuple, t: float, y: np.ndarray) -> np.ndarray:
     return matrix
 
 
+def _round_down(x: float, digits: int = 3) -> str:
+    """``x`` > 0 cut (not rounded) to ``digits`` significant digits, so a quoted bound never
+    rounds up past the step it is compared with."""
+    scale = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return f"{math.floor(x / scale) * scale:.{digits}g}"
+
+
 def _raise_diverged(jac, args, t, out, k) -> None:
+    """Raise for an RK4 run that diverged at sample ``k``, with advice that fits the cause: the
+    largest stable step along the run up to its last finite state, when that is below the step;
+    otherwise a valve switched within the step (laminar band, relief, check valve), which no
+    earlier linearisation sees, and only a much smaller step or an adaptive solver helps."""
     good = max(k - 1, 0)
     h = float(t[1] - t[0])
-    limit = largest_stable_step(jacobian_at(jac, args, float(t[good]), out[good]))
+    limit = largest_stable_step(jacobians_along(jac, args, t[: good + 1], out[: good + 1]))
+    where = f"RK4 with step h = {h:g} s diverged at t = {t[k]:.4g} s"
+    adaptive = f"an adaptive stiff solver ({', '.join(ADAPTIVE_SOLVERS)})"
+    if limit < h:
+        raise SimulationError(f"{where}; the largest stable step along the run up to its last finite state "
+                              f"(t = {t[good]:.4g} s) is {_round_down(limit)} s: set the step below it or use "
+                              f"{adaptive}")
     raise SimulationError(
-        f"RK4 with step h = {h:g} s diverged at t = {t[k]:.4g} s; the largest stable step found at the "
-        f"last finite state (t = {t[good]:.4g} s) is {limit:.3g} s: set the step below it or use an "
-        f"adaptive stiff solver ({', '.join(ADAPTIVE_SOLVERS)})"
+        f"{where}, although the model linearised along the run up to t = {t[good]:.4g} s is stable with it "
+        f"(largest stable step {limit:.3g} s): a valve that switched within the step (an orifice entering its "
+        f"laminar band, a relief or check valve opening) made it unstable, which only a much smaller step "
+        f"would resolve; use {adaptive}"
     )

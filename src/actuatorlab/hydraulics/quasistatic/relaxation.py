@@ -34,6 +34,24 @@ class Relaxation:
         object.__setattr__(self, "damping", positive("relaxation.damping", self.damping, "N s/m"))
 
 
+def stable_relaxation_advice(effective_mass: float, step: float, damping: float) -> str:
+    """What to set so that the closed-valve bound h²K/m + 2hB/m < 4 holds (m [kg] the effective
+    mass along the cylinder, h [s] the step, B [N s/m] the damping now).
+
+    While the damping leaves room (B < 2m/h) the advice is a stiffness below the bound; when the
+    damping alone breaks it, no stiffness ≥ 0 is stable, and the advice is a damping below 2m/h
+    (with B = m/h the bound allows K < 2m/h²).
+    """
+    m, h = effective_mass, step
+    max_damping = 2.0 * m / h
+    max_stiffness = max(4.0 - 2.0 * h * damping / m, 0.0) * m / (h * h)
+    if max_stiffness > 0.0:
+        return (f"set stiffness below {max_stiffness:.3g} N/m (for example {0.5 * max_stiffness:.2g} N/m) "
+                f"with damping below {max_damping:.3g} N s/m")
+    return (f"set damping below {max_damping:.3g} N s/m (for example {m / h:.2g} N s/m, which allows stiffness "
+            f"below {2.0 * m / h**2:.3g} N/m)")
+
+
 @nb.njit(cache=True, error_model="numpy")
 def _lam_loop(cp, uh, beta, fbar, out):
     for i in range(out.size):
