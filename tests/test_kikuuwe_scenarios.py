@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from importlib import resources
 
 import numpy as np
@@ -137,3 +138,46 @@ def test_bad_input_in_the_new_scenarios_names_the_field(tmp_path, name, old, new
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2, result.output
     assert expected in result.output and "Traceback" not in result.output
+
+
+def _arm_relief_with(tmp_path, old: str, new: str, model: str = "quasistatic"):
+    text = runner.invoke(app, ["show", "arm-relief"]).output
+    assert old in text
+    path = tmp_path / f"case-{model}.toml"
+    path.write_text(text.replace(old, new).replace('model = "quasistatic"', f'model = "{model}"'))
+    out = tmp_path / f"out-{model}"
+    return runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"]), out
+
+
+@pytest.mark.parametrize("model", ["quasistatic", "pressure-dynamics"])
+def test_a_cylinder_run_to_the_end_of_its_stroke_stops_with_the_time(tmp_path, model):
+    """Issue 17: with a 35 bar pump relief the quasistatic rod reached 1.824 m of a 1.8 m cylinder
+    and exited 0, while the pressure model refused. Both now stop at the end of travel
+    ([cylinder] retracted_length 1 m + stroke 0.8 m), naming the time."""
+    result, out = _arm_relief_with(tmp_path, 'pump_relief_pressure = "36 MPa"', 'pump_relief_pressure = "35 bar"', model)
+    assert result.exit_code == 2, result.output
+    assert "the cylinder of the arm left its travel [1, 1.8] m at t = " in result.output
+    assert "cylinder.stroke" in result.output and not out.exists()
+
+
+def test_a_ten_times_heavier_arm_stops_at_the_end_of_travel_not_at_minus_180_deg(tmp_path):
+    result, _ = _arm_relief_with(tmp_path, 'mass = "2000 kg"', 'mass = "20000 kg"')
+    assert result.exit_code == 2 and "left its travel" in result.output, result.output
+    theta = float(re.search(r"θ = (\S+) deg", result.output).group(1))
+    assert -90.0 < theta < 0.0
+
+
+def test_the_joint_range_bounds_the_arm_and_must_hold_the_start(tmp_path):
+    result, _ = _arm_relief_with(tmp_path, 'initial_rate = "0 deg/s"',
+                                 'initial_rate = "0 deg/s"\nangle_range = ["-10 deg", "30 deg"]')
+    assert result.exit_code == 2 and "the arm left its angle_range [-10, 30] deg at t = " in result.output
+    result, _ = _arm_relief_with(tmp_path, 'initial_rate = "0 deg/s"',
+                                 'initial_rate = "0 deg/s"\nangle_range = ["10 deg", "30 deg"]')
+    assert result.exit_code == 2 and "initial_angle = 0 deg lies outside angle_range [10, 30] deg" in result.output
+
+
+def test_the_stroke_in_the_old_pressure_dynamics_table_is_told_where_it_went(tmp_path):
+    """The message keeps its [cylinder]: error text is not read as console markup."""
+    result, _ = _arm_relief_with(tmp_path, "[pressure_dynamics]\n", '[pressure_dynamics]\nstroke = "1 m"\n')
+    assert result.exit_code == 2
+    assert "stroke moved to the [cylinder] table" in result.output and "write them under [cylinder]" in result.output

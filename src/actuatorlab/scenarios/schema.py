@@ -160,6 +160,20 @@ class ArmSpec(Spec):
     gravity: Acceleration = _ARM["gravity"]
     initial_angle: Angle = 0.0
     initial_rate: AngularVelocity = 0.0
+    angle_range: tuple[Angle, Angle] | None = None
+    """Optional joint range (θ_min, θ_max) [rad]: a run that leaves it stops with an error."""
+
+    @model_validator(mode="after")
+    def _range_holds_the_start(self):
+        if self.angle_range is not None:
+            low, high = self.angle_range
+            if not low < high:
+                raise ValueError(f"angle_range = [{math.degrees(low):g}, {math.degrees(high):g}] deg: write "
+                                 "[lowest, highest] with lowest < highest")
+            if not low <= self.initial_angle <= high:
+                raise ValueError(f"initial_angle = {math.degrees(self.initial_angle):g} deg lies outside angle_range "
+                                 f"[{math.degrees(low):g}, {math.degrees(high):g}] deg")
+        return self
 
     def build(self, where: str = "arm") -> SingleArm:
         """The validated :class:`SingleArm`; a bad value raises ScenarioError under ``where``."""
@@ -180,9 +194,35 @@ class RelaxationSpec(Spec):
             return Relaxation(self.stiffness, self.damping)
 
 
+class CylinderSpec(Spec):
+    """The cylinder's travel, which bounds both actuator models: ``stroke`` [m] and
+    ``retracted_length`` [m], the pin-to-pin length with the rod fully in. A run whose pin
+    distance ℓ leaves [retracted_length, retracted_length + stroke] stops with an error naming
+    the time (neither model has end stops)."""
+
+    stroke: Length = _FLUID["stroke"]
+    retracted_length: Length = _FLUID["retracted_length"]
+
+    @field_validator("stroke", "retracted_length")
+    @classmethod
+    def _positive(cls, value: float, info) -> float:
+        if not (math.isfinite(value) and value > 0.0):
+            raise ValueError(f"{info.field_name} = {value:g} m: must be a finite length > 0")
+        return value
+
+    def length_range(self) -> tuple[float, float]:
+        """(ℓ_min, ℓ_max) [m]: the pin distance fully retracted and fully extended."""
+        return self.retracted_length, self.retracted_length + self.stroke
+
+
+_CYLINDER_FIELDS = tuple(CylinderSpec.model_fields)
+_FLUID_FIELDS = tuple(name for name in _FLUID if name not in _CYLINDER_FIELDS)
+
+
 class PressureDynamicsSpec(Spec):
     """The pressure-dynamics cylinder, :class:`~actuatorlab.hydraulics.pressure_dynamics.PressureDynamics`,
-    its initial state and its solver (used when ``model = "pressure-dynamics"``).
+    its initial state and its solver (used when ``model = "pressure-dynamics"``); its stroke is
+    the scenario's ``[cylinder]`` table.
 
     ``initial_low_pressure`` [Pa]: the less loaded chamber's pressure at t = 0 (the other holds
     the load). ``solver``: "LSODA", "BDF" or "Radau" (adaptive, stiff, error-controlled by
@@ -192,8 +232,6 @@ class PressureDynamicsSpec(Spec):
     bulk_modulus: Pressure = _FLUID["bulk_modulus"]
     head_dead_volume: Volume = _FLUID["head_dead_volume"]
     rod_dead_volume: Volume = _FLUID["rod_dead_volume"]
-    stroke: Length = _FLUID["stroke"]
-    retracted_length: Length = _FLUID["retracted_length"]
     pump_line_volume: Volume = _FLUID["pump_line_volume"]
     laminar_pressure: Pressure = _FLUID["laminar_pressure"]
     relief_flow_gain: FlowGain = _FLUID["relief_flow_gain"]
@@ -202,10 +240,21 @@ class PressureDynamicsSpec(Spec):
     solver: Literal[SOLVERS] = "LSODA"
     rtol: Annotated[float, Field(gt=0.0, lt=1.0)] = 1e-6
 
-    def build(self, where: str = "pressure_dynamics") -> PressureDynamics:
-        """The validated :class:`PressureDynamics`; a bad value raises ScenarioError under ``where``."""
+    @model_validator(mode="before")
+    @classmethod
+    def _stroke_moved(cls, data):
+        moved = [name for name in _CYLINDER_FIELDS if isinstance(data, Mapping) and name in data]
+        if moved:
+            raise ValueError(f"{', '.join(moved)} moved to the [cylinder] table (the stroke bounds both models); "
+                             f"write them under [cylinder]")
+        return data
+
+    def build(self, cylinder: CylinderSpec, where: str = "pressure_dynamics") -> PressureDynamics:
+        """The validated :class:`PressureDynamics` of ``cylinder``; a bad value raises ScenarioError
+        under ``where``."""
         with reported_at(where, own_prefix="pressure_dynamics."):
-            return PressureDynamics(**{name: getattr(self, name) for name in _FLUID})
+            return PressureDynamics(**{name: getattr(self, name) for name in _FLUID_FIELDS},
+                                    **{name: getattr(cylinder, name) for name in _CYLINDER_FIELDS})
 
 
 class SimulationSpec(Spec):
@@ -276,6 +325,7 @@ class ArmSetup(Spec):
     description: StrictStr
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
     arm: ArmSpec = Field(default_factory=ArmSpec)
+    cylinder: CylinderSpec = Field(default_factory=CylinderSpec)
     relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
     pressure_dynamics: PressureDynamicsSpec = Field(default_factory=PressureDynamicsSpec)
     simulation: SimulationSpec
@@ -287,7 +337,7 @@ class ArmSetup(Spec):
         self.circuit.build("circuit")
         self.arm.build("arm")
         self.relaxation.build("relaxation")
-        self.pressure_dynamics.build("pressure_dynamics")
+        self.pressure_dynamics.build(self.cylinder, "pressure_dynamics")
         self.inputs.signals("inputs")
 
     def check_inputs(self, t) -> None:
@@ -442,6 +492,7 @@ class ArmsOnePumpScenario(Spec):
     description: StrictStr
     model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
+    cylinder: CylinderSpec = Field(default_factory=CylinderSpec)
     relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
     pressure_dynamics: PressureDynamicsSpec = Field(default_factory=PressureDynamicsSpec)
     simulation: SimulationSpec
@@ -460,7 +511,7 @@ class ArmsOnePumpScenario(Spec):
         """Build every model once, so that a value the physics rejects raises ScenarioError."""
         self.circuit.build("circuit")
         self.relaxation.build("relaxation")
-        self.pressure_dynamics.build("pressure_dynamics")
+        self.pressure_dynamics.build(self.cylinder, "pressure_dynamics")
         self.bleed.build("dimensionless", "bleed")
         for j, unit in enumerate(self.arms):
             unit.build(f"arms[{j}]")

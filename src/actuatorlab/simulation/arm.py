@@ -42,6 +42,7 @@ from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_ad
 from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
 from ..numerics.rotation import rotate_unit
 from .result import Channel, SimulationResult
+from .travel import check_travel
 
 STATUS_OK = 0
 STATUS_NOT_FINITE = 1
@@ -248,6 +249,8 @@ def simulate_arms(
     regeneration: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
     chunk_steps: int = 200_000,
+    length_range: tuple[float, float] | None = None,
+    angle_ranges: list[tuple[float, float] | None] | None = None,
 ) -> list[SimulationResult]:
     """Simulate N arms on the uniform grid ``t`` [s] with inputs sampled on it; one result each.
 
@@ -255,8 +258,10 @@ def simulate_arms(
     (len(t),), belongs to the pump; ``external_forces`` f_ey [N] (positive upward), (len(t), N);
     ``regeneration`` u_a ∈ [0, 1], shape (len(t),), only for one arm on its own pump (Sec. 5;
     regeneration on a shared pump is an open problem of the paper). Several arms share one pump
-    (Sec. 6), their circuits agreeing on the pump fields. Raises ``SimulationError`` if the step
-    is unstable for the relaxation or the run diverges.
+    (Sec. 6), their circuits agreeing on the pump fields. ``length_range`` (ℓ_min, ℓ_max) [m], the
+    cylinders' travel, and ``angle_ranges`` (θ_min, θ_max) [rad] per arm bound the motion
+    (``travel.check_travel``). Raises ``SimulationError`` if the step is unstable for the
+    relaxation, the run diverges or leaves those bounds (the earliest of these is named).
     """
     n_arms = len(arms)
     h = float(t[1] - t[0])
@@ -305,6 +310,11 @@ def simulate_arms(
         if status != STATUS_OK:
             break
     loop_time = time.perf_counter() - t0
+    ran = k_fail + 1 if status != STATUS_OK else n
+    angle_ranges = angle_ranges or [None] * n_arms
+    for j in range(n_arms):  # a motion past the end of travel is the cause of a later divergence
+        check_travel(t[:ran], out[ROW_LENGTH, j, :ran], length_range, out[ROW_THETA, j, :ran], angle_ranges[j],
+                     f"arm {j + 1}" if n_arms > 1 else "the arm")
     if status != STATUS_OK:
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
     counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
@@ -364,9 +374,12 @@ def simulate_arm(
     initial_rate: float = 0.0,
     regeneration: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
+    length_range: tuple[float, float] | None = None,
+    angle_range: tuple[float, float] | None = None,
 ) -> SimulationResult:
     """Simulate one arm on its own pump (see ``simulate_arms``): ``valve_command``, ``bleed``,
     ``external_force`` and ``regeneration`` sampled on ``t``, of shape (len(t),)."""
     (result,) = simulate_arms([arm], [circuit], relaxation, t, valve_command, bleed, external_force,
-                              [initial_angle], [initial_rate], regeneration=regeneration, progress=progress)
+                              [initial_angle], [initial_rate], regeneration=regeneration, progress=progress,
+                              length_range=length_range, angle_ranges=[angle_range])
     return result

@@ -19,7 +19,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..errors import SimulationError
 from ..hydraulics.pressure_dynamics import (
     D_P,
     D_PH,
@@ -46,6 +45,7 @@ from ..mechanics.single_arm import (
     arm_torque_slope,
 )
 from .ode import inputs_at, integrate, jacobians_along, largest_stable_step
+from .travel import check_travel
 from .result import Channel, SimulationResult
 
 (A_THETA, A_RATE, A_PH, A_PR) = range(4)
@@ -131,6 +131,7 @@ def simulate_arms_pressure(
     solver: str = "LSODA",
     rtol: float = 1e-6,
     progress=None,
+    angle_ranges: list[tuple[float, float] | None] | None = None,
 ) -> list[SimulationResult]:
     """Simulate N arms on one pump on the uniform grid ``t`` [s]; one result per arm.
 
@@ -138,8 +139,9 @@ def simulate_arms_pressure(
     ``pressure_dynamics.raw_openings`` (u_ph, u_tr, u_pr, u_th, u_b, u_a), u_b equal for all
     arms; ``external_forces`` f_ey [N] (positive upward), shape (len(t), N). ``solver`` and
     ``rtol`` as in :func:`.ode.integrate`; the step of "RK4" is the grid step. Raises
-    ``SimulationError`` if the integration fails or a piston leaves its stroke [0, s] (the
-    model has no end stops). Each result carries the shared pump pressure.
+    ``SimulationError`` if the integration fails, a piston leaves its stroke [0, s] or an arm its
+    ``angle_ranges`` entry (θ_min, θ_max) [rad] (``travel.check_travel``: the model has no end
+    stops). Each result carries the shared pump pressure.
     """
     n_arms = len(arms)
     h = float(t[1] - t[0])
@@ -166,6 +168,11 @@ def simulate_arms_pressure(
     states, counters = integrate(arms_pressure_rhs, arms_pressure_jac, args, y0, t, solver=solver, rtol=rtol,
                                  atol=atol, bounds=bounds, progress=progress)
     counters["steps"] = float(t.size)
+    angle_ranges = angle_ranges or [None] * n_arms
+    for j, (arm, fluid) in enumerate(zip(arms, fluids)):
+        theta = states[:, PER_ARM * j + A_THETA]
+        check_travel(t, arm.cylinder_length(theta)[0], (fluid.retracted_length, fluid.retracted_length + fluid.stroke),
+                     theta, angle_ranges[j], f"arm {j + 1}" if n_arms > 1 else "the arm")
     return [_arm_result(t, states, j, arms[j], circuits[j], fluids[j], u[:, j], f_ey[:, j], counters)
             for j in range(n_arms)]
 
@@ -176,15 +183,6 @@ def _arm_result(t, states, j, arm, circuit, fluid, u, f_ey, counters) -> Simulat
     p_h = states[:, PER_ARM * j + A_PH]
     p_r = states[:, PER_ARM * j + A_PR]
     lengths, levers = arm.cylinder_length(theta)
-    position = lengths - fluid.retracted_length
-    outside = (position < 0.0) | (position > fluid.stroke)
-    if outside.any():
-        k = int(np.argmax(outside))
-        raise SimulationError(
-            f"the piston of arm {j + 1} left its stroke [0, {fluid.stroke:g}] m at t = {t[k]:.4g} s "
-            f"(x = {position[k]:.4g} m, θ = {np.degrees(theta[k]):.4g} deg); the model has no end stops: adjust "
-            "pressure_dynamics.retracted_length or stroke, or the inputs"
-        )
     channels = {
         "valve_command": Channel(u[:, 0] - u[:, 2], "1", "valve command u_c"),
         "bleed": Channel(u[:, 4], "1", "bleed opening u_b"),

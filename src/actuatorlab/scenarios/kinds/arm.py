@@ -38,13 +38,15 @@ def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
             initial_rate=scenario.arm.initial_rate,
             regeneration=inputs["regeneration"],
             progress=progress,
+            length_range=scenario.cylinder.length_range(),
+            angle_range=scenario.arm.angle_range,
         )
     fluid = scenario.pressure_dynamics
     openings = openings_from_command(inputs["valve_command"], inputs["bleed"], inputs["regeneration"])
     (result,) = simulate_arms_pressure(
         [arm],
         [circuit],
-        [fluid.build()],
+        [fluid.build(scenario.cylinder)],
         t,
         openings[:, None, :],
         inputs["external_force"][:, None],
@@ -54,6 +56,7 @@ def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
         solver=fluid.solver,
         rtol=fluid.rtol,
         progress=progress,
+        angle_ranges=[scenario.arm.angle_range],
     )
     return result
 

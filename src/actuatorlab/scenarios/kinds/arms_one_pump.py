@@ -29,14 +29,16 @@ def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
     circuits = [circuit] * len(arms)
     angles = [u.initial_angle for u in units]
     rates = [u.initial_rate for u in units]
+    angle_ranges = [u.angle_range for u in units]
     if scenario.model == "quasistatic":
         return simulate_arms(arms, circuits, scenario.relaxation.build(), t, commands, bleed, forces, angles, rates,
-                             progress=progress)
+                             progress=progress, length_range=scenario.cylinder.length_range(),
+                             angle_ranges=angle_ranges)
     fluid = scenario.pressure_dynamics
     openings = np.stack([openings_from_command(commands[:, j], bleed) for j in range(len(arms))], axis=1)
-    return simulate_arms_pressure(arms, circuits, [fluid.build()] * len(arms), t, openings, forces, angles, rates,
-                                  initial_low_pressure=fluid.initial_low_pressure, solver=fluid.solver,
-                                  rtol=fluid.rtol, progress=progress)
+    return simulate_arms_pressure(arms, circuits, [fluid.build(scenario.cylinder)] * len(arms), t, openings, forces,
+                                  angles, rates, initial_low_pressure=fluid.initial_low_pressure, solver=fluid.solver,
+                                  rtol=fluid.rtol, progress=progress, angle_ranges=angle_ranges)
 
 
 def run(scenario: ArmsOnePumpScenario, progress=None) -> ScenarioOutput:
