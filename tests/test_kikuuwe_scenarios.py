@@ -181,3 +181,23 @@ def test_the_stroke_in_the_old_pressure_dynamics_table_is_told_where_it_went(tmp
     result, _ = _arm_relief_with(tmp_path, "[pressure_dynamics]\n", '[pressure_dynamics]\nstroke = "1 m"\n')
     assert result.exit_code == 2
     assert "stroke moved to the [cylinder] table" in result.output and "write them under [cylinder]" in result.output
+
+
+@pytest.mark.parametrize("name", ["arm-relief", "arm-regeneration", "two-arms-one-pump"])
+def test_quasistatic_runs_write_chamber_pressures_that_balance_the_force(name):
+    """Issue 17: the quasistatic results had no chamber pressures though the model gives them from
+    the state ((61)–(62); (93) with regeneration; (106) on a shared pump). They must reproduce the
+    force, f = A_h P_h − A_r P_r, stay within [0, relief], and be marked gauge."""
+    scenario = load_scenario(name)
+    kind = arms_one_pump if scenario.kind == "arms-one-pump" else arm
+    output = kind.run(scenario)
+    circuit = scenario.circuit.build()
+    suffixes = [f"_{j}" for j in range(1, len(scenario.arms) + 1)] if scenario.kind == "arms-one-pump" else [""]
+    for s in suffixes:
+        head, rod = output.table[f"head_pressure{s}"].to_numpy(), output.table[f"rod_pressure{s}"].to_numpy()
+        force = output.table[f"force{s}"].to_numpy()
+        np.testing.assert_allclose(circuit.head_area * head - circuit.rod_area * rod, force, rtol=1e-9,
+                                   atol=1e-9 * circuit.rod_relief_force)
+        assert head.min() >= 0.0 and head.max() <= circuit.head_relief_pressure * (1 + 1e-12)
+        assert rod.min() >= 0.0 and rod.max() <= circuit.rod_relief_pressure * (1 + 1e-12)
+        assert output.units[f"head_pressure{s}"] == "Pa (gauge)"

@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import SimulationError
+from ..hydraulics.quasistatic.chambers import run_chamber_pressures
 from ..hydraulics.quasistatic.circuit import I_FHM, I_FRM, Openings, ValveCircuit, normalised_openings
 from ..hydraulics.quasistatic.network import PumpNetwork, new_pump_state, relaxed_network_step_kernel
 from ..hydraulics.quasistatic.regeneration import (
@@ -41,7 +42,7 @@ from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
 from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
 from ..numerics.rotation import rotate_unit
-from .result import Channel, SimulationResult
+from .result import GAUGE_PRESSURE, Channel, SimulationResult
 from .travel import check_travel
 
 STATUS_OK = 0
@@ -319,7 +320,9 @@ def simulate_arms(
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
     counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
     return [
-        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=n_arms > 1, counters=counters)
+        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=n_arms > 1, counters=counters,
+                    chambers=run_chamber_pressures(cps[j], uhs[:, j], ua_hat if n_arms == 1 else np.zeros(n),
+                                                   out[ROW_PUMP, j], out[ROW_V, j], out[ROW_F, j]))
         for j in range(n_arms)
     ]
 
@@ -342,7 +345,7 @@ def _raise_failure(status: int, time_: float, arm: int, row: np.ndarray, n_arms:
     raise SimulationError(f"{which}simulation diverged at {state} with {what}: reduce the step or relaxation.stiffness")
 
 
-def _arm_result(t, rows, command, bleed, u_a, f_ey, shared: bool, counters) -> SimulationResult:
+def _arm_result(t, rows, command, bleed, u_a, f_ey, shared: bool, counters, chambers) -> SimulationResult:
     lengths = rows[ROW_LENGTH]
     channels = {
         "valve_command": Channel(command, "1", "valve command u_c"),
@@ -356,9 +359,11 @@ def _arm_result(t, rows, command, bleed, u_a, f_ey, shared: bool, counters) -> S
         "rod_velocity": Channel(rows[ROW_V], "m/s", "rod velocity v"),
         "force": Channel(rows[ROW_F], "N", "actuator force f"),
         "stretch": Channel(rows[ROW_P] - lengths, "m", "relaxed element p − ℓ"),
+        "head_pressure": Channel(chambers[0], GAUGE_PRESSURE, "head-side pressure P_h"),
+        "rod_pressure": Channel(chambers[1], GAUGE_PRESSURE, "rod-side pressure P_r"),
     }
     if shared:
-        channels["pump_pressure"] = Channel(rows[ROW_PUMP], "Pa", "pump pressure P (126)")
+        channels["pump_pressure"] = Channel(rows[ROW_PUMP], GAUGE_PRESSURE, "pump pressure P (126)")
     return SimulationResult(t=t, channels=channels, counters=dict(counters))
 
 

@@ -46,7 +46,7 @@ from ..mechanics.single_arm import (
 )
 from .ode import inputs_at, integrate, jacobians_along, largest_stable_step
 from .travel import check_travel
-from .result import Channel, SimulationResult
+from .result import GAUGE_PRESSURE, Channel, SimulationResult
 
 (A_THETA, A_RATE, A_PH, A_PR) = range(4)
 PER_ARM = 4
@@ -193,9 +193,9 @@ def _arm_result(t, states, j, arm, circuit, fluid, u, f_ey, counters) -> Simulat
         "length": Channel(lengths, "m", "cylinder length ℓ"),
         "rod_velocity": Channel(levers * rate, "m/s", "rod velocity ℓ̇"),
         "force": Channel(circuit.head_area * p_h - circuit.rod_area * p_r, "N", "actuator force f"),
-        "head_pressure": Channel(p_h, "Pa", "head-side pressure p_h"),
-        "rod_pressure": Channel(p_r, "Pa", "rod-side pressure p_r"),
-        "pump_pressure": Channel(states[:, -1], "Pa", "pump-line pressure P"),
+        "head_pressure": Channel(p_h, GAUGE_PRESSURE, "head-side pressure p_h"),
+        "rod_pressure": Channel(p_r, GAUGE_PRESSURE, "rod-side pressure p_r"),
+        "pump_pressure": Channel(states[:, -1], GAUGE_PRESSURE, "pump-line pressure P"),
     }
     return SimulationResult(t=t, channels=channels, counters=dict(counters))
 

@@ -31,7 +31,7 @@ from ..hydraulics.pressure_dynamics import (
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
 from ..validation import non_negative, positive
 from .ode import inputs_at, integrate
-from .result import Channel, SimulationResult
+from .result import GAUGE_PRESSURE, Channel, SimulationResult
 
 (Y_X, Y_XDOT, Y_PH, Y_PR, Y_P) = range(5)
 
@@ -109,8 +109,8 @@ def simulate_rod_pressure(
         "velocity": Channel(states[:, Y_XDOT], "m/s", "rod velocity ẋ"),
         "force": Channel(circuit.head_area * states[:, Y_PH] - circuit.rod_area * states[:, Y_PR], "N",
                          "actuator force f"),
-        "head_pressure": Channel(states[:, Y_PH], "Pa", "head-side pressure p_h"),
-        "rod_pressure": Channel(states[:, Y_PR], "Pa", "rod-side pressure p_r"),
-        "pump_pressure": Channel(states[:, Y_P], "Pa", "pump-line pressure P"),
+        "head_pressure": Channel(states[:, Y_PH], GAUGE_PRESSURE, "head-side pressure p_h"),
+        "rod_pressure": Channel(states[:, Y_PR], GAUGE_PRESSURE, "rod-side pressure p_r"),
+        "pump_pressure": Channel(states[:, Y_P], GAUGE_PRESSURE, "pump-line pressure P"),
     }
     return SimulationResult(t=t, channels=channels, counters=counters)

@@ -8,6 +8,11 @@ import numpy as np
 import pandas as pd
 
 
+GAUGE_PRESSURE = "Pa (gauge)"
+"""Unit of a circuit pressure measured from tank (atmospheric) pressure: a chamber may dip below
+0 (down to −101.3 kPa, vacuum) without being non-physical."""
+
+
 @dataclass
 class Channel:
     """One recorded signal: ``values`` of shape ``(n_samples,)`` in ``unit``; ``label`` for plots."""

@@ -137,15 +137,16 @@ def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
     ]
     if "stretch" in df:
         response.append(Panel("p − ℓ [mm]", [Line("stretch", "p − ℓ", mm)]))
-    if "head_pressure" in df:
-        response.append(Panel("pressure [MPa]", [Line("head_pressure", "p_h", 1e-6), Line("rod_pressure", "p_r", 1e-6),
-                                                 Line("pump_pressure", "P", 1e-6, style="--")]))
+    pressures = [Line("head_pressure", "p_h", 1e-6), Line("rod_pressure", "p_r", 1e-6)]
+    if "pump_pressure" in df:
+        pressures.append(Line("pump_pressure", "P", 1e-6, style="--"))
+    response.append(Panel("pressure [MPa, gauge]", pressures))
     figures = [
         FigureSpec("inputs.png", "Inputs (Fig. 6(a) style): valve command, bleed opening and external force.",
                    lambda: time_series_figure(df, inputs, title=f"{name}: inputs")),
         FigureSpec("response.png", "Response (Fig. 6(b)–(f) style): angle, rate, actuator force with the relief "
-                   "limits, rod velocity, and the stretch of the virtual element (quasistatic model) or the "
-                   "pressures (pressure-dynamics model).",
+                   "limits, rod velocity, the stretch of the virtual element (quasistatic model), and the "
+                   "chamber pressures (with the pump pressure in the pressure-dynamics model).",
                    lambda: time_series_figure(df, response, title=f"{name}: response")),
     ]
     if open_at is not None:

@@ -13,7 +13,8 @@ from ...simulation.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..schema import ArmsOnePumpScenario
 
-ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force")
+ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force", "head_pressure",
+                "rod_pressure")
 
 
 def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
@@ -53,7 +54,7 @@ def run(scenario: ArmsOnePumpScenario, progress=None) -> ScenarioOutput:
             units[column] = result.channels[name].unit
             labels[column] = f"{result.channels[name].label}, arm {j}"
     data["pump_pressure"] = results[0]["pump_pressure"]
-    units["pump_pressure"] = "Pa"
+    units["pump_pressure"] = results[0].channels["pump_pressure"].unit
     labels["pump_pressure"] = "pump pressure P"
     table = pd.DataFrame(data)
     deg = 180.0 / np.pi

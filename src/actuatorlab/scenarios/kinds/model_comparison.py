@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...hydraulics.quasistatic import Openings, chamber_pressures
 from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.arm import largest_stable_step as quasistatic_stable_step
 from ...hydraulics.pressure_dynamics import openings_from_command
 from ...simulation.pressure_arm import rk4_stable_step
+from ...simulation.result import GAUGE_PRESSURE
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..schema import ModelComparisonScenario
 from .arm import RELIEF_TOLERANCE, simulate_scenario
@@ -36,8 +36,6 @@ def run(scenario: ModelComparisonScenario, progress=None) -> ScenarioOutput:
     arm, circuit = scenario.arm.build(), scenario.circuit.build()
     fluid = scenario.pressure_dynamics.build(scenario.cylinder)
     t = quasi.t
-    openings = Openings.from_command(quasi["valve_command"], quasi["bleed"])
-    p_h_q, p_r_q = chamber_pressures(circuit, openings, quasi["rod_velocity"], quasi["force"])
     raw = openings_from_command(press["valve_command"], press["bleed"], press["regeneration"])
     rk4_step = rk4_stable_step(arm, circuit, fluid, press, raw)
     report(1.0)
@@ -51,13 +49,13 @@ def run(scenario: ModelComparisonScenario, progress=None) -> ScenarioOutput:
         "t": t,
         "theta_quasistatic": quasi["theta"], "theta_pressure": press["theta"],
         "force_quasistatic": quasi["force"], "force_pressure": press["force"],
-        "head_pressure_quasistatic": p_h_q, "head_pressure_pressure": press["head_pressure"],
-        "rod_pressure_quasistatic": p_r_q, "rod_pressure_pressure": press["rod_pressure"],
+        "head_pressure_quasistatic": quasi["head_pressure"], "head_pressure_pressure": press["head_pressure"],
+        "rod_pressure_quasistatic": quasi["rod_pressure"], "rod_pressure_pressure": press["rod_pressure"],
         "pump_pressure_pressure": press["pump_pressure"],
         "compared": keep,
     })
     units = {"t": "s", "compared": "1", **{c: "rad" for c in table if c.startswith("theta")},
-             **{c: "N" for c in table if c.startswith("force")}, **{c: "Pa" for c in table if "pressure_" in c}}
+             **{c: "N" for c in table if c.startswith("force")}, **{c: GAUGE_PRESSURE for c in table if "pressure_" in c}}
     labels = {c: c.replace("_", " ") for c in table}
     deg = 180.0 / np.pi
     summary = [
