@@ -73,7 +73,12 @@ def test_cli_fits_a_logged_record(tmp_path):
     assert result.exit_code == 0, result.output
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     k = table.loc[(table["input"] == "x") & (table["name"] == "K1"), "value"].item()
-    assert k == pytest.approx(125.4, rel=0.05) and np.isfinite(table["std_error"]).all()
+    assert k == pytest.approx(125.4, rel=0.05)
+    # lags fitted far below the 1 ms sample period are not resolved: no standard error for them
+    lags = table["name"].str.startswith("λ") | table["name"].str.startswith("lambda")
+    resolved = ~lags | (table["value"] >= 0.1 * 1e-3)
+    assert np.isfinite(table.loc[resolved, "std_error"]).all()
+    assert np.isnan(table.loc[~resolved, "std_error"]).all()
     bad = CliRunner().invoke(app, ["identify", "transfer-function", str(tmp_path / "log.csv"), "--input", "x",
                                    "--output", "y", "--structure", "G7", "--out", str(tmp_path / "o2")])
     assert bad.exit_code == 2 and "write G1, G2, I+N" in bad.output

@@ -85,3 +85,49 @@ def test_signals_and_bad_inputs():
         fit_transfer_functions(T, np.zeros((T.size, 2)), np.zeros(T.size), (G1_STRUCTURE,))
     with pytest.raises(ParameterError):
         LagStructure(-1)
+
+
+def _log(path, t, x, y):
+    import pandas as pd
+
+    pd.DataFrame({"t": t, "x": x, "y": y}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda t: (t[:0], t[:0], t[:0]), "the table has a header but no rows"),
+        (lambda t: (t[:3], np.ones(3), np.arange(3.0)), "3 samples cannot identify 2 parameters; log at least 20"),
+        (lambda t: (t, np.zeros(t.size), np.zeros(t.size)), "input x is zero throughout: no excitation"),
+        # a pure integrator fitted with integrator + lag: the gain is found, the lag is not there to find
+        # but is resolved as "shorter than a sample" (std n/a), which is accepted
+    ],
+)
+def test_data_that_cannot_identify_the_structure_is_refused_naming_why(tmp_path, make, message):
+    """Issue 17: an all-zero input or 3 samples returned the initial guesses with standard error 0
+    and exit 0."""
+    from typer.testing import CliRunner
+
+    from actuatorlab.cli import app
+
+    path = _log(tmp_path / "log.csv", *make(np.arange(0.0, 2.0, 1e-3)))
+    result = CliRunner().invoke(app, ["identify", "transfer-function", str(path), "--input", "x", "--output", "y",
+                                      "--structure", "G2", "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2 and f"{path}: " in result.output and message in result.output, result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_singular_jacobian_names_the_undetermined_parameter():
+    """An input that moves only at the last sample: one equation for the gain and the lag."""
+    t = np.arange(0.0, 2.0, 1e-3)
+    u, y = np.zeros(t.size), np.zeros(t.size)
+    u[-1], y[-1] = 1.0, 0.3
+    with pytest.raises(ParameterError, match=r"the record does not determine a (K|λ1) \(the output error has"):
+        fit_transfer_functions(t, u, y, [LagStructure(1, integrator=False)], names=["a"])
+
+
+def test_an_output_that_never_responds_is_refused_not_a_crash():
+    t = np.arange(0.0, 2.0, 1e-3)
+    with pytest.raises(ParameterError, match="the output does not respond"):
+        fit_transfer_functions(t, np.ones(t.size), np.zeros(t.size), [LagStructure(1, integrator=False)])

@@ -226,7 +226,7 @@ def identify_transfer_function(
     from .scenarios.runner import write_output
     from .scenarios.transfer_function_logs import fit_record, read_record
 
-    result = fit_record(read_record(data), inputs, output, structure)
+    result = fit_record(read_record(data), inputs, output, structure, source=str(data))
     source = f"# actuatorlab identify transfer-function {data} --output {output} " + " ".join(
         [f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structure]) + "\n"
     files = write_output(out_dir, result, f"transfer functions of {data.name}", f"{output} from {', '.join(inputs)}", source)

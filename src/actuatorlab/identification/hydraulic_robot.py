@@ -83,8 +83,8 @@ class Experiment:
                                  "(the paper uses 4 000 per step at 1 ms)")
         if not np.all(np.diff(t) > 0):
             k = int(np.argmax(np.diff(t) <= 0))
-            raise ParameterError(f"{self.name}: time is not increasing at sample {k + 1} (t = {t[k + 1]!r} s after "
-                                 f"{t[k]!r} s); sort the log or remove repeated rows")
+            raise ParameterError(f"{self.name}: time is not increasing at sample {k + 1} (t = {t[k + 1]:.6g} s after "
+                                 f"{t[k]:.6g} s); sort the log or remove repeated rows")
         dt = np.diff(t)
         if np.ptp(dt) > 1e-3 * dt.mean():
             raise ParameterError(f"{self.name}: samples are not uniformly spaced (steps {dt.min():.6g}–{dt.max():.6g} s); "

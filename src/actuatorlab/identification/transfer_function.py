@@ -136,12 +136,21 @@ def fit_transfer_functions(
     y: np.ndarray,
     structures: Sequence[LagStructure] = (G1_STRUCTURE,),
     initial: Sequence[np.ndarray] | None = None,
+    names: Sequence[str] | None = None,
 ) -> TransferFunctionFit:
     """Output-error fit of y ≈ Σ_j G_j(θ_j) u_j on a uniform grid ``t`` [s].
 
     inputs: shape (n,) or (n, n_inputs), one column per structure; y: (n,) output from rest
     (y[0] and the inputs before t[0] are taken as 0: subtract an operating point first).
-    initial: optional (K, λ…) per channel, else :func:`initial_guess`.
+    initial: optional (K, λ…) per channel, else :func:`initial_guess`; names: the inputs' names
+    for messages.
+
+    Raises ``ParameterError`` for data that cannot identify the structures: fewer than
+    ``MIN_SAMPLES_PER_PARAMETER`` samples per parameter, an input that is zero throughout (no
+    excitation), or a Jacobian at the optimum of lower rank than the parameters (naming the
+    parameter that the data leave undetermined) — rather than returning the initial guess. A lag
+    that the fit drives below the sample period is not resolved by the record: it is kept, with
+    standard error NaN (below ``LAG_RESOLUTION`` of the sample period).
     """
     t = np.asarray(t, dtype=float)
     u = np.asarray(inputs, dtype=float).reshape(t.size, -1)
@@ -157,6 +166,18 @@ def fit_transfer_functions(
         raise ParameterError("t must be a uniform increasing grid")
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(y))):
         raise ParameterError("inputs and output must be finite")
+    names = list(names) if names is not None else [f"input {j + 1}" for j in range(len(structures))]
+    n_params = sum(s.n_params for s in structures)
+    if t.size < MIN_SAMPLES_PER_PARAMETER * n_params:
+        raise ParameterError(f"{t.size} samples cannot identify {n_params} parameters; log at least "
+                             f"{MIN_SAMPLES_PER_PARAMETER * n_params} ({MIN_SAMPLES_PER_PARAMETER} per parameter)")
+    silent = [name for name, column in zip(names, u.T) if not np.any(column)]
+    if silent:
+        raise ParameterError(f"input {', '.join(silent)} is zero throughout: no excitation to identify its "
+                             "transfer function from; log a record in which it moves (a step, pulse or chirp)")
+    if not np.any(y):
+        raise ParameterError("the output does not respond (it stays at its first sample throughout): there is no "
+                             "response to fit; check the output column and that the record covers the motion")
     start = time.perf_counter()
     guesses = initial_guess(structures, u, y, dt) if initial is None else [np.asarray(g, float) for g in initial]
     sizes = [s.n_params for s in structures]
@@ -179,14 +200,42 @@ def fit_transfer_functions(
     jac = sol.jac * scale_y
     chain = np.concatenate([np.concatenate([[1.0], th[1:]]) for th in thetas])
     jac = jac / chain
+    unresolved = np.concatenate([np.concatenate([[False], th[1:] < LAG_RESOLUTION * dt]) for th in thetas])
+    _refuse_undetermined(jac[:, ~unresolved], [lab for lab, u in zip(_labels(structures, names), unresolved) if not u])
     dof = max(y.size - sol.x.size, 1)
     sigma2 = float(np.sum((y - y_model) ** 2)) / dof
     cov = sigma2 * np.linalg.pinv(jac.T @ jac)
-    std = np.split(np.sqrt(np.maximum(np.diag(cov), 0.0)), splits)
+    std = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    std[unresolved] = np.nan  # a lag far below the sample period: the record bounds it, it does not measure it
+    std = np.split(std, splits)
     return TransferFunctionFit(
         structures, tuple(thetas), tuple(std), nrmse_fit(y, y_model), y_model, float(sol.cost) * scale_y**2,
         int(sol.nfev), time.perf_counter() - start,
     )
+
+
+def _labels(structures: Sequence[LagStructure], names: Sequence[str]) -> list[str]:
+    return [f"{name} {'K' if i == 0 else f'λ{i}'}" for name, s in zip(names, structures) for i in range(s.n_params)]
+
+
+def _refuse_undetermined(jac: np.ndarray, labels: list[str]) -> None:
+    """Raise if the Jacobian (in K, λ; columns ``labels``) at the optimum has a direction the data
+    do not see: a zero column, or a smallest singular value of the column-scaled Jacobian below
+    RANK_TOLERANCE of the largest. Lags below the sample period are left out by the caller:
+    the record resolves them as "far shorter than a sample", which is reported, not refused."""
+    norms = np.linalg.norm(jac, axis=0)
+    if norms.size == 0:
+        return
+    if norms.min() == 0.0:
+        worst, condition = int(np.argmin(norms)), "no sensitivity to it"
+    else:
+        _, singular, vt = np.linalg.svd(jac / norms, full_matrices=False)
+        if singular[-1] > RANK_TOLERANCE * singular[0]:
+            return
+        worst = int(np.argmax(np.abs(vt[-1])))
+        condition = f"condition {singular[0] / singular[-1]:.3g}" if singular[-1] > 0.0 else "a singular Jacobian"
+    raise ParameterError(f"the record does not determine {labels[worst]} (the output error has {condition}); "
+                         "excite the input over more frequencies (a chirp) or fit a structure with fewer lags")
 
 
 def step_signal(t: np.ndarray, amplitude: float, start: float = 0.0) -> np.ndarray:
@@ -220,6 +269,14 @@ def frequency_response(structure: LagStructure, theta: np.ndarray, omega: np.nda
     s = 1j * np.asarray(omega, float)
     return np.polyval(num, s) / np.polyval(den, s)
 
+
+MIN_SAMPLES_PER_PARAMETER = 10
+"""Samples per fitted parameter below which a record is refused as too short to identify it."""
+LAG_RESOLUTION = 0.1
+"""A fitted lag below this fraction of the sample period is not resolved by the record (std NaN)."""
+RANK_TOLERANCE = 1e-9
+"""Smallest singular value, relative to the largest, of the column-scaled Jacobian at the optimum
+that still counts as determined (below it a parameter is not identified by the data)."""
 
 PAPER_G1 = np.array([115.4, 1.14e-3, 1.14e-3, 1.11e-3])
 """(K [1/s], λ1, λ2, λ3 [s]) of (27), Alfayad et al. §3.12."""

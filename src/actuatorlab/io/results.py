@@ -100,6 +100,23 @@ def read_log(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]
     return df, units
 
 
+def numeric_columns(df: pd.DataFrame, columns: list[str], source: str | os.PathLike[str]) -> np.ndarray:
+    """``df[columns]`` as a float array of shape (rows, len(columns)).
+
+    Raises ``ParameterError`` naming ``source`` for a table without rows, and for the first
+    cell that is not a number, with its column and its line in a CSV file (header = line 1).
+    """
+    if len(df) == 0:
+        raise ParameterError(f"{source}: the table has a header but no rows; log at least one sample")
+    block = df[columns].apply(pd.to_numeric, errors="coerce")
+    bad = block.isna() & df[columns].notna()
+    if bad.to_numpy().any():
+        row, col = np.argwhere(bad.to_numpy())[0]
+        raise ParameterError(f"{source}: column {columns[col]} holds {df[columns[col]].iloc[row]!s:.40} at data row "
+                             f"{row + 1} (line {row + 2} of a CSV file), not a number; fix or remove that row")
+    return block.to_numpy(float)
+
+
 def read_labels(path: str | os.PathLike[str]) -> dict[str, str]:
     """Column → plot label of a Parquet table (``""`` where none); reads the schema only."""
     return _field_metadata(pq.read_schema(path), LABEL_KEY)

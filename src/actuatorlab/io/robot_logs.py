@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.hydraulic_robot import Experiment
-from .results import read_log, write_table
+from .results import numeric_columns, read_log, write_table
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
 
@@ -44,13 +44,11 @@ def read_robot_log(path: str | os.PathLike, joints: int) -> Experiment:
         expected = SI_UNITS.get(column.rstrip("0123456789"))
         if expected and units.get(column) not in ("", expected):
             raise ParameterError(f"{path.name}: column {column} is in {units[column]}; write it in {expected}")
-    repetition = int(df["repetition"].iloc[0]) if "repetition" in df.columns else 0
-
-    def block(name):
-        return df[[f"{name}{i + 1}" for i in range(joints)]].to_numpy(float)
-
-    return Experiment(path.stem, df["t"].to_numpy(float), block("q"), block("p_plus"), block("p_minus"), block("u"),
-                      repetition)
+    values = numeric_columns(df, _columns(joints), path)
+    repetition = int(numeric_columns(df, ["repetition"], path)[0, 0]) if "repetition" in df.columns else 0
+    t = values[:, 0]
+    q, p_plus, p_minus, u = (values[:, 1 + k * joints: 1 + (k + 1) * joints] for k in range(4))
+    return Experiment(path.stem, t, q, p_plus, p_minus, u, repetition)
 
 
 def write_robot_log(experiment: Experiment, path: str | os.PathLike) -> None:

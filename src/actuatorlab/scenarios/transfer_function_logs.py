@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.transfer_function import LagStructure, fit_transfer_functions
-from ..io.results import read_log
+from ..io.results import numeric_columns, read_log
 from ..report.plots import Line, Panel, time_series_figure
 from .output import FigureSpec, ScenarioOutput, SummaryFigure
 
@@ -39,18 +39,24 @@ def read_record(path: Path) -> pd.DataFrame:
     return read_log(path)[0]
 
 
-def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str]) -> ScenarioOutput:
-    """Fit one structure per input column to ``output`` and report parameters, fit and overlay."""
+def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str],
+               source: str = "the log") -> ScenarioOutput:
+    """Fit one structure per input column to ``output`` and report parameters, fit and overlay;
+    errors name ``source`` (the log's path)."""
     if len(structures) not in (1, len(inputs)):
         raise ParameterError(f"{len(inputs)} --input columns need one --structure each (or one for all); "
                              f"got {len(structures)}")
     missing = [c for c in ["t", *inputs, output] if c not in df.columns]
     if missing:
-        raise ParameterError(f"the log lacks columns {', '.join(missing)}; its columns are {', '.join(map(str, df.columns))}")
+        raise ParameterError(f"{source} lacks columns {', '.join(missing)}; its columns are "
+                             f"{', '.join(map(str, df.columns))}")
     shapes = [parse_structure(s) for s in (structures * len(inputs) if len(structures) == 1 else structures)]
-    t = df["t"].to_numpy(float)
-    y = df[output].to_numpy(float)
-    fit = fit_transfer_functions(t, df[inputs].to_numpy(float), y - y[0], shapes)
+    values = numeric_columns(df, ["t", *inputs, output], source)
+    t, u, y = values[:, 0], values[:, 1:-1], values[:, -1]
+    try:
+        fit = fit_transfer_functions(t, u, y - y[0], shapes, names=inputs)
+    except ParameterError as error:
+        raise ParameterError(f"{source}: {error}") from None
     owners = [name for name, shape in zip(inputs, shapes) for _ in range(shape.n_params)]
     rows = [{"input": owner, **row} for owner, row in zip(owners, fit.table())]
     table = pd.DataFrame(rows)
@@ -63,6 +69,7 @@ def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: lis
                                                                              Line("model", "model", style="r--")])]))]
     notes = [f"{name}: {s}" for name, s in zip(inputs, shapes)]
     notes.append("Parameters: K in output/input units (per second with an integrator), λ in s; standard errors "
-                 "from the Jacobian of the output error at the optimum.")
+                 "from the Jacobian of the output error at the optimum; a lag shorter than a tenth of the sample "
+                 "period is not resolved by the record (standard error n/a).")
     units = {c: "" for c in table.columns}
     return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)
