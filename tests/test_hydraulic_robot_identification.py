@@ -273,3 +273,11 @@ def test_unreadable_logs_are_refused_naming_the_file(tmp_path):
         read_robot_log(tmp_path / "notes.txt", 2)
     with pytest.raises(ParameterError, match="no such file"):
         read_robot_log(tmp_path / "missing.csv", 2)
+
+
+def test_a_missing_known_file_is_named_as_such_not_as_a_scenario(tmp_path):
+    """Issue 17: a --known file that does not exist was reported as an unknown built-in scenario."""
+    result = CliRunner().invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "log.csv"), "--known",
+                                      str(tmp_path / "robot.toml"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert f"--known {tmp_path / 'robot.toml'}: no such file" in result.output and "built-in" not in result.output

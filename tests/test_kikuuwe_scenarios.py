@@ -201,3 +201,14 @@ def test_quasistatic_runs_write_chamber_pressures_that_balance_the_force(name):
         assert head.min() >= 0.0 and head.max() <= circuit.head_relief_pressure * (1 + 1e-12)
         assert rod.min() >= 0.0 and rod.max() <= circuit.rod_relief_pressure * (1 + 1e-12)
         assert output.units[f"head_pressure{s}"] == "Pa (gauge)"
+
+
+def test_one_arm_on_the_shared_pump_reports_its_pump_pressure():
+    """Found by the scenario fuzz test: arms-one-pump with a single [[arms]] table stepped the arm
+    on its own pump and then asked for a pump pressure it had not recorded (KeyError)."""
+    scenario = load_scenario("two-arms-one-pump")
+    single = scenario.model_copy(update={"arms": scenario.arms[:1]})
+    output = arms_one_pump.run(single)
+    pump = output.table["pump_pressure"].to_numpy()
+    circuit = scenario.circuit.build()
+    assert np.isfinite(pump).all() and 0.0 < pump.min() and pump.max() <= circuit.pump_relief_pressure * (1 + 1e-12)

@@ -267,7 +267,12 @@ def solve_least_squares(x: np.ndarray, y: np.ndarray, names: list[str], block: s
     square of X's, O(10³) for these experiments, far from losing digits); the singular values
     of X are the square roots of the Gram matrix's eigenvalues.
     """
-    scale = np.linalg.norm(x, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = np.linalg.norm(x, axis=0)
+    if not (np.isfinite(scale).all() and np.isfinite(y).all()):
+        which = f" of {', '.join(e.name for e in experiments)}" if experiments else ""
+        raise ParameterError(f"the {block} regressors{which} overflow (values too large to square): check the "
+                             "columns' units (SI: rad, Pa) and remove outlying rows")
     zero = scale <= 1e-12 * scale.max()
     if zero.any():
         lost = [names[i] for i in np.flatnonzero(zero)]

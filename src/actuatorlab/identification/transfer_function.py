@@ -161,9 +161,6 @@ def fit_transfer_functions(
             f"got {u.shape[1]} input column(s), {len(structures)} structure(s), output shape {y.shape} for "
             f"{t.size} samples: give one input column per structure and one output sample per time"
         )
-    dt = float(t[1] - t[0])
-    if dt <= 0.0 or not np.allclose(np.diff(t), dt, rtol=1e-6):
-        raise ParameterError("t must be a uniform increasing grid")
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(y))):
         raise ParameterError("inputs and output must be finite")
     names = list(names) if names is not None else [f"input {j + 1}" for j in range(len(structures))]
@@ -171,6 +168,9 @@ def fit_transfer_functions(
     if t.size < MIN_SAMPLES_PER_PARAMETER * n_params:
         raise ParameterError(f"{t.size} samples cannot identify {n_params} parameters; log at least "
                              f"{MIN_SAMPLES_PER_PARAMETER * n_params} ({MIN_SAMPLES_PER_PARAMETER} per parameter)")
+    dt = float(t[1] - t[0])
+    if dt <= 0.0 or not np.allclose(np.diff(t), dt, rtol=1e-6):
+        raise ParameterError("t must be a uniform increasing grid")
     silent = [name for name, column in zip(names, u.T) if not np.any(column)]
     if silent:
         raise ParameterError(f"input {', '.join(silent)} is zero throughout: no excitation to identify its "
@@ -179,6 +179,19 @@ def fit_transfer_functions(
         raise ParameterError("the output does not respond (it stays at its first sample throughout): there is no "
                              "response to fit; check the output column and that the record covers the motion")
     start = time.perf_counter()
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            return _fit(t, u, y, dt, structures, initial, names, start)
+    except (np.linalg.LinAlgError, FloatingPointError, ValueError) as error:
+        if isinstance(error, ParameterError):
+            raise
+        largest = max(float(np.max(np.abs(u))), float(np.max(np.abs(y))))
+        raise ParameterError(f"the fit failed numerically ({error}); the record holds values up to {largest:.3g}: "
+                             "check the columns' units and scale, or remove the outlying rows") from None
+
+
+def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
+    """The output-error fit itself (``fit_transfer_functions`` has checked the data)."""
     guesses = initial_guess(structures, u, y, dt) if initial is None else [np.asarray(g, float) for g in initial]
     sizes = [s.n_params for s in structures]
     splits = np.cumsum(sizes)[:-1]

@@ -252,6 +252,7 @@ def simulate_arms(
     chunk_steps: int = 200_000,
     length_range: tuple[float, float] | None = None,
     angle_ranges: list[tuple[float, float] | None] | None = None,
+    shared_pump: bool | None = None,
 ) -> list[SimulationResult]:
     """Simulate N arms on the uniform grid ``t`` [s] with inputs sampled on it; one result each.
 
@@ -261,23 +262,25 @@ def simulate_arms(
     regeneration on a shared pump is an open problem of the paper). Several arms share one pump
     (Sec. 6), their circuits agreeing on the pump fields. ``length_range`` (ℓ_min, ℓ_max) [m], the
     cylinders' travel, and ``angle_ranges`` (θ_min, θ_max) [rad] per arm bound the motion
-    (``travel.check_travel``). Raises ``SimulationError`` if the step is unstable for the
+    (``travel.check_travel``). ``shared_pump``: step the arms as a pump network (Sec. 6), which
+    also reports the pump pressure P; default: when there are several arms. Raises ``SimulationError`` if the step is unstable for the
     relaxation, the run diverges or leaves those bounds (the earliest of these is named).
     """
     n_arms = len(arms)
+    shared = n_arms > 1 if shared_pump is None else bool(shared_pump)
     h = float(t[1] - t[0])
     n = t.size
     for j, arm in enumerate(arms):
         _refuse_unstable(arm, relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
     commands = np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms)
     u_a = np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64)
-    if n_arms > 1 and np.any(u_a > 0.0):
+    if shared and np.any(u_a > 0.0):
         raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
                               "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
     uhs = np.empty((n, n_arms, 5))
     for j, circuit in enumerate(circuits):
         uhs[:, j] = normalised_openings(circuit, Openings.from_command(commands[:, j], bleed))
-    ua_hat = regeneration_openings(circuits[0], u_a) if n_arms == 1 else u_a
+    ua_hat = u_a if shared else regeneration_openings(circuits[0], u_a)
     cps = np.array([c.kernel_array() for c in circuits])
     aps = np.array([a.kernel_array() for a in arms])
     f_ey = np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms))
@@ -287,7 +290,7 @@ def simulate_arms(
         length0 = float(arm.cylinder_length(initial_angles[j])[0])
         state[j, [S_THETA, S_RATE, S_P, S_LPREV]] = (initial_angles[j], initial_rates[j], length0, length0)
 
-    if n_arms == 1:
+    if not shared:
         loop = _own_pump_loop
         inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(f_ey[:, 0]),
                   relaxation.stiffness, relaxation.damping, h)
@@ -320,8 +323,8 @@ def simulate_arms(
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
     counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
     return [
-        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=n_arms > 1, counters=counters,
-                    chambers=run_chamber_pressures(cps[j], uhs[:, j], ua_hat if n_arms == 1 else np.zeros(n),
+        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=shared, counters=counters,
+                    chambers=run_chamber_pressures(cps[j], uhs[:, j], np.zeros(n) if shared else ua_hat,
                                                    out[ROW_PUMP, j], out[ROW_V, j], out[ROW_F, j]))
         for j in range(n_arms)
     ]

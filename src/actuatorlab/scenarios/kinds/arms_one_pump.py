@@ -34,7 +34,7 @@ def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
     if scenario.model == "quasistatic":
         return simulate_arms(arms, circuits, scenario.relaxation.build(), t, commands, bleed, forces, angles, rates,
                              progress=progress, length_range=scenario.cylinder.length_range(),
-                             angle_ranges=angle_ranges)
+                             angle_ranges=angle_ranges, shared_pump=True)
     fluid = scenario.pressure_dynamics
     openings = np.stack([openings_from_command(commands[:, j], bleed) for j in range(len(arms))], axis=1)
     return simulate_arms_pressure(arms, circuits, [fluid.build(scenario.cylinder)] * len(arms), t, openings, forces,

@@ -5,9 +5,11 @@ Figs. 6–8). Also :func:`identification_output`, the report of an identificatio
 
 from __future__ import annotations
 
+import os
 import time
 import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,7 +27,7 @@ from ...errors import ScenarioError
 from ...io.atomic import atomic_write_text
 from ...io.results import write_json
 from ...io.robot_logs import write_robot_log
-from ..loading import describe_validation_error, read_source
+from ..loading import describe_validation_error
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..robot_schema import IdentifyRobotScenario, KnownFile
 
@@ -187,7 +189,13 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
 
 def load_known(path) -> KnownFile:
     """The ``--known`` TOML file, validated (errors name the field and the remedy)."""
-    text, label = read_source(path)
+    label = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = "no such file" if isinstance(error, FileNotFoundError) else f"cannot be read ({error})"
+        raise ScenarioError(f"--known {label}: {reason}; give the TOML file of the robot's known values (an empty "
+                            "file means the paper's Table II robot)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -1,0 +1,128 @@
+"""Fuzz: scenario files drawn by mutating the built-in ones, run through ``actuatorlab run`` in-process.
+
+Every case either succeeds with finite, physical outputs or exits 2 with one short message and
+leaves no output folder; never a traceback (issue 17). The mutations: a value replaced by a wrong
+unit, a negative, zero, NaN, inf or huge number, text, a list or a boolean; a key or table
+deleted; an unknown key added; two values swapped; the file truncated.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import tomllib
+
+import numpy as np
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.io.results import read_table
+
+runner = CliRunner()
+FAST_SCENARIOS = ("arm-relief", "two-arms-one-pump", "gamma-map", "regeneration-map", "arm-regeneration")
+BAD_VALUES = (-1.0, 0.0, math.nan, math.inf, 1e30, -1e30, "3 kg", "abc", "-5 MPa", "0 s", "1e9 m", True, [1, 2],
+              "nan m", "")
+PRESSURE_OVERSHOOT = 1.05
+"""Pressures may exceed the largest relief setting by this factor (pressure-dynamics relief gains)."""
+
+
+def _resolved(name: str) -> str:
+    result = runner.invoke(app, ["show", name])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+RESOLVED = {}
+
+
+def _leaves(doc, prefix=()):
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            yield from _leaves(value, (*prefix, key))
+    elif isinstance(doc, list):
+        for i, value in enumerate(doc):
+            yield from _leaves(value, (*prefix, i))
+    else:
+        yield prefix
+
+
+def _parent(doc, path):
+    for key in path[:-1]:
+        doc = doc[key]
+    return doc
+
+
+@st.composite
+def mutated_files(draw):
+    name = draw(st.sampled_from(FAST_SCENARIOS))
+    if name not in RESOLVED:
+        RESOLVED[name] = _resolved(name)
+    text = RESOLVED[name]
+    if draw(st.integers(0, 9)) == 0:
+        return name, ["truncated"], text[: draw(st.integers(0, len(text)))]
+    doc = tomllib.loads(text)
+    ops = []
+    for _ in range(draw(st.integers(1, 2))):
+        paths = [p for p in _leaves(doc) if p[0] != "kind"]
+        path = draw(st.sampled_from(paths))
+        op = draw(st.sampled_from(("value", "value", "value", "delete", "extra", "swap")))
+        if op == "value":
+            value = copy.deepcopy(draw(st.sampled_from(BAD_VALUES)))  # never share the list [1, 2]
+            _parent(doc, path)[path[-1]] = value
+        elif op == "delete":
+            cut = path[: draw(st.integers(1, len(path)))]
+            while cut and isinstance(cut[-1], int):
+                cut = cut[:-1]
+            if cut:
+                del _parent(doc, cut)[cut[-1]]
+        elif op == "extra" and not isinstance(path[-1], int):
+            _parent(doc, path)["unknown_key"] = 1.0
+        elif op == "swap":
+            other = draw(st.sampled_from(paths))
+            a, b = _parent(doc, path), _parent(doc, other)
+            a[path[-1]], b[other[-1]] = b[other[-1]], a[path[-1]]
+        ops.append(f"{op} {'.'.join(map(str, path))}")
+    doc.setdefault("outputs", {})["plots"] = False
+    return name, ops, tomli_w.dumps(doc)
+
+
+def _check_physical(out, text):
+    table, units = read_table(out / "results.parquet")
+    numeric = table.select_dtypes("number")
+    assert np.isfinite(numeric.to_numpy()).all(), "non-finite output"
+    doc = tomllib.loads(text)
+    from actuatorlab.scenarios.loading import parse_scenario  # the resolved file's reliefs, SI
+
+    scenario = parse_scenario(doc, "fuzz")
+    circuit = getattr(scenario, "circuit", None)
+    if circuit is None:
+        return
+    ceiling = max(circuit.head_relief_pressure, circuit.rod_relief_pressure, circuit.pump_relief_pressure)
+    for column, unit in units.items():
+        if unit.startswith("Pa"):
+            values = table[column].to_numpy()
+            assert values.min() >= -101_325.0 * 1.0001, f"{column} below vacuum"
+            assert values.max() <= ceiling * PRESSURE_OVERSHOOT, f"{column} above the reliefs"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(case=mutated_files())
+def test_mutated_scenario_files_never_end_in_a_traceback(case, tmp_path_factory):
+    name, ops, text = case
+    folder = tmp_path_factory.mktemp("fuzz")
+    path, out = folder / "case.toml", folder / "out"
+    path.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    where = f"{name} with {ops}"
+    if result.exit_code == 0:
+        _check_physical(out, (out / "scenario.toml").read_text(encoding="utf-8"))
+        return
+    assert result.exit_code == 2, f"{where}: exit {result.exit_code}\n{result.output}\n{result.exception!r}"
+    message = result.output.strip()
+    assert message.startswith("error:") and len(message.splitlines()) <= 3, f"{where}: {message}"
+    assert "np.float64" not in message and "Traceback" not in message, f"{where}: {message}"
+    assert not out.exists(), f"{where}: a failed run left {out}"
