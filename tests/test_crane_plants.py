@@ -88,3 +88,17 @@ def test_unknown_plant_raises_naming_the_choices():
             call()
     with pytest.raises(ParameterError, match="rk4"):
         simulate_crane(reference, plant="mujoco", mujoco_integrator="verlet")
+
+
+def test_the_closed_loop_reports_progress_during_the_run_and_chunks_change_nothing(monkeypatch):
+    """Issue 17: the progress bar was silent through the whole crane-abcd simulation. The native
+    loop now returns to Python PROGRESS_CHUNKS times, carrying its state: bit-identical results."""
+    import actuatorlab.simulation.crane as crane_module
+
+    seen = []
+    chunked = crane_module.diamond_run(loops=1, segment_time=1.0, progress=seen.append)
+    assert len(seen) == crane_module.PROGRESS_CHUNKS and seen[-1] == 1.0 and seen == sorted(seen)
+    monkeypatch.setattr(crane_module, "PROGRESS_CHUNKS", 1)
+    whole = crane_module.diamond_run(loops=1, segment_time=1.0)
+    for name in ("q", "p_a", "p_b", "f_pr", "u", "tip"):
+        assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name

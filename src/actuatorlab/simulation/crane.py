@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba as nb
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..control.vdc import VDCGains, controller_step, derivative_filter, lab_crane_gains
 from ..errors import ParameterError, SimulationError
+from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
 from ..hydraulics.servo_cylinder import (
     F_V,
     V_TAU,
@@ -64,7 +66,9 @@ LITRE_PER_MIN = 1e-3 / 60.0
 DIAMOND = np.array([[2.5, 1.0], [3.0, 1.5], [3.5, 1.0], [3.0, 0.5]])
 """A, B, C, D [m] of the authors' repository (spec 3.2); the paper prints no coordinates."""
 
-OK, DIVERGED, LEFT_WORKSPACE = 0, 1, 2
+OK, DIVERGED, LEFT_WORKSPACE = STATUS_OK, STATUS_DIVERGED, STATUS_LEFT_WORKSPACE
+PROGRESS_CHUNKS = 50
+"""A closed-loop run reports its progress (and the native loop returns to Python) this often."""
 PLANTS = ("native", "mujoco")
 """Plants of ``simulate_crane``: the crane's own forward dynamics, or MuJoCo's multibody."""
 
@@ -359,7 +363,10 @@ def _closed_loop(
     q_d,
     qd_d,
     qdd_d,
-    y0,
+    y,
+    filt,
+    k0,
+    k1,
     substeps,
     dt,
     limits,
@@ -368,10 +375,11 @@ def _closed_loop(
     out_ctrl,
     out_tip,
 ):
-    """Run VDC + plant over the reference samples; returns (status, last sample)."""
+    """Run VDC + plant over the reference samples k0 … k1−1, carrying the plant state ``y`` and
+    the controller's filter state ``filt`` (updated in place) to the next call; returns
+    (status, last sample)."""
     m = lam.size
     n_steps = q_d.shape[0]
-    y = y0.copy()
     u = np.zeros(m)
     work_r, work_m, work_p = (
         new_work(seg.shape[0]),
@@ -380,8 +388,7 @@ def _closed_loop(
     )
     scratch = np.zeros((8, m))
     plant_scratch = np.zeros((4, m))
-    filt = np.zeros((m, 2))
-    k1, k2, k3, k4, tmp = (
+    r1, r2, r3, r4, tmp = (
         np.empty(5 * m),
         np.empty(5 * m),
         np.empty(5 * m),
@@ -390,21 +397,21 @@ def _closed_loop(
     )
     h = dt / substeps
     ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
-    for k in range(n_steps):
+    for k in range(k0, k1):
         out_y[k] = y
         _vdc_sample(ctrl, filt, y[:m], y[m : 2 * m], y[2 * m : 3 * m], y[3 * m : 4 * m], k, q_d, qd_d, qdd_d,
                     work_r, work_m, scratch, u, out_u, out_ctrl, out_tip)
         if k == n_steps - 1:
             break
         for _ in range(substeps):
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u, k1, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * k1
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k2, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * k2
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k3, work_p, plant_scratch)
-            tmp[:] = y + h * k3
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, k4, work_p, plant_scratch)
-            y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u, r1, work_p, plant_scratch)
+            tmp[:] = y + 0.5 * h * r1
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r2, work_p, plant_scratch)
+            tmp[:] = y + 0.5 * h * r2
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r3, work_p, plant_scratch)
+            tmp[:] = y + h * r3
+            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r4, work_p, plant_scratch)
+            y += h / 6.0 * (r1 + 2.0 * r2 + 2.0 * r3 + r4)
         for i in range(5 * m):
             if not math.isfinite(y[i]):
                 return DIVERGED, k + 1
@@ -412,7 +419,7 @@ def _closed_loop(
             if y[i] < limits[i, 0] or y[i] > limits[i, 1]:
                 out_y[k + 1] = y
                 return LEFT_WORKSPACE, k + 1
-    return OK, n_steps
+    return OK, k1
 
 
 @nb.njit(cache=True)
@@ -483,6 +490,7 @@ def _mujoco_closed_loop(
     out_ctrl,
     out_tip,
     out_x,
+    progress,
 ):
     """``_closed_loop`` with MuJoCo integrating the mechanics (``MujocoCranePlant``) and the
     hydraulic state z = [p_a, p_b, u_spool] integrated here: per MuJoCo step, forces from z
@@ -499,7 +507,10 @@ def _mujoco_closed_loop(
     h = dt / substeps
     ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
     violation = 0.0
+    report_every = max(n_steps // PROGRESS_CHUNKS, 1)
     for k in range(n_steps):
+        if progress is not None and k % report_every == 0:
+            progress(k / n_steps)
         q, qd = plant.coordinates()
         x, xd = plant.strokes()
         out_y[k, :m], out_y[k, m : 2 * m], out_y[k, 2 * m :] = q, qd, z
@@ -594,6 +605,7 @@ def simulate_crane(
     initial_pressures: tuple[np.ndarray, np.ndarray] | None = None,
     plant: str = "native",
     mujoco_integrator: str = "rk4",
+    progress: Callable[[float], None] | None = None,
 ) -> CraneRun:
     """Closed-loop VDC of ``crane`` (default ``lab_crane()``) following ``reference`` (its time
     step is the controller sample time). Starts at rest at reference.q[0], holding pressures
@@ -615,6 +627,8 @@ def simulate_crane(
       from the predicted mid-step pressures and the friction linearised about the current
       piston rate; the pressures are then advanced by one RK4 step along the piston strokes
       and rates read back from MuJoCo. A Python loop around mj_step and compiled kernels.
+
+    ``progress`` is called with the fraction of the run done, about PROGRESS_CHUNKS times.
     """
     if plant not in PLANTS:
         raise ParameterError(f"plant = {plant!r} is unknown; choose one of {PLANTS}")
@@ -665,24 +679,15 @@ def simulate_crane(
     extra: dict = {"plant": plant}
     if plant == "native":
         start = time.perf_counter()
-        status, k = _closed_loop(
-            seg,
-            inert,
-            trf,
-            base,
-            cyl,
-            valve,
-            fric,
-            *controller,
-            y0,
-            substeps,
-            dt,
-            crane.coordinate_limits,
-            out_y,
-            out_u,
-            out_ctrl,
-            out_tip,
-        )
+        y, filt = y0.copy(), np.zeros((m, 2))
+        edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
+        for k0, k1 in zip(edges[:-1], edges[1:]):
+            status, k = _closed_loop(seg, inert, trf, base, cyl, valve, fric, *controller, y, filt, k0, k1, substeps,
+                                     dt, crane.coordinate_limits, out_y, out_u, out_ctrl, out_tip)
+            if status != OK:
+                break
+            if progress is not None:
+                progress(k1 / n)
         wall = time.perf_counter() - start
         x = np.zeros((n, m))
         _stroke_history(seg, out_y[:, :m], out_y[:, m : 2 * m], x)
@@ -711,6 +716,7 @@ def simulate_crane(
             out_ctrl,
             out_tip,
             x,
+            progress,
         )
         wall = time.perf_counter() - start
         extra.update(
@@ -764,6 +770,7 @@ def diamond_run(
     substeps: int = 2,
     plant: str = "native",
     mujoco_integrator: str = "rk4",
+    progress: Callable[[float], None] | None = None,
     **hydraulics_options,
 ) -> CraneRun:
     """The paper's control simulation on the lab crane: from the initial pose to A, ``loops``
@@ -784,4 +791,5 @@ def diamond_run(
         substeps=substeps,
         plant=plant,
         mujoco_integrator=mujoco_integrator,
+        progress=progress,
     )

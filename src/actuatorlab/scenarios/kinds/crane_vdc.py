@@ -18,9 +18,7 @@ ACTUATORS = ("lift", "tilt", "extension")
 def run(scenario: CraneVDCScenario, progress=None) -> ScenarioOutput:
     result = diamond_run(scenario.loops, scenario.segment_time, scenario.variant, scenario.substeps,
                          plant=scenario.plant, supply_pressure=scenario.supply_pressure,
-                         spool_time_constant=scenario.spool_time_constant)
-    if progress is not None:
-        progress(1.0)
+                         spool_time_constant=scenario.spool_time_constant, progress=progress)
     data, units = {"t": result.t}, {"t": "s"}
     joint_units = ("rad", "rad", "m")
     for j, name in enumerate(ACTUATORS):
