@@ -74,24 +74,20 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario: writes results.parquet, scenario.toml, plots, summary.json and report.html."""
-    from .scenarios.loading import load_scenario
-    from .scenarios.runner import run_scenario
+    from .api import load
+    from .scenarios.runner import check_output_folder
 
     progress = DelayedProgress(enabled=not quiet)
-    spec = load_scenario(scenario)
-    target = out_dir if out_dir is not None else Path("runs") / spec.name
+    loaded = load(scenario)
+    target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
     try:
-        output, files = run_scenario(spec, target, progress)
+        result = loaded.run(progress)
+        files = result.save(target, progress)
     finally:
         progress.close()
     if quiet:
         return
-    table = Table(title=f"{spec.name}: key figures", show_header=True)
-    for column in ("figure", "value", "unit"):
-        table.add_column(column)
-    for s in output.summary:
-        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit)
-    out.print(table)
+    _print_summary(f"{loaded.name}: key figures", result.summary.values())
     out.print(f"wrote {target}/: {', '.join(files)}")
 
 
@@ -113,37 +109,29 @@ def sweep(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
-    from .errors import ScenarioError
-    from .scenarios.loading import load_scenario
-    from .scenarios.sweep import run_sweep
-    from .scenarios.variants import grid_variants, sample_variants
+    from .api import load
+    from .api import sweep as run_sweep
 
-    spec = load_scenario(scenario)
-    if bool(grid) == bool(samples or vary):
-        raise ScenarioError("give either --grid PATH=VALUES ... or --samples N with --vary PATH=DISTRIBUTION ...")
-    if vary and samples < 1:
-        raise ScenarioError(f"--samples {samples}: give the number of Monte Carlo variants to draw, at least 1")
-    if samples and not vary:
-        raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION")
-    variants = grid_variants(spec, grid) if grid else sample_variants(spec, vary, samples, seed)
+    spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
     bar = None
     if not quiet:
         bar = Progress(TextColumn("variants"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                        TimeElapsedColumn(), console=err, transient=True)
         bar.start()
-        task = bar.add_task("variants", total=len(variants))
+        task = bar.add_task("variants", total=None)
     try:
-        result = run_sweep(spec, variants, target, workers=workers, scheduler=scheduler, resume=resume,
-                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done),
-                           figures=figure or None, sampled=not grid)
+        result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
+                           scheduler=scheduler, out=target, resume=resume, figures=figure or None,
+                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
+                                                                                             total=total))
     finally:
         if bar is not None:
             bar.stop()
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
-    out.print(f"{len(variants)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
+    out.print(f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
               f"{result.wall_time_s:.1f} s. Wrote {target}/: index.parquet, variants/, report.html")
 
 
@@ -163,9 +151,9 @@ def scenarios() -> None:
 @_friendly
 def show(scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")]) -> None:
     """Print the resolved scenario (every default filled in) with units."""
-    from .scenarios.loading import load_scenario, scenario_to_toml
+    from .api import load
 
-    print(scenario_to_toml(load_scenario(scenario)), end="")
+    print(load(scenario).show(), end="")
 
 
 identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.")
@@ -173,6 +161,7 @@ app.add_typer(identify_app, name="identify")
 
 
 def _print_summary(title: str, summary) -> None:
+    """Key figures (objects with ``label``, ``value``, ``unit``) as a table on the terminal."""
     table = Table(title=title, show_header=True)
     for column in ("figure", "value", "unit"):
         table.add_column(column)
@@ -193,19 +182,12 @@ def identify_hydraulic_robot(
 ) -> None:
     """Identify every parameter of a hydraulic robot from logs (Sakai & Maeshima): writes
     parameters.toml/.json, results.parquet (Table III style) and report.html with validation plots."""
-    from .io.robot_logs import read_robot_log
-    from .scenarios.kinds.identify_robot import identify_logs, load_known
-    from .scenarios.runner import write_output
+    from .api import identify_hydraulic_robot
 
-    spec = load_known(known)
-    joints = len(spec.cylinders)
-    logs = [read_robot_log(path, joints) for path in data]
-    held_out = [read_robot_log(path, joints) for path in validate]
-    output, _ = identify_logs(spec, logs, held_out)
-    files = write_output(out_dir, output, "hydraulic-robot identification",
-                         f"Coupled least squares on {len(logs)} logs", known.read_text(encoding="utf-8"))
+    result = identify_hydraulic_robot(data, known, validate)
+    files = result.save(out_dir)
     if not quiet:
-        _print_summary("identification: key figures", output.summary)
+        _print_summary("identification: key figures", result.summary.values())
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
@@ -223,15 +205,12 @@ def identify_transfer_function(
 ) -> None:
     """Fit continuous-time transfer functions to a logged record by output error: writes the
     parameters with standard errors (results.parquet), the fit, an overlay plot and report.html."""
-    from .scenarios.runner import write_output
-    from .scenarios.transfer_function_logs import fit_record, read_record
+    from .api import identify_transfer_function
 
-    result = fit_record(read_record(data), inputs, output, structure, source=str(data))
-    source = f"# actuatorlab identify transfer-function {data} --output {output} " + " ".join(
-        [f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structure]) + "\n"
-    files = write_output(out_dir, result, f"transfer functions of {data.name}", f"{output} from {', '.join(inputs)}", source)
+    result = identify_transfer_function(data, inputs, output, structure)
+    files = result.save(out_dir)
     if not quiet:
-        _print_summary("transfer-function fit", result.summary)
+        _print_summary("transfer-function fit", result.summary.values())
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 

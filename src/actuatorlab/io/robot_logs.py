@@ -36,19 +36,27 @@ def read_robot_log(path: str | os.PathLike, joints: int) -> Experiment:
     """The experiment in ``path`` (format in the module docstring) for a robot of ``joints`` joints."""
     path = Path(path)
     df, units = read_log(path)
+    return robot_experiment(df, joints, units, source=path.name, name=path.stem)
+
+
+def robot_experiment(df: pd.DataFrame, joints: int, units: dict[str, str] | None = None,
+                     source: str = "the log", name: str = "log") -> Experiment:
+    """The experiment in the table ``df`` (columns as in the module docstring, SI units);
+    ``units`` (column → unit, ``""`` unknown) are checked against SI; errors name ``source``."""
+    units = units or {}
     missing = [c for c in _columns(joints) if c not in df.columns]
     if missing:
-        raise ParameterError(f"{path.name}: missing columns {', '.join(missing)}; a log of a {joints}-joint robot needs "
+        raise ParameterError(f"{source}: missing columns {', '.join(missing)}; a log of a {joints}-joint robot needs "
                              f"{', '.join(_columns(joints))}")
     for column in _columns(joints):
         expected = SI_UNITS.get(column.rstrip("0123456789"))
-        if expected and units.get(column) not in ("", expected):
-            raise ParameterError(f"{path.name}: column {column} is in {units[column]}; write it in {expected}")
-    values = numeric_columns(df, _columns(joints), path)
-    repetition = int(numeric_columns(df, ["repetition"], path)[0, 0]) if "repetition" in df.columns else 0
+        if expected and units.get(column, "") not in ("", expected):
+            raise ParameterError(f"{source}: column {column} is in {units[column]}; write it in {expected}")
+    values = numeric_columns(df, _columns(joints), source)
+    repetition = int(numeric_columns(df, ["repetition"], source)[0, 0]) if "repetition" in df.columns else 0
     t = values[:, 0]
     q, p_plus, p_minus, u = (values[:, 1 + k * joints: 1 + (k + 1) * joints] for k in range(4))
-    return Experiment(path.stem, t, q, p_plus, p_minus, u, repetition)
+    return Experiment(name, t, q, p_plus, p_minus, u, repetition)
 
 
 def write_robot_log(experiment: Experiment, path: str | os.PathLike) -> None:

@@ -8,8 +8,10 @@ folder that exists is a complete run.
 from __future__ import annotations
 
 import datetime as _dt
+import importlib
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from .. import __version__
 from ..errors import ScenarioError
@@ -17,50 +19,41 @@ from ..io.atomic import atomic_directory, atomic_write_text
 from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
 from ..report.plots import draw_figures
-from .kinds import (
-    arm,
-    arms_one_pump,
-    crane_inverse_dynamics,
-    crane_vdc,
-    emla_bilevel,
-    emla_efficiency_maps,
-    emla_tracking,
-    excavator_dig,
-    gamma_map,
-    identify_robot,
-    ieha,
-    ieha_identify,
-    ieha_mpc,
-    model_comparison,
-    network_map,
-)
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
 
-KINDS = {
-    "arm": arm,
-    "model-comparison": model_comparison,
-    "arms-one-pump": arms_one_pump,
-    "gamma-map": gamma_map,
-    "network-map": network_map,
-    "identify-robot": identify_robot,
-    "ieha": ieha,
-    "ieha-identify": ieha_identify,
-    "ieha-mpc": ieha_mpc,
-    "crane-vdc": crane_vdc,
-    "crane-inverse-dynamics": crane_inverse_dynamics,
-    "emla-efficiency-maps": emla_efficiency_maps,
-    "emla-bilevel": emla_bilevel,
-    "emla-tracking": emla_tracking,
-    "excavator-dig": excavator_dig,
+KIND_MODULES = {
+    "arm": "arm",
+    "model-comparison": "model_comparison",
+    "arms-one-pump": "arms_one_pump",
+    "gamma-map": "gamma_map",
+    "network-map": "network_map",
+    "identify-robot": "identify_robot",
+    "ieha": "ieha",
+    "ieha-identify": "ieha_identify",
+    "ieha-mpc": "ieha_mpc",
+    "crane-vdc": "crane_vdc",
+    "crane-inverse-dynamics": "crane_inverse_dynamics",
+    "emla-efficiency-maps": "emla_efficiency_maps",
+    "emla-bilevel": "emla_bilevel",
+    "emla-tracking": "emla_tracking",
+    "excavator-dig": "excavator_dig",
 }
-"""Scenario kind → module with ``run(scenario, progress) -> ScenarioOutput``."""
+"""Scenario kind → module of ``scenarios.kinds`` with ``run(scenario, progress) -> ScenarioOutput``,
+imported when a scenario of that kind runs (an arm run does not load the crane's or the EMLA's stack)."""
+
+
+def kind_module(kind: str) -> ModuleType:
+    """The module that runs scenarios of ``kind`` (imported on first use)."""
+    return importlib.import_module(f"{__package__}.kinds.{KIND_MODULES[kind]}")
+
 
 StageProgress = Callable[[str, float], None]
 """Called with a stage name and the fraction of that stage done, in [0, 1]."""
 
 
-def _refuse_file(out_dir: Path) -> Path:
+def check_output_folder(out_dir: Path) -> Path:
+    """``out_dir`` as a Path; raises ScenarioError if it exists as a file (before a run starts)."""
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ScenarioError(f"--out {out_dir}: exists and is not a directory; name a directory")
@@ -69,9 +62,9 @@ def _refuse_file(out_dir: Path) -> Path:
 
 def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None) -> tuple[ScenarioOutput, list[str]]:
     """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
-    out_dir = _refuse_file(Path(out_dir))
+    out_dir = check_output_folder(Path(out_dir))
     report = progress or (lambda stage, fraction: None)
-    output: ScenarioOutput = KINDS[scenario.kind].run(scenario, lambda f: report("simulate", f))
+    output: ScenarioOutput = kind_module(scenario.kind).run(scenario, lambda f: report("simulate", f))
     resolved = scenario_to_toml(scenario)
     files = write_output(out_dir, output, scenario.name, scenario.description, resolved, scenario.outputs.csv,
                          scenario.outputs.plots, report)
@@ -86,7 +79,7 @@ def write_output(out_dir: Path, output: ScenarioOutput, title: str, description:
     result there is replaced, none of its files left behind); a failure or Ctrl-C leaves
     ``out_dir`` as it was. A folder that cannot be written raises ScenarioError naming it.
     """
-    out_dir = _refuse_file(Path(out_dir))
+    out_dir = check_output_folder(Path(out_dir))
     try:
         with atomic_directory(out_dir) as work:
             return _write_files(work, output, title, description, source_toml, csv, plots,

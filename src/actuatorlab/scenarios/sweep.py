@@ -73,14 +73,14 @@ def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
 
     Runs in a worker process. Any exception becomes a ``failed`` record naming it.
     """
-    from .runner import KINDS  # the scenario kinds import plotting; load them in the worker
+    from .runner import kind_module  # the scenario kinds import plotting; load them in the worker
 
     start = time.perf_counter()
     folder = Path(out_dir) / RECORDS
     record: dict = {"variant": variant_id}
     try:
         scenario = parse_scenario(data, f"variant {variant_id}")
-        output = KINDS[scenario.kind].run(scenario)
+        output = kind_module(scenario.kind).run(scenario)
         write_table(output.table, folder / f"{variant_id:05d}.parquet", output.units, output.labels, durable=False)
         record.update(status="ok", error="", rows=len(output.table), summary=output.summary_dict(),
                       units={f.key: f.unit for f in output.summary})
@@ -224,7 +224,7 @@ def run_sweep(
         try:
             if not started:
                 _start_sweep(out, manifest)
-            client.run(_load_kinds)
+            client.run(_load_kind, scenario.kind)
             startup = time.perf_counter() - start
             size = batch_size(len(pending), sum(client.nthreads().values()))
             batches = [pending[i : i + size] for i in range(0, len(pending), size)]
@@ -249,9 +249,11 @@ def run_sweep(
     return SweepResult(index, len(pending), len(done), wall, startup, phase)
 
 
-def _load_kinds() -> None:
-    """Import the scenario kinds in a worker before its first variant."""
-    from . import runner  # noqa: F401
+def _load_kind(kind: str) -> None:
+    """Import the module of the sweep's scenario kind in a worker before its first variant."""
+    from .runner import kind_module
+
+    kind_module(kind)
 
 
 def collect_index(out_dir: str | os.PathLike, variants: list[Variant]) -> pd.DataFrame:

@@ -76,14 +76,19 @@ def _locate(data: dict, path: str) -> tuple[Any, str | int]:
     raise ScenarioError(f"sweep path {path!r} is empty")
 
 
-def _set(data: dict, path: str, value) -> dict:
+def set_path(data: dict, path: str, value) -> dict:
+    """A copy of scenario ``data`` with the field at ``path`` (``circuit.pump_flow``,
+    ``arms[1].mass``) set to ``value`` as written in a file (``"300 L/min"`` or a number in SI);
+    an unknown path raises ``ScenarioError`` listing the fields there. Validate the result with
+    ``parse_scenario``."""
     out = copy.deepcopy(data)
     node, step = _locate(out, path)
     node[step] = value
     return out
 
 
-def _get(data: dict, path: str):
+def get_path(data: dict, path: str):
+    """The value of the field at ``path`` in scenario ``data`` (see :func:`set_path`)."""
     node, step = _locate(data, path)
     return node[step]
 
@@ -100,8 +105,8 @@ def _number(read, path: str, source: str) -> float:
 
 def _si_value(base: dict, path: str, value, source: str) -> float:
     """``value`` (as written) converted to SI by validating it in place, then read back."""
-    scenario = parse_scenario(_set(base, path, value), source)
-    return _number(_get(scenario.model_dump(), path), path, source)
+    scenario = parse_scenario(set_path(base, path, value), source)
+    return _number(get_path(scenario.model_dump(), path), path, source)
 
 
 def _split(text: str, what: str) -> tuple[str, str]:
@@ -193,7 +198,7 @@ def _draw(name: str, a: float, b: float, n: int, rng, spec: str) -> np.ndarray:
 def _validated(base: dict, variant_id: int, overrides: dict[str, Any]) -> Variant:
     data = base
     for path, value in overrides.items():
-        data = _set(data, path, value)
+        data = set_path(data, path, value)
     source = f"variant {variant_id} ({_describe(overrides)})"
     scenario = parse_scenario(data, source)
     if hasattr(scenario, "check_inputs"):  # input ranges over time (valve commands, openings)
@@ -202,7 +207,7 @@ def _validated(base: dict, variant_id: int, overrides: dict[str, Any]) -> Varian
         except ScenarioError as error:
             raise ScenarioError(f"{source}: {error}") from None
     dumped = scenario.model_dump()
-    return Variant(variant_id, overrides, {path: _number(_get(dumped, path), path, source) for path in overrides})
+    return Variant(variant_id, overrides, {path: _number(get_path(dumped, path), path, source) for path in overrides})
 
 
 def _describe(overrides: Mapping[str, Any]) -> str:

@@ -187,15 +187,24 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
 # Identification of logged data (``actuatorlab identify hydraulic-robot``)
 
 
-def load_known(path) -> KnownFile:
-    """The ``--known`` TOML file, validated (errors name the field and the remedy)."""
-    label = os.fspath(path)
+def read_known(path) -> str:
+    """The text of the ``--known`` file; a missing or unreadable file is one error naming it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = "no such file" if isinstance(error, FileNotFoundError) else f"cannot be read ({error})"
-        raise ScenarioError(f"--known {label}: {reason}; give the TOML file of the robot's known values (an empty "
-                            "file means the paper's Table II robot)") from None
+        raise ScenarioError(f"--known {os.fspath(path)}: {reason}; give the TOML file of the robot's known values "
+                            "(an empty file means the paper's Table II robot)") from None
+
+
+def load_known(path) -> KnownFile:
+    """The ``--known`` TOML file, validated (errors name the field and the remedy)."""
+    return parse_known(read_known(path), os.fspath(path))
+
+
+def parse_known(text: str, label: str) -> KnownFile:
+    """The known values in TOML ``text`` (``""``: the paper's Table II robot), validated; errors
+    start with ``label``."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

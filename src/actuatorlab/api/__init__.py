@@ -1,0 +1,19 @@
+"""The public Python surface of actuatorlab: load a scenario, change it, run it, sweep it,
+identify from logs. Everything here is re-exported at the package's top level."""
+
+from .identify import identify_hydraulic_robot, identify_transfer_function
+from .results import KeyFigure, RunResult, compare
+from .scenario import Scenario, load
+from .sweeps import SweepResult, sweep
+
+__all__ = [
+    "KeyFigure",
+    "RunResult",
+    "Scenario",
+    "SweepResult",
+    "compare",
+    "identify_hydraulic_robot",
+    "identify_transfer_function",
+    "load",
+    "sweep",
+]

@@ -1,0 +1,135 @@
+"""What a run returns in Python: its table, key figures, figures and notes, kept in memory.
+
+``RunResult.save(folder)`` writes exactly what ``actuatorlab run`` writes (the command calls it):
+results.parquet, scenario.toml, summary.json, the plots and report.html.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..report.html import format_number
+from ..scenarios.output import ScenarioOutput
+from ..scenarios.runner import write_output
+
+StageProgress = Callable[[str, float], None]
+"""Called with a stage name ("simulate", "plot", …) and the fraction of that stage done."""
+
+
+class KeyFigure(NamedTuple):
+    """One key figure of a run: ``value`` in SI ``unit`` (None where it does not apply)."""
+
+    value: float | None
+    unit: str
+    label: str
+    note: str = ""
+
+
+class RunResult:
+    """The result of a run or an identification, in memory.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per sample (column ``t`` [s]) or grid point; ``table.attrs["units"]`` and
+        ``table.attrs["labels"]`` map each column to its SI unit and plot label.
+    summary : dict[str, KeyFigure]
+        Key figures by key (the key ends with its unit, as in ``summary.json``).
+    notes : list[str]
+        Modelling choices and readings the run took, as in the report.
+
+    Examples
+    --------
+    >>> import actuatorlab
+    >>> result = actuatorlab.load("gamma-map").run()
+    >>> figure = result.summary["a.free_velocity[u_c=0.5,u_b=0.2]_m_s"]
+    >>> figure.unit, round(figure.value, 4)
+    ('m/s', 0.2438)
+    >>> result.table.attrs["units"]["f_low"], len(result.plot(show=False))
+    ('N', 4)
+    """
+
+    def __init__(self, output: ScenarioOutput, title: str, description: str, source_toml: str,
+                 csv: bool = False, plots: bool = True):
+        self._output = output
+        self._title, self._description, self._source = title, description, source_toml
+        self._csv, self._plots = csv, plots
+        self.table = output.table.copy()
+        self.table.attrs["units"] = dict(output.units)
+        self.table.attrs["labels"] = dict(output.labels)
+        self.summary = {s.key: KeyFigure(s.value, s.unit, s.label, s.note) for s in output.summary}
+        self.notes = list(output.notes)
+
+    @property
+    def title(self) -> str:
+        """The scenario's name (or the identification's title)."""
+        return self._title
+
+    def plot(self, show: bool | None = None) -> list[Figure]:
+        """The report's figures as matplotlib figures; shown inline when running under IPython
+        (``show=None``) or when ``show`` is true."""
+        figures = [spec.build() for spec in self._output.figures]
+        if show or (show is None and _in_ipython()):
+            from IPython.display import display
+
+            for figure in figures:
+                display(figure)
+        return figures
+
+    def save(self, folder: str | os.PathLike[str], progress: StageProgress | None = None) -> list[str]:
+        """Write the run's files into ``folder`` as ``actuatorlab run`` does (an earlier result
+        there is replaced whole; nothing is left on failure); returns the file names."""
+        return write_output(Path(folder), self._output, self._title, self._description, self._source,
+                            self._csv, self._plots, progress)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"
+                       f"</td><td>{escape(f.unit)}</td></tr>" for f in self.summary.values())
+        return (f"<b>{escape(self._title)}</b>: {len(self.table)} rows × {len(self.table.columns)} columns"
+                f"<table>{rows}</table>")
+
+    def __repr__(self) -> str:
+        return f"<RunResult {self._title!r}: {len(self.table)} rows, {len(self.summary)} key figures>"
+
+
+def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Several runs side by side in one DataFrame: index ``t`` (the first column), columns
+    (run name, channel) for the ``columns`` chosen (default: those every run has).
+
+    Examples
+    --------
+    >>> import actuatorlab
+    >>> base = actuatorlab.load("arm-relief").set("simulation.duration", "1 s")
+    >>> both = actuatorlab.compare({"u_b 0.3": base.run(), "u_b 0.1": base.set("inputs.bleed", 0.1).run()},
+    ...                            ["theta"])
+    >>> list(both.columns)
+    [('u_b 0.3', 'theta'), ('u_b 0.1', 'theta')]
+    """
+    if not runs:
+        raise ValueError("compare: give at least one run, e.g. {'base': result}")
+    tables = {name: run.table.set_index(run.table.columns[0]) for name, run in runs.items()}
+    if columns is None:
+        common = set.intersection(*(set(t.columns) for t in tables.values()))
+        columns = [c for c in next(iter(tables.values())).columns if c in common]
+    missing = {name: [c for c in columns if c not in t.columns] for name, t in tables.items()}
+    missing = {name: cols for name, cols in missing.items() if cols}
+    if missing:
+        name, cols = next(iter(missing.items()))
+        raise KeyError(f"compare: run {name!r} has no column {', '.join(cols)}; its columns are "
+                       f"{', '.join(tables[name].columns)}")
+    return pd.concat({name: t[list(columns)] for name, t in tables.items()}, axis=1)
+
+
+def _in_ipython() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None

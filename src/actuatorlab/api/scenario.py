@@ -1,0 +1,152 @@
+"""Scenarios in Python: load one, change fields with units, show it, run it in memory.
+
+A ``Scenario`` is immutable: ``set`` returns a new, validated scenario, so a study can branch
+from one base without copying files. Values are written as in scenario files (``"300 L/min"``,
+``"30 deg"``; a bare number is SI) and checked exactly as ``actuatorlab run`` checks a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from html import escape
+from typing import Any
+
+from ..errors import ScenarioError
+from ..io.atomic import atomic_write_text
+from ..scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
+from ..scenarios.variants import set_path
+from .results import RunResult, StageProgress
+
+
+class Scenario:
+    """A validated scenario (a built-in one or a file), quantities in SI.
+
+    Examples
+    --------
+    >>> import actuatorlab
+    >>> arm = actuatorlab.load("arm-relief")
+    >>> faster = arm.set("circuit.pump_flow", "300 L/min").set(inputs__bleed=0.2)
+    >>> round(faster.get("circuit.pump_flow") * 60000, 6), faster.get("inputs.bleed")
+    (300.0, 0.2)
+    >>> arm.get("circuit.pump_flow") * 60000  # the base is unchanged
+    500.0
+    """
+
+    def __init__(self, spec, source: str = "scenario"):
+        self._spec = spec
+        self._source = source
+
+    @property
+    def name(self) -> str:
+        """The scenario's ``name``."""
+        return self._spec.name
+
+    @property
+    def kind(self) -> str:
+        """The scenario kind (``arm``, ``crane-vdc``, …)."""
+        return self._spec.kind
+
+    @property
+    def spec(self):
+        """The validated schema object (pydantic model, SI), for reading nested fields."""
+        return self._spec
+
+    def get(self, path: str) -> Any:
+        """The value of the field at ``path`` (``circuit.pump_flow``, ``arms[1].mass``) in SI; a
+        constant input signal reads as its value, other signals as their table.
+
+        Examples
+        --------
+        >>> import actuatorlab
+        >>> actuatorlab.load("arm-relief").get("arm.mass")
+        2000.0
+        """
+        from ..scenarios.variants import get_path
+
+        value = get_path(self._spec.model_dump(), path)
+        if isinstance(value, Mapping) and value.get("type") == "constant":
+            return value["value"]
+        return value
+
+    def set(self, path: str | Mapping[str, Any] | None = None, value: Any = None, **fields: Any) -> "Scenario":
+        """A new scenario with fields changed, validated as a file would be.
+
+        ``set("circuit.pump_flow", "300 L/min")``, ``set({"inputs.bleed": 0.2, "arm.mass": "2.5 t"})``
+        or ``set(inputs__bleed=0.2)`` (``__`` for the dots). A value is written as in a scenario file
+        (a quantity string with its unit, or a number in SI). Raises ``ScenarioError`` naming the
+        field path and what to change.
+
+        Examples
+        --------
+        >>> import actuatorlab
+        >>> actuatorlab.load("arm-relief").set("arm.mass", "-5 kg")
+        Traceback (most recent call last):
+        ...
+        actuatorlab.errors.ScenarioError: arm-relief with arm.mass = -5 kg: arm.mass = -5.0 kg: must be a finite number > 0
+        """
+        changes: dict[str, Any] = {}
+        if isinstance(path, Mapping):
+            changes.update(path)
+        elif path is not None:
+            changes[path] = value
+        elif value is not None:
+            raise ScenarioError("set: give the field path with its value, e.g. set('circuit.pump_flow', '300 L/min')")
+        changes.update({key.replace("__", "."): v for key, v in fields.items()})
+        if not changes:
+            raise ScenarioError("set: no field given; e.g. set('circuit.pump_flow', '300 L/min') or set(inputs__bleed=0.2)")
+        data = self._spec.model_dump()
+        for field_path, new in changes.items():
+            data = set_path(data, field_path, new)
+        label = f"{self.name} with " + ", ".join(f"{p} = {v}" for p, v in changes.items())
+        return Scenario(parse_scenario(data, label), self._source)
+
+    def show(self) -> str:
+        """The resolved scenario as TOML, every default filled in, quantities with units."""
+        return scenario_to_toml(self._spec)
+
+    def to_toml(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`show` to ``path`` (atomically): a scenario file ``actuatorlab run`` reads back."""
+        atomic_write_text(path, self.show())
+
+    def run(self, progress: StageProgress | None = None) -> RunResult:
+        """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``.
+
+        Examples
+        --------
+        >>> import actuatorlab
+        >>> result = actuatorlab.load("arm-relief").run()
+        >>> result.table.attrs["units"]["theta"], round(result.summary["relief_open_time_s"].value, 3)
+        ('rad', 7.412)
+        """
+        from ..scenarios.runner import kind_module
+
+        report = progress or (lambda stage, fraction: None)
+        output = kind_module(self.kind).run(self._spec, lambda fraction: report("simulate", fraction))
+        return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,
+                         self._spec.outputs.plots)
+
+    def __str__(self) -> str:
+        return self.show()
+
+    def __repr__(self) -> str:
+        return f"<Scenario {self.name!r} (kind {self.kind!r})>"
+
+    def _repr_html_(self) -> str:
+        return f"<b>{escape(self.name)}</b> ({escape(self.kind)})<pre>{escape(self.show())}</pre>"
+
+
+def load(source: str | os.PathLike[str]) -> Scenario:
+    """A built-in scenario by name (``actuatorlab scenarios`` lists them) or a TOML file, validated.
+
+    Examples
+    --------
+    >>> import actuatorlab
+    >>> actuatorlab.load("arm-relief")
+    <Scenario 'arm-relief' (kind 'arm')>
+    >>> actuatorlab.load("no-such-scenario")
+    Traceback (most recent call last):
+    ...
+    actuatorlab.errors.ScenarioError: no built-in scenario or file named 'no-such-scenario'; ...
+    """
+    return Scenario(load_scenario(source), os.fspath(source))

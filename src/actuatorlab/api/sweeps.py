@@ -1,0 +1,123 @@
+"""Sweeps in Python: the same engine, files and resume as ``actuatorlab sweep``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ScenarioError
+from ..io.results import read_table
+from ..scenarios.sweep import RECORDS, run_sweep
+from ..scenarios.variants import grid_variants, sample_variants
+from .scenario import Scenario
+
+
+class SweepResult:
+    """A finished sweep: its index (one row per variant) and its folder.
+
+    Attributes
+    ----------
+    index : pandas.DataFrame
+        variant, the varied parameters (SI), status, error, wall time and every key figure.
+    folder : pathlib.Path
+        Where the variants' tables, ``index.parquet`` and ``report.html`` are.
+
+    Examples
+    --------
+    >>> import actuatorlab, tempfile
+    >>> short = actuatorlab.load("arm-relief").set("simulation.duration", "0.5 s")
+    >>> result = actuatorlab.sweep(short, grid=["relaxation.stiffness=5e7,1e12"], workers=1,
+    ...                            out=tempfile.mkdtemp() + "/stiffness")
+    >>> list(result.index["status"]), result.variant(0).attrs["units"]["theta"]
+    (['ok', 'failed'], 'rad')
+    >>> result.variant(1)
+    Traceback (most recent call last):
+    ...
+    actuatorlab.errors.ScenarioError: variant 1 failed: SimulationError: relaxation.stiffness = 1e+12 N/m ...
+    """
+
+    def __init__(self, index: pd.DataFrame, folder: Path, ran: int, skipped: int, wall_time_s: float):
+        self.index = index
+        self.folder = folder
+        self.ran, self.skipped, self.wall_time_s = ran, skipped, wall_time_s
+
+    @property
+    def report(self) -> Path:
+        """The sweep's ``report.html``."""
+        return self.folder / "report.html"
+
+    def variant(self, variant_id: int) -> pd.DataFrame:
+        """The results table of one variant (units in ``attrs["units"]``); a failed variant raises
+        ``ScenarioError`` with its error."""
+        row = self.index[self.index["variant"] == variant_id]
+        if row.empty:
+            raise ScenarioError(f"variant {variant_id}: not in this sweep (variants 0 … {len(self.index) - 1})")
+        if row["status"].iloc[0] != "ok":
+            raise ScenarioError(f"variant {variant_id} {row['status'].iloc[0]}: {row['error'].iloc[0]}")
+        table, units = read_table(self.folder / RECORDS / f"{variant_id:05d}.parquet")
+        table.attrs["units"] = units
+        return table
+
+    def __repr__(self) -> str:
+        failed = int((self.index["status"] != "ok").sum())
+        return f"<SweepResult {len(self.index)} variants ({failed} failed) in {self.folder}>"
+
+
+def sweep(
+    scenario: Scenario,
+    grid: Mapping[str, Sequence] | Sequence[str] | None = None,
+    vary: Mapping[str, str] | Sequence[str] | None = None,
+    samples: int = 0,
+    seed: int = 0,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    figures: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Run variants of ``scenario`` on Dask (local worker processes, or ``scheduler``
+    ``tcp://HOST:PORT``) into ``out`` (default ``sweeps/NAME``), as ``actuatorlab sweep`` does.
+
+    ``grid``: ``{"inputs.bleed": [0.1, 0.2], "circuit.pump_flow": ["300 L/min", "500 L/min"]}``
+    (or ``"PATH=V1,V2"`` strings), the Cartesian product; or ``samples`` Monte Carlo variants with
+    ``vary``: ``{"arm.mass": "normal(2000 kg, 100 kg)"}`` (uniform, normal, loguniform; or
+    ``"PATH=DIST"`` strings) and ``seed``. ``resume`` finishes an interrupted sweep.
+
+    Examples
+    --------
+    >>> import actuatorlab, tempfile
+    >>> short = actuatorlab.load("arm-relief").set("simulation.duration", "0.5 s")
+    >>> result = actuatorlab.sweep(short, grid={"inputs.bleed": [0.2, 0.4]}, workers=1,
+    ...                            out=tempfile.mkdtemp() + "/bleed")
+    >>> list(result.index["inputs.bleed"]), list(result.index["status"])
+    ([0.2, 0.4], ['ok', 'ok'])
+    """
+    spec = scenario.spec
+    grid_specs = _specs(grid, "grid", lambda path, values: f"{path}={','.join(map(str, values))}")
+    vary_specs = _specs(vary, "vary", lambda path, dist: f"{path}={dist}")
+    if bool(grid_specs) == bool(samples or vary_specs):
+        raise ScenarioError("give either --grid PATH=VALUES (grid=) or --samples N with --vary PATH=DISTRIBUTION "
+                            "(samples=, vary=)")
+    if vary_specs and samples < 1:
+        raise ScenarioError(f"--samples {samples}: give the number of Monte Carlo variants to draw, at least 1")
+    if samples and not vary_specs:
+        raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION (vary=)")
+    variants = grid_variants(spec, grid_specs) if grid_specs else sample_variants(spec, vary_specs, samples, seed)
+    folder = Path(out) if out is not None else Path("sweeps") / spec.name
+    result = run_sweep(spec, variants, folder, workers=workers, scheduler=scheduler, resume=resume, progress=progress,
+                       figures=list(figures) if figures else None, sampled=not grid_specs)
+    return SweepResult(result.index, folder, result.ran, result.skipped, result.wall_time_s)
+
+
+def _specs(value, name: str, write) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [write(path, [v] if name == "grid" and isinstance(v, str) else v) for path, v in value.items()]
+    if isinstance(value, str):
+        raise ScenarioError(f"sweep: {name} takes a mapping or a list of 'PATH=...' strings, not one string")
+    return list(value)
