@@ -6,14 +6,4 @@ from .results import KeyFigure, RunResult, compare
 from .scenario import Scenario, load
 from .sweeps import SweepResult, sweep
 
-__all__ = [
-    "KeyFigure",
-    "RunResult",
-    "Scenario",
-    "SweepResult",
-    "compare",
-    "identify_hydraulic_robot",
-    "identify_transfer_function",
-    "load",
-    "sweep",
-]
+from .. import __all__ as __all__  # noqa: E402,F401 (one list of the public names, in the package root)

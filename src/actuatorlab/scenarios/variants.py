@@ -53,7 +53,7 @@ def _steps(path: str) -> list[str | int]:
         elif re.fullmatch(r"\w+", part):
             steps.append(part)
         else:
-            raise ScenarioError(f"sweep path {path!r}: {part!r} is not a field name; write e.g. inputs.bleed or arms[0].mass")
+            raise ScenarioError(f"field path {path!r}: {part!r} is not a field name; write e.g. inputs.bleed or arms[0].mass")
     return steps
 
 
@@ -66,14 +66,14 @@ def _locate(data: dict, path: str) -> tuple[Any, str | int]:
         if isinstance(step, int):
             if not isinstance(node, list) or not 0 <= step < len(node):
                 size = len(node) if isinstance(node, list) else 0
-                raise ScenarioError(f"sweep path {path!r}: index [{step}] is out of range at {where} ({size} entries)")
+                raise ScenarioError(f"field path {path!r}: index [{step}] is out of range at {where} ({size} entries)")
         elif not isinstance(node, Mapping) or step not in node:
             keys = ", ".join(sorted(node)) if isinstance(node, Mapping) else "none (not a table)"
-            raise ScenarioError(f"sweep path {path!r}: no field {step!r} at {where}; fields there: {keys}")
+            raise ScenarioError(f"field path {path!r}: no field {step!r} at {where}; fields there: {keys}")
         if depth == len(steps) - 1:
             return node, step
         node = node[step]
-    raise ScenarioError(f"sweep path {path!r} is empty")
+    raise ScenarioError(f"field path {path!r} is empty")
 
 
 def set_path(data: dict, path: str, value) -> dict:
