@@ -58,11 +58,3 @@ def load_actuators(path: str | Path | None = None) -> dict[str, EMLA]:
     except tomllib.TOMLDecodeError as exc:
         raise ParameterError(f"actuator file {path}: {exc}") from None
     return {name: emla_from_table(name, table) for name, table in data.items()}
-
-
-def table_i_info(path: str | Path | None = None) -> dict[str, dict[str, str]]:
-    """Joint → {"linear_unit", "motor_model"} as listed in Table I."""
-    path = Path(path) if path is not None else DATA_FILE
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
-    return {k: {i: v.get(i, "") for i in _INFO} for k, v in data.items()}

@@ -94,16 +94,3 @@ def conduction_loss(i_peak, index, cos_phi, v_ce0, r_ce, v_f0, r_f):
 def switching_loss(i_peak, dc_voltage, f_sw, e_sw, v_ref, i_ref):
     """P_sw = 6 f_sw E_sw (Î/(π I_ref)) (V_dc/V_ref) [W]."""
     return 6.0 * f_sw * e_sw * (i_peak / (math.pi * i_ref)) * (dc_voltage / v_ref)
-
-
-@nb.njit(cache=True)
-def friction_loss(coulomb, viscous, omega):
-    """T_c |ω| + b ω² [W] (Coulomb [N m] and viscous [N m s/rad] friction at speed ω [rad/s])."""
-    return coulomb * abs(omega) + viscous * omega * omega
-
-
-def loss_breakdown_names() -> tuple[str, ...]:
-    """Names of the loss terms in the order ``efficiency.operating_points`` returns them."""
-    return ("P_sw", "P_d", "P_cu", "P_co", "P_mech", "P_sc")
-
-

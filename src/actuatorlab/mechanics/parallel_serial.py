@@ -758,12 +758,6 @@ def crane_q_from_theta(theta1: float, theta2: float) -> tuple[float, float]:
     return -0.5 * math.pi - b1 - b2 + theta1, theta2 - b3 - b4
 
 
-def crane_theta_from_q(q1: float, q2: float) -> tuple[float, float]:
-    """Inverse of ``crane_q_from_theta``: (Θ1, Θ2) [rad]."""
-    b1, b2, b3, b4 = _BETA
-    return q1 + 0.5 * math.pi + b1 + b2, q2 + b3 + b4
-
-
 LAB_CRANE_INITIAL_THETA = (math.radians(45.0), math.radians(-90.0))
 """Initial encoder angles (Θ1, Θ2) [rad] of the authors' model; with x_t2 = 0.5 m (spec 3.2)."""
 

@@ -150,16 +150,6 @@ def phi_b_scalar(b: float, c: float, a0: float, a1: float, x1: float) -> float:
     return 2.0 * r / den if den > 0.0 else 0.0
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def gsgn_scalar(a: float, x: float, b: float) -> tuple[float, float]:
-    """gsgn(a, x, b) (9) as the interval (low, high): b if x > 0, a if x < 0, cl{a, b} if x = 0."""
-    if x > 0.0:
-        return b, b
-    if x < 0.0:
-        return a, a
-    return min(a, b), max(a, b)
-
-
 _UFUNCS = {
     # public name: (scalar kernel, number of float64 arguments)
     "S": (s_scalar, 1),
@@ -180,6 +170,7 @@ def __getattr__(name: str):
     ufunc = nb.vectorize([f"{_F}({','.join([_F] * arity)})"], cache=True)(kernel)
     globals()[name] = ufunc
     return ufunc
+
 
 def gsgn(a, x, b) -> tuple[np.ndarray, np.ndarray]:
     """gsgn(a, x, b) (9) on arrays: the pair (low, high), equal where x ≠ 0."""
