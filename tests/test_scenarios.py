@@ -13,7 +13,7 @@ from actuatorlab.hydraulics.quasistatic.relaxation import Relaxation
 from actuatorlab.mechanics.single_arm import SingleArm
 from actuatorlab.scenarios.loading import builtin_scenarios, load_scenario, scenario_to_toml
 from actuatorlab.scenarios.schema import (
-    KINDS,
+    scenario_class,
     LOC_TAGS,
     ArmScenario,
     ArmSpec,
@@ -158,7 +158,7 @@ def test_builtin_names_and_descriptions():
 def test_builtin_loads(name):
     scenario = load_scenario(name)
     assert scenario.name == name
-    assert isinstance(scenario, tuple(KINDS.values()))
+    assert isinstance(scenario, scenario_class(scenario.kind))
     if not hasattr(scenario, "circuit"):
         return  # the kinds of other papers
     # every Kikuuwe built-in uses the paper's circuit (66)

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io.results import read_log
-from ..io.robot_logs import read_robot_log, robot_experiment
 from .results import RunResult
 
 Log = pd.DataFrame | str | os.PathLike
@@ -66,6 +64,7 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
     >>> round(fit.table.loc[fit.table["name"] == "K1", "value"].item(), 2)
     2.0
     """
+    from ..io.results import read_log
     from ..scenarios.transfer_function_logs import fit_record
 
     inputs = [inputs] if isinstance(inputs, str) else list(inputs)
@@ -81,6 +80,8 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
 
 
 def _experiment(log: Log, joints: int, index: int):
+    from ..io.robot_logs import read_robot_log, robot_experiment
+
     if isinstance(log, pd.DataFrame):
         return robot_experiment(log, joints, log.attrs.get("units"), source=f"log {index + 1}", name=f"log{index + 1}")
     return read_robot_log(log, joints)

@@ -17,7 +17,7 @@ import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError
-from .schema import KINDS, LOC_TAGS, Scenario
+from .schema import LOC_TAGS, SCENARIO_CLASSES, Scenario, scenario_class
 from .spec_base import QuantityMarker, UnknownFieldError
 from .units import DIMENSIONS
 
@@ -99,13 +99,13 @@ def parse_scenario(data: Mapping[str, Any], source: str = "scenario") -> Scenari
     Picks the model by ``kind``, validates it, then builds every physics model once so that
     values the dataclasses reject also raise :class:`ScenarioError` naming the field.
     """
-    kinds = ", ".join(f'"{kind}"' for kind in KINDS)
+    kinds = ", ".join(f'"{kind}"' for kind in SCENARIO_CLASSES)
     if "kind" not in data:
         raise ScenarioError(f"{source}: kind: missing; add kind = one of {kinds} at the top of the file")
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in KINDS:
+    if not isinstance(kind, str) or kind not in SCENARIO_CLASSES:
         raise ScenarioError(f"{source}: kind = {_show(kind)} is not a scenario kind; valid kinds are {kinds}")
-    cls = KINDS[kind]
+    cls = scenario_class(kind)
     try:
         scenario = cls.model_validate(data)
     except ValidationError as error:

@@ -12,6 +12,7 @@ Dumping a model with ``model_dump(context={"display": True})`` writes every quan
 display unit (:func:`.units.format_quantity`); without that context the dump is in SI.
 """
 
+import importlib
 import math
 from collections.abc import Mapping
 from typing import Annotated, Literal, Union, get_args
@@ -36,11 +37,6 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
 from ..simulation.signals import Signal, time_grid
-from .crane_schema import CraneInverseDynamicsScenario, CraneVDCScenario
-from .emla_schema import BilevelScenario, EfficiencyMapsScenario, TrackingScenario
-from .excavator_schema import ExcavatorDigScenario
-from .ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario, IEHAScenario
-from .robot_schema import IdentifyRobotScenario
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
     Acceleration,
@@ -526,33 +522,35 @@ class ArmsOnePumpScenario(Spec):
             check_range(where, unit.valve_command.build("dimensionless", where), t, -1.0, 1.0, "a valve command")
 
 
-KINDS: dict[str, type[Spec]] = {
-    "arm": ArmScenario,
-    "model-comparison": ModelComparisonScenario,
-    "arms-one-pump": ArmsOnePumpScenario,
-    "gamma-map": GammaMapScenario,
-    "network-map": NetworkMapScenario,
-    "identify-robot": IdentifyRobotScenario,
-    "ieha": IEHAScenario,
-    "ieha-identify": IEHAIdentifyScenario,
-    "ieha-mpc": IEHAMPCScenario,
-    "crane-vdc": CraneVDCScenario,
-    "crane-inverse-dynamics": CraneInverseDynamicsScenario,
-    "emla-efficiency-maps": EfficiencyMapsScenario,
-    "emla-bilevel": BilevelScenario,
-    "emla-tracking": TrackingScenario,
-    "excavator-dig": ExcavatorDigScenario,
+SCENARIO_CLASSES: dict[str, str] = {
+    "arm": "schema:ArmScenario",
+    "model-comparison": "schema:ModelComparisonScenario",
+    "arms-one-pump": "schema:ArmsOnePumpScenario",
+    "gamma-map": "schema:GammaMapScenario",
+    "network-map": "schema:NetworkMapScenario",
+    "identify-robot": "robot_schema:IdentifyRobotScenario",
+    "ieha": "ieha_schema:IEHAScenario",
+    "ieha-identify": "ieha_schema:IEHAIdentifyScenario",
+    "ieha-mpc": "ieha_schema:IEHAMPCScenario",
+    "crane-vdc": "crane_schema:CraneVDCScenario",
+    "crane-inverse-dynamics": "crane_schema:CraneInverseDynamicsScenario",
+    "emla-efficiency-maps": "emla_schema:EfficiencyMapsScenario",
+    "emla-bilevel": "emla_schema:BilevelScenario",
+    "emla-tracking": "emla_schema:TrackingScenario",
+    "excavator-dig": "excavator_schema:ExcavatorDigScenario",
 }
-"""Scenario classes by the value of ``kind``."""
+"""Scenario kind → "module:class" of its schema in ``scenarios``, imported when a scenario of
+that kind is parsed (an arm file does not load the crane's, the EMLA's or MuJoCo's stack)."""
+
+
+def scenario_class(kind: str) -> type[Spec]:
+    """The schema class of scenarios of ``kind`` (a key of ``SCENARIO_CLASSES``)."""
+    module, name = SCENARIO_CLASSES[kind].split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
 
 MODELS: tuple[str, ...] = get_args(ArmScenario.model_fields["model"].annotation)
 """Actuator models an arm scenario may select with ``model``."""
 
-Scenario = Annotated[
-    Union[ArmScenario, ModelComparisonScenario, ArmsOnePumpScenario, GammaMapScenario, NetworkMapScenario,
-          IdentifyRobotScenario, IEHAScenario, IEHAIdentifyScenario, IEHAMPCScenario,
-          CraneVDCScenario, CraneInverseDynamicsScenario, EfficiencyMapsScenario, BilevelScenario, TrackingScenario,
-          ExcavatorDigScenario],
-    Field(discriminator="kind"),
-]
-"""Any scenario, told apart by ``kind``."""
+Scenario = Spec
+"""Any scenario: a ``Spec`` whose ``kind`` names its class in ``SCENARIO_CLASSES``."""
