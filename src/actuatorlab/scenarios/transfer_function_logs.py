@@ -10,13 +10,12 @@ lags, no integrator). The output is taken relative to its first sample (start th
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.transfer_function import LagStructure, fit_transfer_functions
-from ..io.results import numeric_columns, read_log
+from ..io.results import numeric_columns
 from ..report.plots import Line, Panel, time_series_figure
 from .output import FigureSpec, ScenarioOutput, SummaryFigure
 
@@ -32,11 +31,6 @@ def parse_structure(text: str) -> LagStructure:
     if not match:
         raise ParameterError(f"--structure {text!r}: write G1, G2, I+N (integrator and N lags) or N (N lags)")
     return LagStructure(int(match.group(2)), integrator=bool(match.group(1)))
-
-
-def read_record(path: Path) -> pd.DataFrame:
-    """The log as a table with bare column names (units stripped from CSV headers)."""
-    return read_log(path)[0]
 
 
 def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str],

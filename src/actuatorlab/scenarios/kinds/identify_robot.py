@@ -197,11 +197,6 @@ def read_known(path) -> str:
                             "(an empty file means the paper's Table II robot)") from None
 
 
-def load_known(path) -> KnownFile:
-    """The ``--known`` TOML file, validated (errors name the field and the remedy)."""
-    return parse_known(read_known(path), os.fspath(path))
-
-
 def parse_known(text: str, label: str) -> KnownFile:
     """The known values in TOML ``text`` (``""``: the paper's Table II robot), validated; errors
     start with ``label``."""
