@@ -50,8 +50,7 @@ def test_every_public_name_has_a_docstring_with_an_example():
         obj = getattr(actuatorlab, name)
         doc = obj.__doc__ or ""
         assert doc.strip(), f"{name} has no docstring"
-        if name != "KeyFigure":  # a plain record, shown in RunResult's example
-            assert ">>>" in doc, f"{name}'s docstring has no example"
+        assert ">>>" in doc, f"{name}'s docstring has no example"
 
 
 def test_set_validates_with_the_field_path_and_leaves_the_base_alone():

@@ -207,7 +207,7 @@ def test_search_baselines_count_trials_whose_state_does_not_exist(noise_free):
     [
         (lambda df: df.drop(columns=["u2"]), "missing columns u2"),
         (lambda df: df.assign(p_plus1=df["p_plus1"].where(df.index != 5)), r"p_plus1 is not a number at t = "),
-        (lambda df: df.iloc[::-1], "time is not increasing"),
+        (lambda df: df.iloc[::-1], r"time is not increasing at sample 1 \(t = [0-9.e+-]+ s after [0-9.e+-]+ s\)"),
         (lambda df: df.iloc[:50], "50 samples are too few"),
         (lambda df: df.iloc[:0], r"bad.csv: the table has a header but no rows"),  # issue 17: was an IndexError
         (lambda df: df.astype({"q1": object}).assign(q1=lambda d: d["q1"].where(d.index != 7, "n/a?")),
