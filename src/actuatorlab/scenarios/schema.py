@@ -190,6 +190,13 @@ class RelaxationSpec(Spec):
             return Relaxation(self.stiffness, self.damping)
 
 
+def _finite_positive(value: float, info, unit: str, example: str) -> float:
+    """A field validator's check: ``value`` [``unit``] finite and > 0, else an error with an example."""
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"{info.field_name} = {value:g} {unit}: must be a finite value > 0, e.g. {example}")
+    return value
+
+
 class CylinderSpec(Spec):
     """The cylinder's travel, which bounds both actuator models: ``stroke`` [m] and
     ``retracted_length`` [m], the pin-to-pin length with the rod fully in. A run whose pin
@@ -199,12 +206,8 @@ class CylinderSpec(Spec):
     stroke: Length = _FLUID["stroke"]
     retracted_length: Length = _FLUID["retracted_length"]
 
-    @field_validator("stroke", "retracted_length")
-    @classmethod
-    def _positive(cls, value: float, info) -> float:
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{info.field_name} = {value:g} m: must be a finite length > 0")
-        return value
+    _positive = field_validator("stroke", "retracted_length")(lambda value, info: _finite_positive(value, info, "m",
+                                                                                                     '"1.2 m"'))
 
     def length_range(self) -> tuple[float, float]:
         """(ℓ_min, ℓ_max) [m]: the pin distance fully retracted and fully extended."""
@@ -259,12 +262,7 @@ class SimulationSpec(Spec):
     step: Time = 1.0e-3
     duration: Time
 
-    @field_validator("step", "duration")
-    @classmethod
-    def _positive(cls, value: float, info) -> float:
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{info.field_name} = {value} s: must be a finite time > 0, e.g. \"1 ms\"")
-        return value
+    _positive = field_validator("step", "duration")(lambda value, info: _finite_positive(value, info, "s", '"1 ms"'))
 
     @model_validator(mode="after")
     def _step_fits(self):
