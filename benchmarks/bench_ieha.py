@@ -14,7 +14,8 @@ import time
 import numpy as np
 from _timing import median_time
 
-from actuatorlab.control.mpc import PID, LinearMPC, PIDGains, closed_loop
+from actuatorlab.control.mpc import PID, LinearMPC, PIDGains
+from actuatorlab.simulation.ieha_control import closed_loop
 from actuatorlab.identification.transfer_function import (
     G1_STRUCTURE,
     G2_STRUCTURE,

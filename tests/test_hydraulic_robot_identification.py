@@ -10,7 +10,7 @@ from actuatorlab.cli import app
 from actuatorlab.errors import ParameterError, SimulationError
 from actuatorlab.identification.hydraulic_robot import IdentificationOptions, identify, identify_repeated, stack_rows
 from actuatorlab.identification.sequential import sequential_fluid
-from actuatorlab.io.robot_logs import read_robot_log, write_robot_log
+from actuatorlab.scenarios.robot_logs import read_robot_log, write_robot_log
 from actuatorlab.mechanics.hydraulic_robot import (
     CylinderMount,
     HydraulicRobot,

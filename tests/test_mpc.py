@@ -10,10 +10,10 @@ from actuatorlab.control.mpc import (
     LinearMPC,
     MPCSettings,
     PIDGains,
-    closed_loop,
     discretise,
     lag_chain_model,
 )
+from actuatorlab.simulation.ieha_control import closed_loop
 from actuatorlab.errors import ParameterError
 from actuatorlab.identification.transfer_function import (
     G1_STRUCTURE,

@@ -80,7 +80,7 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
 
 
 def _experiment(log: Log, joints: int, index: int):
-    from ..io.robot_logs import read_robot_log, robot_experiment
+    from ..scenarios.robot_logs import read_robot_log, robot_experiment
 
     if isinstance(log, pd.DataFrame):
         return robot_experiment(log, joints, log.attrs.get("units"), source=f"log {index + 1}", name=f"log{index + 1}")

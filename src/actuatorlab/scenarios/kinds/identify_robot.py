@@ -26,7 +26,7 @@ from ...simulation.robot_validation import Validation, validate
 from ...errors import ScenarioError
 from ...io.atomic import atomic_write_text
 from ...io.results import write_json
-from ...io.robot_logs import write_robot_log
+from ..robot_logs import write_robot_log
 from ..loading import describe_validation_error
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..robot_schema import IdentifyRobotScenario, KnownFile

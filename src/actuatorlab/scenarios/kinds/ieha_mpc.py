@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...control.mpc import PID, LinearMPC, PIDGains, closed_loop
+from ...control.mpc import PID, LinearMPC, PIDGains
+from ...simulation.ieha_control import closed_loop
 from ...report.plots import Line, Panel, time_series_figure
 from ..ieha_schema import IEHAIdentifyScenario, IEHAMPCScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure

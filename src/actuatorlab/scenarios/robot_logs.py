@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.hydraulic_robot import Experiment
-from .results import numeric_columns, read_log, write_table
+from ..io.results import numeric_columns, read_log, write_table
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
 
