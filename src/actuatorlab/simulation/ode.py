@@ -21,12 +21,11 @@ from collections.abc import Callable
 
 import numba as nb
 import numpy as np
-from scipy.integrate import BDF, LSODA, Radau
 
 from ..errors import SimulationError
 
-_STEPPERS = {"LSODA": LSODA, "BDF": BDF, "Radau": Radau}
-ADAPTIVE_SOLVERS = tuple(_STEPPERS)
+ADAPTIVE_SOLVERS = ("LSODA", "BDF", "Radau")
+"""SciPy's stiff steppers by class name (``scipy.integrate`` is imported when one is used)."""
 SOLVERS = (*ADAPTIVE_SOLVERS, "RK4")
 
 MAX_STEP_SAMPLES = 10
@@ -155,7 +154,10 @@ def integrate(
             return matrix
 
         max_step = MAX_STEP_SAMPLES * float(t[1] - t[0])
-        stepper = _STEPPERS[solver](fun, t[0], y, t[-1], rtol=rtol, atol=atol, jac=jacobian, max_step=max_step)
+        import scipy.integrate  # a second of start-up that an RK4 or quasistatic run does not need
+
+        stepper = getattr(scipy.integrate, solver)(fun, t[0], y, t[-1], rtol=rtol, atol=atol, jac=jacobian,
+                                                   max_step=max_step)
         out[0] = y
         filled = 1
         while stepper.status == "running":
