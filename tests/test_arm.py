@@ -11,7 +11,7 @@ from actuatorlab.hydraulics.quasistatic import Relaxation, ValveCircuit
 from actuatorlab.hydraulics.quasistatic.circuit import Openings, normalised_openings
 from actuatorlab.mechanics.single_arm import SingleArm
 from actuatorlab.simulation.arm import STATUS_CHATTER, STATUS_OK, _own_pump_loop, check_stability, simulate_arm
-from actuatorlab.simulation.signals import Sine, time_grid
+from actuatorlab.numerics.signals import Sine, time_grid
 
 ARM = SingleArm()
 CIRCUIT = ValveCircuit.paper_example()

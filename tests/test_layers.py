@@ -14,6 +14,7 @@ LAYERS = (
     ("report",),
     ("simulation", "multibody"),
     ("control", "identification", "optimization"),
+    ("machines",),
     ("hydraulics", "electromech", "mechanics"),
     ("numerics",),
     ("io", "errors", "validation"),

@@ -46,7 +46,7 @@ from actuatorlab.multibody.mujoco_actuators import (
 from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.simulation.arm import check_stability, simulate_arm
 from actuatorlab.simulation.pressure_arm import simulate_arms_pressure
-from actuatorlab.simulation.signals import time_grid
+from actuatorlab.numerics.signals import time_grid
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from actuatorlab.mechanics.emla_crane import (
     quadratic_velocity_terms,
 )
 from actuatorlab.mechanics.parallel_serial import lab_crane
-from actuatorlab.optimization.bspline import ClampedBSpline
+from actuatorlab.numerics.bspline import ClampedBSpline
 from actuatorlab.optimization.follower import Follower, FollowerSettings, TrajectoryTask
 from actuatorlab.optimization.leader import (
     BASELINES,

@@ -18,7 +18,7 @@ from actuatorlab.simulation.pressure_rod import (
     rod_pressure_rhs,
     simulate_rod_pressure,
 )
-from actuatorlab.simulation.signals import time_grid
+from actuatorlab.numerics.signals import time_grid
 
 CIRCUIT = ValveCircuit.paper_example()
 ARM = SingleArm()

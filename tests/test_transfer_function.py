@@ -11,13 +11,11 @@ from actuatorlab.identification.transfer_function import (
     G2_STRUCTURE,
     PAPER_G1,
     LagStructure,
-    chirp_signal,
     fit_transfer_functions,
     frequency_response,
     nrmse_fit,
-    pulse_signal,
-    step_signal,
 )
+from actuatorlab.numerics.signals import chirp_signal, pulse_signal, step_signal
 
 DT = 5e-4
 T = np.arange(0.0, 4.0, DT)

@@ -6,15 +6,13 @@ import pytest
 
 from actuatorlab.control.vdc import (
     VDCGains,
-    derivative_filter,
-    filter_reset,
-    filter_step,
     force_command,
     lab_crane_gains,
     piston_motion,
     required_actuator_forces,
     required_rates,
 )
+from actuatorlab.numerics.filters import derivative_filter, filter_reset, filter_step
 from actuatorlab.errors import ParameterError, SimulationError
 from actuatorlab.hydraulics.servo_cylinder import (
     chamber_rates,

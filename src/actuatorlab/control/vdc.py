@@ -31,7 +31,6 @@ k_f [m²/(N s)]; the force error obeys ė_f = −β k_f e_f − β k_x e_v on an
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numba as nb
@@ -54,6 +53,7 @@ from ..mechanics.parallel_serial import (
     body_net_forces,
     forward_pass,
 )
+from ..numerics.filters import filter_reset, filter_step
 from ..validation import positive
 
 
@@ -110,42 +110,6 @@ def lab_crane_gains() -> VDCGains:
     """The authors' gains (spec 3.2 [R]): λ = 3 s⁻¹, k_x = 5e-3, 5e-3, 1e-3 m, k_f = 2e-8, 2e-8,
     8e-9 m²/(N s), K_A = 5 I_6, ḟ_pr filter at 8 Hz, 1 kHz."""
     return VDCGains(lam=(3.0, 3.0, 3.0), kx=(5e-3, 5e-3, 1e-3), kf=(2e-8, 2e-8, 8e-9))
-
-
-# ---------------------------------------------------------------------------------------------
-# filtered derivative of the required piston force
-# ---------------------------------------------------------------------------------------------
-def derivative_filter(cutoff_hz: float, dt: float) -> np.ndarray:
-    """Coefficients [b0, b1, b2, a1, a2] of H(s) = ω² s/(s + ω)² (a derivative behind a
-    critically damped 2nd-order low-pass at ω = 2π·cutoff) by the Tustin transform at dt [s]."""
-    w = 2.0 * math.pi * positive("cutoff_hz", cutoff_hz, "Hz")
-    k = 2.0 / positive("dt", dt, "s")
-    a0 = (k + w) ** 2
-    return np.array(
-        [
-            w * w * k / a0,
-            0.0,
-            -w * w * k / a0,
-            (2.0 * w * w - 2.0 * k * k) / a0,
-            (k - w) ** 2 / a0,
-        ]
-    )
-
-
-@nb.njit(cache=True)
-def filter_reset(coef, state, x0):
-    """Set the (2,) state to the steady state of a constant input x0 (output 0)."""
-    state[0] = -coef[0] * x0
-    state[1] = coef[2] * x0
-
-
-@nb.njit(cache=True)
-def filter_step(coef, state, x):
-    """One sample of the biquad (direct form II transposed); returns the output."""
-    y = coef[0] * x + state[0]
-    state[0] = coef[1] * x - coef[3] * y + state[1]
-    state[1] = coef[2] * x - coef[4] * y
-    return y
 
 
 # ---------------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import non_negative, positive
+from .fluid import IEHA_BULK_MODULUS, IEHA_OIL_DENSITY
 from .pressure_dynamics import check_valve_flow, orifice_flow
 
 # State layout.
@@ -110,9 +111,9 @@ class IEHAParams:
     carriage_area: float = 1.644e-4
     max_eccentricity: float = 0.05e-2
     carriage_volume: float = 0.0822e-6
-    bulk_modulus: float = 800e6
+    bulk_modulus: float = IEHA_BULK_MODULUS
     discharge_coefficient: float = 0.62
-    density: float = 840.0
+    density: float = IEHA_OIL_DENSITY
     shaft_speed: float = 3000.0 * _RPM
     pump_supply_pressure: float = 10e5
     n_pistons: int = 15

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import check_fields, positive
+from .fluid import OIL_BULK_MODULUS
 from .quasistatic.circuit import (
     I_AH,
     I_AR,
@@ -80,7 +81,7 @@ class PressureDynamics:
     1.7 kPa below the tank pressure.
     """
 
-    bulk_modulus: float = 1.5e9
+    bulk_modulus: float = OIL_BULK_MODULUS
     head_dead_volume: float = 0.5e-3
     rod_dead_volume: float = 0.5e-3
     stroke: float = 0.8

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import non_negative, positive
+from .fluid import CRANE_BULK_MODULUS
 
 # packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor
 (C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = range(8)
@@ -57,7 +58,7 @@ class Cylinder:
     head_area: float
     rod_area: float
     stroke: float
-    bulk_modulus: float = 800e6
+    bulk_modulus: float = CRANE_BULK_MODULUS
     dead_volume_a: float = 0.0
     dead_volume_b: float = 0.0
     leakage: float = 0.0

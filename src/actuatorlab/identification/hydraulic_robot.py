@@ -49,7 +49,7 @@ from ..mechanics.hydraulic_robot import (
     mechanical_regressor,
     orifice_terms,
 )
-from .signals import edge_samples, first_difference, moving_average, second_difference
+from ..numerics.filters import edge_samples, first_difference, moving_average, second_difference
 
 DERIVATIVES = ("central", "backward", "exact")
 GRAVITY = ("known", "unknown")

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
 from scipy.optimize import least_squares
-from scipy.signal import chirp as _chirp
 from scipy.signal import cont2discrete, lfilter
 
 from ..errors import ParameterError
@@ -249,31 +248,6 @@ def _refuse_undetermined(jac: np.ndarray, labels: list[str]) -> None:
         condition = f"condition {singular[0] / singular[-1]:.3g}" if singular[-1] > 0.0 else "a singular Jacobian"
     raise ParameterError(f"the record does not determine {labels[worst]} (the output error has {condition}); "
                          "excite the input over more frequencies (a chirp) or fit a structure with fewer lags")
-
-
-def step_signal(t: np.ndarray, amplitude: float, start: float = 0.0) -> np.ndarray:
-    """amplitude for t ≥ start, else 0."""
-    return np.where(np.asarray(t) >= start, float(amplitude), 0.0)
-
-
-def pulse_signal(t: np.ndarray, amplitude: float, start: float, width: float) -> np.ndarray:
-    """amplitude on [start, start + width), else 0; width [s] > 0."""
-    if not width > 0.0:
-        raise ParameterError(f"pulse width = {width!r} s: must be > 0")
-    t = np.asarray(t)
-    return np.where((t >= start) & (t < start + width), float(amplitude), 0.0)
-
-
-def chirp_signal(
-    t: np.ndarray, amplitude: float, f0: float = 0.1, f1: float = 10.0, offset: float = 0.0, method: str = "logarithmic"
-) -> np.ndarray:
-    """offset + amplitude·sin sweep from f0 to f1 [Hz] over the span of ``t`` (paper: 0.1–10 Hz),
-    starting at phase 0 so the signal starts at ``offset``."""
-    t = np.asarray(t, dtype=float)
-    if not (0.0 < f0 < f1):
-        raise ParameterError(f"chirp frequencies f0 = {f0!r}, f1 = {f1!r} Hz: need 0 < f0 < f1")
-    span = float(t[-1] - t[0])
-    return offset + amplitude * _chirp(t - t[0], f0, span, f1, method=method, phi=-90.0)
 
 
 def frequency_response(structure: LagStructure, theta: np.ndarray, omega: np.ndarray) -> np.ndarray:

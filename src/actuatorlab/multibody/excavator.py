@@ -39,6 +39,7 @@ from ..errors import ParameterError, SimulationError
 from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..numerics.signals import smooth_pulse
 from ..simulation.result import Channel, SimulationResult
 from ..validation import positive
 from .mujoco_actuators import (
@@ -293,15 +294,6 @@ def excavator_system(model: str = "quasistatic", params: ExcavatorParameters | N
 
 # --------------------------------------------------------------------------------------------
 # the digging cycle
-
-
-def smooth_pulse(t, start: float, stop: float, level: float, ramp: float = 0.4):
-    """level between ``start`` and ``stop`` [s] with cosine ramps of ``ramp`` [s] at both ends, 0 elsewhere."""
-    t = np.asarray(t, dtype=np.float64)
-    up = np.clip((t - start) / ramp, 0.0, 1.0)
-    down = np.clip((stop - t) / ramp, 0.0, 1.0)
-    shape = 0.5 - 0.5 * np.cos(math.pi * np.minimum(up, down))
-    return level * shape
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
   ``run_bilevel``, the entry point that also evaluates the fixed-weight baselines.
 """
 
-from .bspline import ClampedBSpline
+from ..numerics.bspline import ClampedBSpline
 from .follower import (
     Follower,
     FollowerSettings,

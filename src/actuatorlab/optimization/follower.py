@@ -47,7 +47,7 @@ from scipy.interpolate import make_interp_spline
 
 from ..errors import ParameterError
 from ..mechanics.emla_crane import ACTUATOR_NAMES, QUADRATIC_PAIRS, EmlaCrane
-from .bspline import ClampedBSpline
+from ..numerics.bspline import ClampedBSpline
 
 CRITERIA = ("effort", "power")
 """Names of ψ1 (56) and ψ2 (57), in weight order."""

@@ -36,7 +36,7 @@ from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
 from ..simulation.ode import SOLVERS
-from ..simulation.signals import Signal, time_grid
+from ..numerics.signals import Signal, time_grid
 from .signal_specs import SIGNAL_TYPES, DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
     Acceleration,

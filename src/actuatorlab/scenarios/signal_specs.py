@@ -3,7 +3,7 @@
 A signal is a number or quantity string (a constant) or a table with ``type`` = ``"constant"``,
 ``"steps"``, ``"piecewise-linear"``, ``"sine"`` or ``"sum"``; the dimension of its values is the
 dimension of the input it drives. ``build()`` gives the signal classes of
-:mod:`actuatorlab.simulation.signals`.
+:mod:`actuatorlab.numerics.signals`.
 """
 
 import functools
@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from ..errors import ParameterError, ScenarioError
-from ..simulation.signals import Constant, PiecewiseLinear, Signal, Sine, Steps, Sum
+from ..numerics.signals import Constant, PiecewiseLinear, Signal, Sine, Steps, Sum
 from .spec_base import Angle, Frequency, Spec, Time, quantity
 
 SIGNAL_TYPES = ("constant", "steps", "piecewise-linear", "sine", "sum")
@@ -36,7 +36,7 @@ class SignalSpec(Spec):
     dimension: ClassVar[str] = "dimensionless"
 
     def build(self, dimension: str | None = None, where: str = "signal") -> Signal:
-        """The :class:`~actuatorlab.simulation.signals.Signal`; bad parameters raise
+        """The :class:`~actuatorlab.numerics.signals.Signal`; bad parameters raise
         ScenarioError naming ``where``. ``dimension``, if given, must be the spec's own."""
         if dimension is not None and dimension != self.dimension:
             raise ValueError(f"{where}: this signal holds {self.dimension} values, not {dimension}")

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..control.vdc import VDCGains, controller_step, derivative_filter, lab_crane_gains
+from ..control.vdc import VDCGains, controller_step, lab_crane_gains
 from ..errors import ParameterError, SimulationError
+from ..numerics.filters import derivative_filter
 from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
 from ..hydraulics.servo_cylinder import (
     F_V,

@@ -432,7 +432,7 @@ def identification_run(
     gain of the other side differs by S_A/S_B); the rod starts at Y = −8 cm so that the drift
     (≈ 1.25 cm/s) stays within the stroke. Fit with
     :func:`actuatorlab.identification.transfer_function.fit_transfer_functions`."""
-    from ..identification.transfer_function import chirp_signal
+    from ..numerics.signals import chirp_signal
 
     params = IEHAParams() if params is None else params
     t = np.arange(round(duration / sample) + 1) * sample

@@ -23,6 +23,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import SimulationError
+from ..numerics.rk4 import rk4_step
 
 ADAPTIVE_SOLVERS = ("LSODA", "BDF", "Radau")
 """SciPy's stiff steppers by class name (``scipy.integrate`` is imported when one is used)."""
@@ -42,11 +43,7 @@ def _rk4_loop(rhs, args, y, t, bounds, k0, k1, out):
     the state at t_k in ``out[k]``. Returns (status, k): RK4_DIVERGED at the first sample whose
     state is non-finite or exceeds ``bounds`` in magnitude."""
     m = y.size
-    k1v = np.empty(m)
-    k2v = np.empty(m)
-    k3v = np.empty(m)
-    k4v = np.empty(m)
-    tmp = np.empty(m)
+    k1v, k2v, k3v, k4v, tmp = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     for k in range(k0, k1):
         for i in range(m):
             out[k, i] = y[i]
@@ -54,20 +51,7 @@ def _rk4_loop(rhs, args, y, t, bounds, k0, k1, out):
                 return RK4_DIVERGED, k
         if k + 1 >= t.size:
             break
-        tk = t[k]
-        h = t[k + 1] - tk
-        rhs(tk, y, k1v, *args)
-        for i in range(m):
-            tmp[i] = y[i] + 0.5 * h * k1v[i]
-        rhs(tk + 0.5 * h, tmp, k2v, *args)
-        for i in range(m):
-            tmp[i] = y[i] + 0.5 * h * k2v[i]
-        rhs(tk + 0.5 * h, tmp, k3v, *args)
-        for i in range(m):
-            tmp[i] = y[i] + h * k3v[i]
-        rhs(tk + h, tmp, k4v, *args)
-        for i in range(m):
-            y[i] += h * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i] + k4v[i]) / 6.0
+        rk4_step(rhs, args, t[k], y, t[k + 1] - t[k], k1v, k2v, k3v, k4v, tmp)
     return RK4_OK, k1
 
 

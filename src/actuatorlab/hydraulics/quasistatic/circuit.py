@@ -20,6 +20,7 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...validation import check_fields, non_negative, positive, unit_interval
+from ..fluid import OIL_DENSITY
 
 VALVES = ("ph", "tr", "pr", "th", "b")
 """Valve names in the paper's order: pump→head, rod→tank, pump→rod, head→tank, bleed."""
@@ -76,7 +77,7 @@ class ValveCircuit:
 
     discharge_coefficient: float | Mapping[str, float] = 0.6
     max_area: float | Mapping[str, float] = 1.0e-4
-    oil_density: float = 850.0
+    oil_density: float = OIL_DENSITY
     head_area: float = 0.024
     rod_area: float = 0.012
     head_relief_pressure: float = 42.0e6

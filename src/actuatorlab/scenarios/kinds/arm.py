@@ -10,7 +10,7 @@ from ...hydraulics.pressure_dynamics import openings_from_command
 from ...simulation.arm import simulate_arm
 from ...simulation.pressure_arm import simulate_arms_pressure
 from ...simulation.result import SimulationResult
-from ...simulation.signals import time_grid
+from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..schema import ArmScenario
 

@@ -9,7 +9,7 @@ from ...hydraulics.pressure_dynamics import openings_from_command
 from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.arm import simulate_arms
 from ...simulation.pressure_arm import simulate_arms_pressure
-from ...simulation.signals import time_grid
+from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..schema import ArmsOnePumpScenario
 

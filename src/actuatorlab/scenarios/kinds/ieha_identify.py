@@ -20,10 +20,9 @@ from ...identification.transfer_function import (
     TransferFunctionFit,
     fit_transfer_functions,
     nrmse_fit,
-    pulse_signal,
-    step_signal,
 )
 from ...io.results import write_csv
+from ...numerics.signals import pulse_signal, step_signal
 from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.ieha import identification_run, simulate_ieha
 from ..ieha_schema import IEHAIdentifyScenario

@@ -1,4 +1,5 @@
-"""Derivatives by differences and the moving average of Sakai & Maeshima (Sec. IV-A).
+"""Filters and derivatives of sampled signals: differences and the moving average of Sakai &
+Maeshima (Sec. IV-A), and the filtered derivative (a Tustin biquad) of the VDC's required force.
 
 Every function works along axis 0 (time) of an array sampled every ``dt`` seconds and keeps
 its length; the first and last samples of a difference use one-sided formulas and should be
@@ -8,10 +9,13 @@ column and right-hand side alike, so the linear relation between them survives f
 
 from __future__ import annotations
 
+import math
+
+import numba as nb
 import numpy as np
-from scipy.signal import filtfilt, lfilter
 
 from ..errors import ParameterError
+from ..validation import positive
 
 SCHEMES = ("central", "backward")
 
@@ -59,6 +63,8 @@ def moving_average(x: np.ndarray, taps: int = 20, zero_phase: bool = True) -> np
     if x.shape[0] < 3 * taps + 1:
         raise ParameterError(f"{x.shape[0]} samples are too few for a {taps}-tap moving average; "
                              f"give at least {3 * taps + 1} or fewer taps")
+    from scipy.signal import filtfilt, lfilter  # 0.2 s to import; only the identification needs it
+
     b = np.full(taps, 1.0 / taps)
     if zero_phase:
         return filtfilt(b, [1.0], x, axis=0, padtype="even", padlen=taps)
@@ -68,3 +74,36 @@ def moving_average(x: np.ndarray, taps: int = 20, zero_phase: bool = True) -> np
 def edge_samples(taps: int) -> int:
     """Samples to drop at each end after differences and a ``taps`` moving average."""
     return 2 + 2 * max(taps, 0)
+
+
+def derivative_filter(cutoff_hz: float, dt: float) -> np.ndarray:
+    """Coefficients [b0, b1, b2, a1, a2] of H(s) = ω² s/(s + ω)² (a derivative behind a
+    critically damped 2nd-order low-pass at ω = 2π·cutoff) by the Tustin transform at dt [s]."""
+    w = 2.0 * math.pi * positive("cutoff_hz", cutoff_hz, "Hz")
+    k = 2.0 / positive("dt", dt, "s")
+    a0 = (k + w) ** 2
+    return np.array(
+        [
+            w * w * k / a0,
+            0.0,
+            -w * w * k / a0,
+            (2.0 * w * w - 2.0 * k * k) / a0,
+            (k - w) ** 2 / a0,
+        ]
+    )
+
+
+@nb.njit(cache=True)
+def filter_reset(coef, state, x0):
+    """Set the (2,) state to the steady state of a constant input x0 (output 0)."""
+    state[0] = -coef[0] * x0
+    state[1] = coef[2] * x0
+
+
+@nb.njit(cache=True)
+def filter_step(coef, state, x):
+    """One sample of the biquad (direct form II transposed); returns the output."""
+    y = coef[0] * x + state[0]
+    state[0] = coef[1] * x - coef[3] * y + state[1]
+    state[1] = coef[2] * x - coef[4] * y
+    return y

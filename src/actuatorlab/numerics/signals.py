@@ -1,4 +1,5 @@
-"""Input signals of time: constant, steps, piecewise-linear tables, sines and their sums.
+"""Input signals of time: constant, steps, piecewise-linear tables, sines and their sums, and
+the excitation shapes of the experiments (step, pulse, chirp, cosine-ramped pulse).
 
 A signal is sampled once on the whole time grid (``signal.sample(t)``, vectorised), so the
 compiled time loops read plain arrays and never call back into Python.
@@ -129,3 +130,39 @@ def time_grid(step: float, duration: float) -> np.ndarray:
     """t_k = k·h for k = 0 … round(duration/h), in seconds."""
     n = int(round(duration / step))
     return np.arange(n + 1) * step
+
+
+def step_signal(t: np.ndarray, amplitude: float, start: float = 0.0) -> np.ndarray:
+    """amplitude for t ≥ start, else 0."""
+    return np.where(np.asarray(t) >= start, float(amplitude), 0.0)
+
+
+def pulse_signal(t: np.ndarray, amplitude: float, start: float, width: float) -> np.ndarray:
+    """amplitude on [start, start + width), else 0; width [s] > 0."""
+    if not width > 0.0:
+        raise ParameterError(f"pulse width = {width!r} s: must be > 0")
+    t = np.asarray(t)
+    return np.where((t >= start) & (t < start + width), float(amplitude), 0.0)
+
+
+def chirp_signal(
+    t: np.ndarray, amplitude: float, f0: float = 0.1, f1: float = 10.0, offset: float = 0.0, method: str = "logarithmic"
+) -> np.ndarray:
+    """offset + amplitude·sin sweep from f0 to f1 [Hz] over the span of ``t`` (paper: 0.1–10 Hz),
+    starting at phase 0 so the signal starts at ``offset``."""
+    from scipy.signal import chirp  # scipy.signal loads in 0.2 s; only the IEHA experiments need it
+
+    t = np.asarray(t, dtype=float)
+    if not (0.0 < f0 < f1):
+        raise ParameterError(f"chirp frequencies f0 = {f0!r}, f1 = {f1!r} Hz: need 0 < f0 < f1")
+    span = float(t[-1] - t[0])
+    return offset + amplitude * chirp(t - t[0], f0, span, f1, method=method, phi=-90.0)
+
+
+def smooth_pulse(t, start: float, stop: float, level: float, ramp: float = 0.4):
+    """level between ``start`` and ``stop`` [s] with cosine ramps of ``ramp`` [s] at both ends, 0 elsewhere."""
+    t = np.asarray(t, dtype=np.float64)
+    up = np.clip((t - start) / ramp, 0.0, 1.0)
+    down = np.clip((stop - t) / ramp, 0.0, 1.0)
+    shape = 0.5 - 0.5 * np.cos(math.pi * np.minimum(up, down))
+    return level * shape
