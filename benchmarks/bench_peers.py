@@ -20,7 +20,7 @@ from pathlib import Path
 
 from actuatorlab.scenarios.kinds.arm import simulate_scenario
 from actuatorlab.scenarios.loading import load_scenario
-from actuatorlab.scenarios.schema import ArmInputs
+from actuatorlab.scenarios.arm_schema import ArmInputs
 
 PEERS = Path(__file__).resolve().parents[2] / "shared" / "peers"
 EXUDYN_QUOTED_S = 0.0495

@@ -10,7 +10,8 @@ from actuatorlab.errors import SimulationError
 from actuatorlab.hydraulics.quasistatic import Relaxation, ValveCircuit
 from actuatorlab.hydraulics.quasistatic.circuit import Openings, normalised_openings
 from actuatorlab.mechanics.single_arm import SingleArm
-from actuatorlab.simulation.arm import STATUS_CHATTER, STATUS_OK, _own_pump_loop, check_stability, simulate_arm
+from actuatorlab.numerics.status import STATUS_CHATTER, STATUS_OK
+from actuatorlab.simulation.arm import _own_pump_loop, check_stability, simulate_arm
 from actuatorlab.numerics.signals import Sine, time_grid
 
 ARM = SingleArm()

@@ -12,15 +12,14 @@ from actuatorlab.hydraulics.quasistatic.circuit import ValveCircuit
 from actuatorlab.hydraulics.quasistatic.relaxation import Relaxation
 from actuatorlab.mechanics.single_arm import SingleArm
 from actuatorlab.scenarios.loading import builtin_scenarios, load_scenario, scenario_to_toml
-from actuatorlab.scenarios.schema import (
-    scenario_class,
-    LOC_TAGS,
+from actuatorlab.scenarios.arm_schema import (
     ArmScenario,
     ArmSpec,
     CircuitSpec,
     GammaMapScenario,
     RelaxationSpec,
 )
+from actuatorlab.scenarios.schema import LOC_TAGS, scenario_class
 from actuatorlab.scenarios.spec_base import Spec
 from actuatorlab.scenarios.units import DIMENSIONS, format_quantity, to_si
 

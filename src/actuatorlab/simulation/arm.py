@@ -42,13 +42,17 @@ from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
 from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
 from ..numerics.rotation import rotate_unit
+from ..numerics.status import (
+    STATUS_CHATTER,
+    STATUS_CLOSED_BLEED,
+    STATUS_NOT_FINITE,
+    STATUS_OK,
+    STATUS_ROOT,
+    STATUS_STRETCH,
+)
 from .result import GAUGE_PRESSURE, Channel, SimulationResult
 from .travel import check_travel
 
-STATUS_OK = 0
-STATUS_NOT_FINITE = 1
-STATUS_STRETCH = 2
-STATUS_CHATTER = 3
 MAX_STRETCH = 0.5
 """|p − ℓ| [m] beyond which the relaxed element is taken to have diverged."""
 CHATTER_STEPS = 20
@@ -56,11 +60,6 @@ CHATTER_FRACTION = 0.01
 """A force whose step-to-step change alternates in sign for CHATTER_STEPS steps in a row, each
 change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: past the
 stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""
-
-STATUS_ROOT = 4
-"""A root search of the step (Λ_reg's alternation or the pump pressure) did not converge."""
-STATUS_CLOSED_BLEED = 5
-"""Regeneration with the bleed closed while extending: outside the regeneration model."""
 
 # rows of the kernel's output array out[row, arm, k]
 (ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = range(7)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..numerics.rk4 import rk4_step
+from ..numerics.status import STATUS_DIVERGED, STATUS_OK
 
 ADAPTIVE_SOLVERS = ("LSODA", "BDF", "Radau")
 """SciPy's stiff steppers by class name (``scipy.integrate`` is imported when one is used)."""
@@ -33,14 +34,10 @@ MAX_STEP_SAMPLES = 10
 """An adaptive step spans at most this many grid intervals, so it cannot step over an input
 change (inputs are sampled on the grid) without evaluating the right-hand side near it."""
 
-RK4_OK = 0
-RK4_DIVERGED = 1
-
-
 @nb.njit(cache=True)
 def _rk4_loop(rhs, args, y, t, bounds, k0, k1, out):
     """Advance ``y`` over grid samples k0 … k1−1 with one RK4 step per grid interval, storing
-    the state at t_k in ``out[k]``. Returns (status, k): RK4_DIVERGED at the first sample whose
+    the state at t_k in ``out[k]``. Returns (status, k): STATUS_DIVERGED at the first sample whose
     state is non-finite or exceeds ``bounds`` in magnitude."""
     m = y.size
     k1v, k2v, k3v, k4v, tmp = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
@@ -48,11 +45,11 @@ def _rk4_loop(rhs, args, y, t, bounds, k0, k1, out):
         for i in range(m):
             out[k, i] = y[i]
             if not (abs(y[i]) <= bounds[i]):
-                return RK4_DIVERGED, k
+                return STATUS_DIVERGED, k
         if k + 1 >= t.size:
             break
         rk4_step(rhs, args, t[k], y, t[k + 1] - t[k], k1v, k2v, k3v, k4v, tmp)
-    return RK4_OK, k1
+    return STATUS_OK, k1
 
 
 @nb.njit(cache=True)
@@ -121,7 +118,7 @@ def integrate(
         edges[-1] = n
         for k0, k1 in zip(edges[:-1], edges[1:]):
             status, k = _rk4_loop(rhs, args, y, t, bounds, k0, k1, out)
-            if status != RK4_OK:
+            if status != STATUS_OK:
                 _raise_diverged(jac, args, t, out, k)
             if progress is not None:
                 progress(k1 / n)

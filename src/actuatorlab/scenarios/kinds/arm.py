@@ -12,7 +12,7 @@ from ...simulation.pressure_arm import simulate_arms_pressure
 from ...simulation.result import SimulationResult
 from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..schema import ArmScenario
+from ..arm_schema import ArmScenario
 
 RELIEF_TOLERANCE = 1e-9
 """Relative closeness of f to ±F_*M that counts as a relief valve being open."""

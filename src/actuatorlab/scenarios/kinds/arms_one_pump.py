@@ -11,7 +11,7 @@ from ...simulation.arm import simulate_arms
 from ...simulation.pressure_arm import simulate_arms_pressure
 from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..schema import ArmsOnePumpScenario
+from ..arm_schema import ArmsOnePumpScenario
 
 ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force", "head_pressure",
                 "rod_pressure")

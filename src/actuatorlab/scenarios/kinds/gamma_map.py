@@ -12,7 +12,7 @@ from ...hydraulics.quasistatic import Openings, gamma_interval, gamma_segments
 from ...hydraulics.quasistatic.regeneration import gamma_regeneration, lam_regeneration, regeneration_velocity
 from ...report.plots import GammaCurve, XYPanel, gamma_map_figure, xy_figure
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..schema import GammaMapScenario
+from ..arm_schema import GammaMapScenario
 
 FREE_BETA = 1e-6
 """β [N s/m] used to invert Γ at f = 0 (β v + 0 ∈ Γ(v) with β → 0): the no-load velocity."""

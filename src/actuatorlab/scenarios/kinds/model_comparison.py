@@ -12,7 +12,7 @@ from ...hydraulics.pressure_dynamics import openings_from_command
 from ...simulation.pressure_arm import rk4_stable_step
 from ...simulation.result import GAUGE_PRESSURE
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..schema import ModelComparisonScenario
+from ..arm_schema import ModelComparisonScenario
 from .arm import RELIEF_TOLERANCE, simulate_scenario
 
 def switching_mask(t, command, force, head_relief, rod_relief, margin) -> np.ndarray:

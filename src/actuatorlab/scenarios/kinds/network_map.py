@@ -11,7 +11,7 @@ from ...hydraulics.quasistatic import Openings
 from ...hydraulics.quasistatic.network import PumpNetwork, gamma_network_interval, pump_relief_flow
 from ...report.plots import XYPanel, xy_figure
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..schema import NetworkMapScenario
+from ..arm_schema import NetworkMapScenario
 
 PROBE_SPEED = 0.2
 """|v_1| [m/s] at which the key figures read f_1 and P (in the direction of actuator 1's command)."""
