@@ -1,6 +1,8 @@
 """Scenario files: units, schema, built-in scenarios, TOML round trip and error messages."""
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from actuatorlab.scenarios.arm_schema import (
 )
 from actuatorlab.scenarios.schema import LOC_TAGS, scenario_class
 from actuatorlab.scenarios.spec_base import Spec
+from actuatorlab.scenarios import units as units_module
 from actuatorlab.scenarios.units import DIMENSIONS, format_quantity, to_si
 
 ARM = """\
@@ -312,3 +315,27 @@ def test_missing_field_says_what_to_add(tmp_path):
 def test_several_problems_are_counted(tmp_path):
     message = load_error(tmp_path, ARM + '\n[circuit]\nhead_area = "1 m"\nrod_area = "1 s"\n')
     assert message.endswith("(and 1 more problem)")
+
+
+@pytest.mark.parametrize("unit", sorted(units_module.COMMON_UNITS))
+def test_common_units_convert_as_pint_does(unit, monkeypatch):
+    """Each row of the pint-free table gives, to the last bit, the SI value and the display text
+    that pint's own factors give (the independent computation: pint's registry)."""
+    dimension = units_module.COMMON_UNITS[unit][0]
+    si = DIMENSIONS[dimension].si
+    values = [1.0, 0.3, 7.0, 36.0, 500.0, 1e-4, 2.5e6, 123.456]
+    table = [units_module._scale(v, unit, si) for v in values]
+    units_module._factors.cache_clear()
+    monkeypatch.setattr(units_module, "_common_unit", lambda _: None)
+    try:
+        assert [units_module._scale(v, unit, si) for v in values] == table
+    finally:
+        units_module._factors.cache_clear()
+
+
+def test_a_common_unit_file_is_read_without_pint():
+    """The built-in arm scenario, written in common units, loads without importing pint."""
+    code = ("import sys; from actuatorlab.scenarios.loading import load_scenario; load_scenario('arm-relief'); "
+            "print('pint' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

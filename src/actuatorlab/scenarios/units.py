@@ -5,6 +5,11 @@ pint can read (``"36 MPa"``, ``"500 L/min"``, ``"75 mm"``, ``"30 deg"``). Each f
 one of the dimensions of :data:`DIMENSIONS`; a string of another dimension is an error naming
 the field, what it received and what to write instead.
 
+The units scenario files use most (those of :data:`COMMON_UNITS`) are converted from a table
+of exact definitions, so a file written with them is read without building pint's registry
+(0.3–0.5 s); any other unit, and every error message, goes through pint. Every row converts
+to the last bit as pint does (``tests/test_scenarios.py`` checks each one both ways).
+
 Angles are dimensionless to pint, so the radian is tracked separately: an angle field takes
 ``"30 deg"`` (or a bare number in rad), a dimensionless field rejects ``"30 deg"``, and a
 frequency (cycles per second, Hz) and an angular velocity (rad/s) are told apart, so
@@ -87,6 +92,51 @@ flow_gain          m^3/(s Pa)  L/min/bar
 =================  ==========  ============
 """
 
+_MINUTE = 60.0
+_LITRE = 1e-3
+_BAR = 1e5
+COMMON_UNITS: dict[str, tuple[str, float, float]] = {
+    # unit as written (spaces for products) → (dimension, one unit in SI, one SI unit in it)
+    "m": ("length", 1.0, 1.0),
+    "mm": ("length", 1e-3, 1e3),
+    "cm": ("length", 1e-2, 1e2),
+    "m^2": ("area", 1.0, 1.0),
+    "mm^2": ("area", 1e-6, 1e6),
+    "cm^2": ("area", 1e-4, 1e4),
+    "m^3": ("volume", 1.0, 1.0),
+    "L": ("volume", _LITRE, 1e3),
+    "kg": ("mass", 1.0, 1.0),
+    "t": ("mass", 1e3, 1e-3),
+    "kg m^2": ("inertia", 1.0, 1.0),
+    "s": ("time", 1.0, 1.0),
+    "ms": ("time", 1e-3, 1e3),
+    "min": ("time", _MINUTE, 1.0 / _MINUTE),
+    "Hz": ("frequency", 1.0, 1.0),
+    "rad": ("angle", 1.0, 1.0),
+    "deg": ("angle", math.pi / 180.0, 180.0 / math.pi),
+    "rad/s": ("angular_velocity", 1.0, 1.0),
+    "deg/s": ("angular_velocity", math.pi / 180.0, 180.0 / math.pi),
+    "m/s": ("velocity", 1.0, 1.0),
+    "mm/s": ("velocity", 1e-3, 1e3),
+    "m/s^2": ("acceleration", 1.0, 1.0),
+    "N": ("force", 1.0, 1.0),
+    "kN": ("force", 1e3, 1e-3),
+    "Pa": ("pressure", 1.0, 1.0),
+    "kPa": ("pressure", 1e3, 1e-3),
+    "MPa": ("pressure", 1e6, 1e-6),
+    "bar": ("pressure", _BAR, 1e-5),
+    "m^3/s": ("volume_flow", 1.0, 1.0),
+    "L/min": ("volume_flow", _LITRE / _MINUTE, 60000.0),
+    "kg/m^3": ("density", 1.0, 1.0),
+    "N/m": ("stiffness", 1.0, 1.0),
+    "N s/m": ("damping", 1.0, 1.0),
+    "N m": ("torque", 1.0, 1.0),
+    "kN m": ("torque", 1e3, 1e-3),
+    "m^3/(s Pa)": ("flow_gain", 1.0, 1.0),
+    "L/min/bar": ("flow_gain", _LITRE / _MINUTE / _BAR, 6.0e9),
+}
+"""Units read and written without pint; ``_factors`` takes them from here."""
+
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re.IGNORECASE)
 
 
@@ -133,12 +183,31 @@ def _check_dimension(dimension: str) -> Dimension:
         raise ValueError(f"unknown dimension {dimension!r}; use one of {', '.join(DIMENSIONS)}") from None
 
 
+def _common_unit(unit: str) -> tuple[str, float, float] | None:
+    """The :data:`COMMON_UNITS` row of ``unit`` ("N*s/m" and "N s/m" alike), or None."""
+    return COMMON_UNITS.get(" ".join(unit.replace("*", " ").split()))
+
+
+def _parse_common(cleaned: str, dimension: str) -> float | None:
+    """A "number unit" string in a common unit of ``dimension`` in SI; None for anything else."""
+    number = _NUMBER.match(cleaned)
+    if number is None:
+        return None
+    row = _common_unit(cleaned[number.end():])
+    if row is None or row[0] != dimension:
+        return None
+    return _scale(float(number.group()), cleaned[number.end():], DIMENSIONS[dimension].si)
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_string(text: str, dimension: str) -> float:
     spec = DIMENSIONS[dimension]
     cleaned = text.replace("\u2212", "-").replace("\u00b7", "*").strip()
     if _NUMBER.fullmatch(cleaned):
         return float(cleaned)
+    common = _parse_common(cleaned, dimension)
+    if common is not None:
+        return common
     expected = f"expected {_spoken(dimension)} such as {spec.example}"
     try:
         if not cleaned:
@@ -172,7 +241,11 @@ def _snap(factor: float) -> float:
 
 @functools.lru_cache(maxsize=1024)
 def _factors(unit: str, si: str) -> tuple[float, float]:
-    """(1 ``unit`` in ``si``, 1 ``si`` in ``unit``), near-integers snapped to integers."""
+    """(1 ``unit`` in ``si``, 1 ``si`` in ``unit``), near-integers snapped to integers; from
+    :data:`COMMON_UNITS` when both are in it, else from pint."""
+    row, si_row = _common_unit(unit), _common_unit(si)
+    if row is not None and si_row is not None and row[0] == si_row[0] and si_row[1] == 1.0:
+        return _snap(row[1]), _snap(row[2])
     ureg = registry()
     forward = float(ureg.Quantity(1.0, unit).to(si).magnitude)
     backward = float(ureg.Quantity(1.0, si).to(unit).magnitude)
