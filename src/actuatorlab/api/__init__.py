@@ -1,9 +1,35 @@
 """The public Python surface of actuatorlab: load a scenario, change it, run it, sweep it,
-identify from logs. Everything here is re-exported at the package's top level."""
+identify from logs. Everything here is re-exported at the package's top level.
 
-from .identify import identify_hydraulic_robot, identify_transfer_function
-from .results import KeyFigure, RunResult, compare
-from .scenario import Scenario, load
-from .sweeps import SweepResult, sweep
+Each name is imported from its module on first use, so ``actuatorlab show`` and ``load`` do
+not pay for pandas, matplotlib or Dask.
+"""
 
-from .. import __all__ as __all__  # noqa: E402,F401 (one list of the public names, in the package root)
+from __future__ import annotations
+
+import importlib
+
+from .. import __all__ as __all__  # one list of the public names, in the package root
+
+HOMES = {
+    "KeyFigure": "results",
+    "RunResult": "results",
+    "compare": "results",
+    "Scenario": "scenario",
+    "load": "scenario",
+    "SweepResult": "sweeps",
+    "sweep": "sweeps",
+    "identify_hydraulic_robot": "identify",
+    "identify_transfer_function": "identify",
+}
+"""Public name → the module of ``actuatorlab.api`` that defines it."""
+
+
+def __getattr__(name: str):
+    if name in HOMES:
+        return getattr(importlib.import_module(f"{__name__}.{HOMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -7,20 +7,21 @@ results.parquet, scenario.toml, summary.json, the plots and report.html.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import NamedTuple
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ..report.html import format_number
 from ..scenarios.output import ScenarioOutput
-from ..scenarios.runner import write_output
+from ..scenarios.runner import StageProgress, write_output
 
-StageProgress = Callable[[str, float], None]
-"""Called with a stage name ("simulate", "plot", …) and the fraction of that stage done."""
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class KeyFigure(NamedTuple):

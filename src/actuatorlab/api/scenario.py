@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
 from ..scenarios.variants import set_path
-from .results import RunResult, StageProgress
+from ..scenarios.runner import StageProgress
+
+if TYPE_CHECKING:
+    from .results import RunResult
 
 
 class Scenario:
@@ -120,6 +123,7 @@ class Scenario:
         ('rad', 7.412)
         """
         from ..scenarios.runner import kind_module
+        from .results import RunResult
 
         report = progress or (lambda stage, fraction: None)
         output = kind_module(self.kind).run(self._spec, lambda fraction: report("simulate", fraction))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-from matplotlib.figure import Figure
+if TYPE_CHECKING:  # pandas and matplotlib load when a kind builds its table and figures
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)

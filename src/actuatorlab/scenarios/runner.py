@@ -16,9 +16,7 @@ from types import ModuleType
 from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_directory, atomic_write_text
-from ..io.results import write_csv, write_json, write_table
 from ..report.html import write_report
-from ..report.plots import draw_figures
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
 
@@ -99,6 +97,9 @@ def _why_unwritable(out_dir: Path, exc: OSError) -> str:
 
 def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
                  csv: bool, plots: bool, report: StageProgress) -> list[str]:
+    from ..io.results import write_csv, write_json, write_table  # pyarrow: only when files are written
+    from ..report.plots import draw_figures  # matplotlib: likewise
+
     report("write results", 0.0)
     files = ["results.parquet"]
     write_table(output.table, out_dir / "results.parquet", output.units, output.labels)
