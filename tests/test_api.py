@@ -84,3 +84,16 @@ def test_importing_the_package_loads_no_numerics_until_used():
     assert out[0] == "[]"
     assert "pandas" not in out[1] and "matplotlib" not in out[1] and "dask" not in out[1]
     assert "numba" in out[2] and "pandas" in out[2] and "mujoco" not in out[2]
+
+
+def test_an_arm_run_imports_only_what_it_uses(tmp_path):
+    """Running and saving an arm scenario loads no other paper's stack (issue 19: every kind
+    imports only what it uses): no MuJoCo, CasADi, pymoo, SymPy, OSQP, Dask, pint or
+    identification module."""
+    code = ("import sys, actuatorlab\n"
+            f"actuatorlab.load('arm-relief').run().save({str(tmp_path / 'run')!r})\n"
+            "unused = ('mujoco', 'casadi', 'pymoo', 'sympy', 'osqp', 'dask', 'pint', 'actuatorlab.identification',"
+            " 'actuatorlab.multibody', 'actuatorlab.control', 'actuatorlab.optimization', 'actuatorlab.electromech')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(unused)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -148,3 +148,32 @@ def test_a_run_replaces_an_earlier_result_whole_and_a_failed_run_leaves_nothing(
     assert not failed.exists()
     result = runner.invoke(app, ["run", str(bad), "--out", str(out), "--quiet"])
     assert result.exit_code == 2 and (out / "response.png").exists()  # the earlier result is kept
+
+
+def test_compiling_a_kernel_is_announced_once(monkeypatch):
+    """A kernel that is not in numba's cache is compiled inside ``run``: the user hears it once;
+    a kernel already compiled says nothing."""
+    import io
+
+    import numba as nb
+    from rich.console import Console
+
+    import actuatorlab.cli as cli
+
+    said = io.StringIO()
+    monkeypatch.setattr(cli, "err", Console(file=said, width=200))
+
+    @nb.njit
+    def twice(x):
+        return 2.0 * x
+
+    @nb.njit
+    def thrice(x):
+        return 3.0 * x
+
+    with cli.compile_notice(enabled=True):
+        twice(1.0), thrice(1.0)
+    assert said.getvalue().count("compiling kernels, once per machine") == 1
+    with cli.compile_notice(enabled=True):
+        twice(2.0)
+    assert said.getvalue().count("compiling kernels") == 1

@@ -6,6 +6,7 @@ are printed in one or two lines on stderr with exit code 2, without a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from pathlib import Path
@@ -66,6 +67,31 @@ class DelayedProgress:
             self.bar.stop()
 
 
+@contextlib.contextmanager
+def compile_notice(enabled: bool):
+    """Say once on stderr when numba compiles a kernel that its on-disk cache does not hold (the
+    first run after an install or an upgrade), so a first run's wait is explained."""
+    if not enabled:
+        yield
+        return
+    from numba.core import event
+
+    class Notice(event.Listener):
+        said = False
+
+        def on_start(self, _event) -> None:
+            if not self.said:
+                self.said = True
+                err.print("compiling kernels, once per machine (later runs load them from the cache) …",
+                          highlight=False)
+
+        def on_end(self, _event) -> None:
+            pass
+
+    with event.install_listener("numba:run_pass", Notice()):
+        yield
+
+
 @app.command()
 @_friendly
 def run(
@@ -81,7 +107,8 @@ def run(
     loaded = load(scenario)
     target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
     try:
-        result = loaded.run(progress)
+        with compile_notice(enabled=not quiet):
+            result = loaded.run(progress)
         files = result.save(target, progress)
     finally:
         progress.close()
