@@ -31,11 +31,8 @@ from actuatorlab.multibody.excavator import (
     run_dig_cycle,
     tip_path,
 )
-from actuatorlab.multibody.mujoco_actuators import (
-    HydraulicMujocoSystem,
-    PressureCylinder,
-    SiteLoad,
-)
+from actuatorlab.multibody.cylinders import PressureCylinder, SiteLoad
+from actuatorlab.multibody.system import HydraulicMujocoSystem
 
 SHORT = DigCycle().shortened(0.4)  # 4.8 s, every phase present
 
@@ -205,7 +202,7 @@ def test_shared_line_step_solves_backward_euler():
         openings_from_command,
         pump_line_rate,
     )
-    from actuatorlab.multibody.mujoco_actuators import pressure_step
+    from actuatorlab.multibody.kernels import pressure_step
 
     p = ExcavatorParameters()
     cps = np.stack([p.circuit(n).kernel_array() for n in CYLINDERS])

@@ -1,4 +1,4 @@
-"""Hydraulic cylinders inside MuJoCo models (actuatorlab.multibody.mujoco_actuators).
+"""Hydraulic cylinders inside MuJoCo models (actuatorlab.multibody).
 
 Checks: the MJCF arm reproduces the native ``simulate_arm`` on the arm-relief scenario; the
 pressure-dynamics cylinder in MuJoCo follows the native LSODA pressure arm; a held machine with
@@ -31,18 +31,16 @@ from actuatorlab.hydraulics.quasistatic import (
 )
 from actuatorlab.hydraulics.quasistatic.network import PumpNetwork, relaxed_network_step
 from actuatorlab.mechanics.single_arm import SingleArm
-from actuatorlab.multibody.mujoco_actuators import (
+from actuatorlab.multibody.arm_twin import (
     ARM_BASE_SITE,
     ARM_LOAD_SITE,
     ARM_ROD_SITE,
-    HydraulicMujocoSystem,
-    PressureCylinder,
-    QuasistaticCylinder,
-    SiteLoad,
     mujoco_arm_system,
     simulate_mujoco_arm,
     single_arm_mjcf,
 )
+from actuatorlab.multibody.cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
+from actuatorlab.multibody.system import HydraulicMujocoSystem
 from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.simulation.arm import check_stability, simulate_arm
 from actuatorlab.simulation.pressure_arm import simulate_arms_pressure

@@ -4,7 +4,7 @@ Issue "excavator on one pump". The machine is planar: a fixed upper frame (no sw
 and three links on hinges about one horizontal axis (world x forward, z up, gravity −z; joint
 angles counter-clockwise in the x–z side view, i.e. about −y). Three hydraulic cylinders (boom,
 stick, bucket) act between named sites (see ``excavator_mjcf``) through
-:mod:`actuatorlab.multibody.mujoco_actuators`; the model is generated from
+:mod:`actuatorlab.multibody.cylinders`; the model is generated from
 ``ExcavatorParameters`` (no data file to ship).
 
 Cylinder models (``model``):
@@ -42,12 +42,8 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..numerics.signals import smooth_pulse
 from ..simulation.result import Channel, SimulationResult
 from ..validation import positive
-from .mujoco_actuators import (
-    HydraulicMujocoSystem,
-    PressureCylinder,
-    QuasistaticCylinder,
-    SiteLoad,
-)
+from .cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
+from .system import HydraulicMujocoSystem
 
 CYLINDERS = ("boom", "stick", "bucket")
 """Cylinder names (inputs and result channels are keyed by them)."""
