@@ -373,13 +373,8 @@ def test_stability_is_checked_along_the_run():
 def test_excavator_with_default_damping_is_refused_when_the_bucket_curls():
     # stable at the dig start pose; the curled bucket's effective mass (≈ 1 200 kg) breaks the
     # bound with the project default B = 2.5e6 N s/m; B = 1e6 (the excavator default) passes
-    from actuatorlab.multibody.excavator import (
-        DIG_START_POSE,
-        DigCycle,
-        ExcavatorParameters,
-        excavator_system,
-        run_dig_cycle,
-    )
+    from actuatorlab.machines.excavator import DIG_START_POSE, DigCycle, ExcavatorParameters
+    from actuatorlab.multibody.excavator import excavator_system, run_dig_cycle
 
     params = ExcavatorParameters(relaxation=Relaxation(5.0e7, 2.5e6))
     assert all(lim.stable for lim in excavator_system("quasistatic", params).stability(list(DIG_START_POSE)))
