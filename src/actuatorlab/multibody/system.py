@@ -390,10 +390,11 @@ class HydraulicMujocoSystem:
             STATUS_NEWTON: " (the chamber and pump-line pressures)",
             STATUS_CHATTER: " (the step is unstable at this pose)",
         }[status]
+        remedy = ("change the inputs or the cylinder's length limits (stroke)" if status == STATUS_STROKE
+                  else "reduce the timestep or relaxation.stiffness, or change the inputs")
         raise SimulationError(
             f"actuator {a.name!r}: the simulation failed at t = {time_:.6g} s (f = {row[O_FORCE]:.6g} N) with "
-            f"{LoopStatus(status).description}{detail}: reduce the timestep or relaxation.stiffness, or change the "
-            "inputs"
+            f"{LoopStatus(status).description}{detail}: {remedy}"
         )
 
     def _result(self, t, qpos, qvel, out, u_c, u_b, loop_time, compile_time) -> SimulationResult:
