@@ -1,4 +1,4 @@
-"""The 20 t excavator on one pump (actuatorlab.multibody.excavator).
+"""The 20 t excavator on one pump (actuatorlab.machines.excavator, actuatorlab.multibody.excavator).
 
 Checks: the held machine (valves closed, consistent initialisation) stays put for 2 s with both
 cylinder models; a shortened dig cycle runs on one pump with pressures within [0, relief +
@@ -17,25 +17,24 @@ import pytest
 from actuatorlab.errors import ParameterError, SimulationError
 from actuatorlab.hydraulics.pressure_dynamics import PressureDynamics
 from actuatorlab.hydraulics.quasistatic import ValveCircuit
-from actuatorlab.multibody.excavator import (
+from actuatorlab.machines.excavator import (
     CYLINDERS,
     DIG_START_POSE,
-    MODELS,
+    CylinderSize,
     DigCycle,
     ExcavatorParameters,
     excavator_mjcf,
+)
+from actuatorlab.multibody.cylinders import PressureCylinder, SiteLoad
+from actuatorlab.multibody.excavator import (
+    MODELS,
     excavator_system,
     holding_report,
-    plot_excavator,
-    plot_strokes,
     run_dig_cycle,
     tip_path,
 )
-from actuatorlab.multibody.mujoco_actuators import (
-    HydraulicMujocoSystem,
-    PressureCylinder,
-    SiteLoad,
-)
+from actuatorlab.multibody.system import HydraulicMujocoSystem
+from actuatorlab.report.machine_figures import plot_excavator, plot_strokes
 
 SHORT = DigCycle().shortened(0.4)  # 4.8 s, every phase present
 
@@ -205,7 +204,7 @@ def test_shared_line_step_solves_backward_euler():
         openings_from_command,
         pump_line_rate,
     )
-    from actuatorlab.multibody.mujoco_actuators import pressure_step
+    from actuatorlab.multibody.kernels import pressure_step
 
     p = ExcavatorParameters()
     cps = np.stack([p.circuit(n).kernel_array() for n in CYLINDERS])
@@ -232,3 +231,58 @@ def test_mixed_models_on_one_pump_are_refused():
     pr = excavator_system("pressure-dynamics").actuators
     with pytest.raises(ParameterError, match="both QuasistaticCylinder and PressureCylinder"):
         HydraulicMujocoSystem(excavator_mjcf(), [q[0], pr[1]])
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(bore=-0.1), "bore"),
+    (dict(rod=0.0), "rod"),
+    (dict(rod=0.12), "rod"),  # rod >= bore
+    (dict(stroke=math.nan), "stroke"),
+    (dict(retracted_length=0.0), "retracted_length"),
+    (dict(dead_volume=-1e-3), "dead_volume"),
+    (dict(count=0), "count"),
+    (dict(count=1.5), "count"),
+])
+def test_cylinder_size_is_validated(kwargs, field):
+    good = dict(bore=0.12, rod=0.085, stroke=1.3, retracted_length=1.85)
+    with pytest.raises(ParameterError, match=rf"^{field}\b"):
+        CylinderSize(**{**good, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(boom_length=0.0), "boom_length"),
+    (dict(bucket_mass=-800.0), "bucket_mass"),
+    (dict(stick_inertia=math.inf), "stick_inertia"),
+    (dict(pump_flow=0.0), "pump_flow"),
+    (dict(chamber_relief_pressure=-1.0), "chamber_relief_pressure"),
+    (dict(discharge_coefficient=1.5), "discharge_coefficient"),
+    (dict(oil_density=0.0), "oil_density"),
+    (dict(bulk_modulus=-1.5e9), "bulk_modulus"),
+    (dict(boom_foot=(0.0,)), "boom_foot"),
+    (dict(soil_point=(0.75, math.nan)), r"soil_point\[1\]"),
+    (dict(stick_cylinder="big"), "stick_cylinder"),
+    (dict(relaxation=(5e7, 1e6)), "relaxation"),
+])
+def test_excavator_parameters_are_validated(kwargs, field):
+    with pytest.raises(ParameterError, match=rf"^{field}"):
+        ExcavatorParameters(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(end=0.0), "end"),
+    (dict(ramp=-0.1), "ramp"),
+    (dict(hold=-1.0), "hold"),
+    (dict(hold=2.0), "hold"),  # after the boom starts down
+    (dict(soil_mass=-1.0), "soil_mass"),
+    (dict(bleed_min=1.5), "bleed_min"),
+    (dict(bleed_span=0.0), "bleed_span"),
+    (dict(drag=(40e3, math.inf)), r"drag\[1\]"),
+    (dict(boom_down=(3.0, 1.0, -0.35)), "boom_down"),  # stop before start
+    (dict(stick_in=(2.6, 13.0, 0.7)), "stick_in"),  # beyond the end
+    (dict(bucket_curl=(5.4, 8.2, 1.2)), r"bucket_curl\[2\]"),  # command outside [-1, 1]
+    (dict(boom_up=(2.0, 11.2, 0.7)), "boom_up"),  # overlaps the boom-down phase
+])
+def test_dig_cycle_is_validated(kwargs, field):
+    with pytest.raises(ParameterError, match=rf"^{field}"):
+        DigCycle(**kwargs)
+    assert DigCycle().shortened(0.4).end == pytest.approx(4.8)

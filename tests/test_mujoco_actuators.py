@@ -1,4 +1,4 @@
-"""Hydraulic cylinders inside MuJoCo models (actuatorlab.multibody.mujoco_actuators).
+"""Hydraulic cylinders inside MuJoCo models (actuatorlab.multibody).
 
 Checks: the MJCF arm reproduces the native ``simulate_arm`` on the arm-relief scenario; the
 pressure-dynamics cylinder in MuJoCo follows the native LSODA pressure arm; a held machine with
@@ -31,18 +31,16 @@ from actuatorlab.hydraulics.quasistatic import (
 )
 from actuatorlab.hydraulics.quasistatic.network import PumpNetwork, relaxed_network_step
 from actuatorlab.mechanics.single_arm import SingleArm
-from actuatorlab.multibody.mujoco_actuators import (
+from actuatorlab.multibody.arm_twin import (
     ARM_BASE_SITE,
     ARM_LOAD_SITE,
     ARM_ROD_SITE,
-    HydraulicMujocoSystem,
-    PressureCylinder,
-    QuasistaticCylinder,
-    SiteLoad,
     mujoco_arm_system,
     simulate_mujoco_arm,
     single_arm_mjcf,
 )
+from actuatorlab.multibody.cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
+from actuatorlab.multibody.system import HydraulicMujocoSystem
 from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.simulation.arm import check_stability, simulate_arm
 from actuatorlab.simulation.pressure_arm import simulate_arms_pressure
@@ -375,13 +373,8 @@ def test_stability_is_checked_along_the_run():
 def test_excavator_with_default_damping_is_refused_when_the_bucket_curls():
     # stable at the dig start pose; the curled bucket's effective mass (≈ 1 200 kg) breaks the
     # bound with the project default B = 2.5e6 N s/m; B = 1e6 (the excavator default) passes
-    from actuatorlab.multibody.excavator import (
-        DIG_START_POSE,
-        DigCycle,
-        ExcavatorParameters,
-        excavator_system,
-        run_dig_cycle,
-    )
+    from actuatorlab.machines.excavator import DIG_START_POSE, DigCycle, ExcavatorParameters
+    from actuatorlab.multibody.excavator import excavator_system, run_dig_cycle
 
     params = ExcavatorParameters(relaxation=Relaxation(5.0e7, 2.5e6))
     assert all(lim.stable for lim in excavator_system("quasistatic", params).stability(list(DIG_START_POSE)))

@@ -215,6 +215,12 @@ def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[fl
     return q_ph + q_pr, -d_ph, -d_pr, d_ph + d_pr
 
 
+@nb.njit(cache=True, inline="always")
+def pump_line_stiffness(hp) -> float:
+    """β/V_p [Pa/m³] of the pump line: the pressure rise per unit of net oil volume flowing in."""
+    return hp[H_BETA] / hp[H_VP]
+
+
 @nb.njit(cache=True)
 def pump_line_rate(cp, hp, u_b: float, pump: float, draw: float) -> tuple[float, float]:
     """(Ṗ [Pa/s], ∂Ṗ/∂P at fixed draw) of the pump line: pump flow Q in, bleed, relief and
@@ -223,7 +229,7 @@ def pump_line_rate(cp, hp, u_b: float, pump: float, draw: float) -> tuple[float,
     q_b, d_b = orifice_flow(cp[I_CB] * u_b, pump, eps)
     q_pm, d_pm = _relief(hp[H_GRELIEF], pump, cp[I_PM])
     q_ps, d_ps = _suction(hp[H_GCHECK], pump)
-    kp = hp[H_BETA] / hp[H_VP]
+    kp = pump_line_stiffness(hp)
     return kp * (cp[I_Q] - q_b - q_pm + q_ps - draw), kp * (-d_b - d_pm + d_ps)
 
 

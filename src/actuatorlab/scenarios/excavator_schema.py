@@ -8,7 +8,7 @@ from pydantic import Field, StrictBool, StrictStr
 
 from ..errors import ScenarioError
 from ..hydraulics.quasistatic.relaxation import Relaxation
-from ..multibody.excavator import ExcavatorParameters
+from ..machines.excavator import ExcavatorParameters
 from .spec_base import Damping, OutputsSpec, Spec, Stiffness, Time, reported_at
 
 _RELAXATION = ExcavatorParameters().relaxation

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...multibody.excavator import DigCycle, plot_excavator, plot_strokes, run_dig_cycle
+from ...machines.excavator import DigCycle
+from ...multibody.excavator import run_dig_cycle
+from ...report.machine_figures import plot_excavator, plot_strokes
 from ..excavator_schema import ExcavatorDigScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 
@@ -44,7 +46,7 @@ def run(scenario: ExcavatorDigScenario, progress=None) -> ScenarioOutput:
              "forces from MuJoCo's inverse dynamics at the start pose, then the relaxed elements' stretch (quasistatic) or "
              "the chamber pressures (pressure dynamics).",
              "Geometry, masses, cylinder sizes and circuit values are typical of a 20 t machine (assumptions documented in "
-             "multibody/excavator.py); the bucket linkage is a single lever, the base is fixed (no swing, tracks or ground).",
+             "machines/excavator.py); the bucket linkage is a single lever, the base is fixed (no swing, tracks or ground).",
              "Soil: a drag at the tooth tip during the stick-in and curl, and 1.8 t of soil in the bucket from the curl on."]
     if scenario.compare:
         other, other_info = runs[other_model]

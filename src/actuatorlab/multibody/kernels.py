@@ -1,0 +1,336 @@
+"""The compiled step of cylinders inside MuJoCo: one call per MuJoCo step reads the pins and
+writes the pin forces, and the backward-Euler pressure step of a pump line.
+
+Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``): ``mj_step1`` (positions and
+velocities at q_k), then one call of ``actuators_step`` that reads the pin positions, computes
+every cylinder force f_k, and writes the pin forces and the external site loads into
+``data.xfrc_applied`` (force at each body's centre of mass plus the moment of the pin offset)
+and the slide-joint forces into ``data.qfrc_applied``, then ``mj_step2``. With MuJoCo's Euler
+integrator this is exactly the scheme of :mod:`actuatorlab.simulation.arm`: the force from q_k,
+then semi-implicit Euler. Signs as in :mod:`.cylinders`: f > 0 pushes the pins apart.
+
+Pressure cylinders: the pressures of a pump line — (p_h, p_r) of each of its m cylinders and
+the line pressure P, 2m + 1 states [Pa] — are advanced over each step by backward Euler: Newton
+on ``chamber_rates`` and ``pump_line_rate`` (the line feeds the sum of the cylinders' draws)
+with their analytic partials, the arrow-shaped Jacobian solved by eliminating each cylinder's
+2×2 block (Schur complement on P); the step is split in halves if Newton does not converge;
+x = ℓ_k − ℓ₀ and ẋ = (ℓ_k − ℓ_{k−1})/h. An own pump line is the case m = 1.
+
+Nothing here raises: a failure returns a status of :mod:`actuatorlab.numerics.status` and the
+driver (:mod:`.system`) turns it into one ``SimulationError``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ..hydraulics.pressure_dynamics import (
+    D_P,
+    D_PH,
+    D_PR,
+    H_GRELIEF,
+    H_L0,
+    U_B,
+    chamber_rates,
+    pump_line_rate,
+    pump_line_stiffness,
+)
+from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM
+from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
+from ..hydraulics.quasistatic.network import pump_balance_scalar, relaxed_network_step_kernel
+from ..numerics.roots import ROOT_OK
+from ..numerics.status import (
+    STATUS_CHATTER,
+    STATUS_NEWTON,
+    STATUS_NOT_FINITE,
+    STATUS_OK,
+    STATUS_ROOT,
+    STATUS_STRETCH,
+    STATUS_STROKE,
+)
+from ..simulation.arm import CHATTER_FRACTION, CHATTER_STEPS
+from .cylinders import (
+    G_DAMPING,
+    G_MAX_LENGTH,
+    G_MIN_LENGTH,
+    G_OFFSET,
+    G_STIFFNESS,
+    J_BASE_BODY,
+    J_BASE_SITE,
+    J_DOF,
+    J_KIND,
+    J_QPOS,
+    J_ROD_BODY,
+    J_ROD_SITE,
+    KIND_QUASISTATIC,
+)
+
+MAX_STRETCH = 0.5
+"""|p − ℓ| [m] beyond which the relaxed element is taken to have diverged (as in simulation/arm.py)."""
+NEWTON_TOL = 1.0e-3
+"""Newton on the chamber pressures stops when every update is below NEWTON_TOL [Pa] + 1e-12·|p|."""
+NEWTON_MAX_ITER = 30
+MAX_HALVINGS = 10
+
+# columns of the per-actuator state ``state`` (n, N_STATE): the rod displacement p [m]
+# (quasistatic) and the pin-to-pin length ℓ [m] of the last step; p_h, p_r, P [Pa] (pressure
+# cylinders; P equal on a shared pump line); the last force f [N], its last change [N] and the
+# count of successive alternating changes (the chatter test of simulation/arm.py)
+(S_ROD, S_LENGTH, S_PH, S_PR, S_PUMP, S_FORCE, S_DFORCE, S_CHATTER) = range(8)
+N_STATE = 8
+# rows of the per-actuator output out[k, i, row]: ℓ [m], (ℓ_k − ℓ_{k−1})/h [m/s], f [N], p [m],
+# v [m/s], p_h, p_r, P [Pa], the pump relief flow [m³/s] (NaN where a row does not apply)
+(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF) = range(9)
+N_OUT = 9
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _pressure_substep(cps, hps, us, x, xdot, y0, h, y):
+    """One backward-Euler step of a pump line's pressures y = [p_h,0, p_r,0, …, p_h,m−1, p_r,m−1, P]
+    from ``y0`` over ``h`` at fixed x, ẋ (m,): Newton on y − y0 − h·ẏ(y) = 0 with the analytic
+    partials. The Jacobian is an arrow (each cylinder couples to P only): each 2×2 chamber block
+    is eliminated and the Schur complement solved for P. The pump line's parameters are those of
+    cylinder 0. Writes ``y``; returns True if converged."""
+    m = x.shape[0]
+    rates = np.empty(2)
+    partials = np.empty((2, 5))
+    z = np.empty((m, 2))
+    w = np.empty((m, 2))
+    c = np.empty((m, 2))
+    kp = pump_line_stiffness(hps[0])
+    npr = 2 * m
+    for i in range(npr + 1):
+        y[i] = y0[i]
+    for _ in range(NEWTON_MAX_ITER):
+        pump = y[npr]
+        draw = 0.0
+        dq_p_sum = 0.0
+        schur = 0.0
+        rhs = 0.0
+        for j in range(m):
+            dj, dq_ph, dq_pr, dq_p = chamber_rates(cps[j], hps[j], us[j], x[j], xdot[j], y[2 * j], y[2 * j + 1], pump,
+                                                   rates, partials)
+            draw += dj
+            dq_p_sum += dq_p
+            r0 = y[2 * j] - y0[2 * j] - h * rates[0]
+            r1 = y[2 * j + 1] - y0[2 * j + 1] - h * rates[1]
+            a00 = 1.0 - h * partials[0, D_PH]
+            a01 = -h * partials[0, D_PR]
+            a10 = -h * partials[1, D_PH]
+            a11 = 1.0 - h * partials[1, D_PR]
+            b0 = -h * partials[0, D_P]
+            b1 = -h * partials[1, D_P]
+            det = a00 * a11 - a01 * a10
+            z[j, 0] = (a11 * r0 - a01 * r1) / det
+            z[j, 1] = (a00 * r1 - a10 * r0) / det
+            w[j, 0] = (a11 * b0 - a01 * b1) / det
+            w[j, 1] = (a00 * b1 - a10 * b0) / det
+            c[j, 0] = h * kp * dq_ph
+            c[j, 1] = h * kp * dq_pr
+            schur -= c[j, 0] * w[j, 0] + c[j, 1] * w[j, 1]
+            rhs -= c[j, 0] * z[j, 0] + c[j, 1] * z[j, 1]
+        pump_rate, d_pump = pump_line_rate(cps[0], hps[0], us[0, U_B], pump, draw)
+        schur += 1.0 - h * (d_pump - kp * dq_p_sum)
+        rhs += pump - y0[npr] - h * pump_rate
+        delta_p = rhs / schur
+        done = abs(delta_p) <= NEWTON_TOL + 1e-12 * abs(pump - delta_p)
+        y[npr] = pump - delta_p
+        for j in range(m):
+            for col in range(2):
+                d = z[j, col] - w[j, col] * delta_p
+                y[2 * j + col] -= d
+                if not (abs(d) <= NEWTON_TOL + 1e-12 * abs(y[2 * j + col])):
+                    done = False
+        if done:
+            return True
+    return False
+
+
+@nb.njit(cache=True, error_model="numpy")
+def pressure_step(cps, hps, us, x, xdot, y, h) -> bool:
+    """Advance the pressures ``y`` = [p_h,0, p_r,0, …, P] [Pa] of one pump line with m cylinders
+    (``cps`` (m, N_CIRCUIT), ``hps`` (m, N_PRESSURE), raw openings ``us`` (m, 6)) in place over
+    one step h [s] by backward Euler at piston positions x [m] and rates ẋ [m/s] (m,); split
+    into 2, 4, … substeps (up to 2^MAX_HALVINGS) when Newton does not converge. Returns False
+    if it never converged."""
+    y0 = y.copy()
+    out = np.empty(y.shape[0])
+    for halvings in range(MAX_HALVINGS + 1):
+        n_sub = 1 << halvings
+        hs = h / n_sub
+        start = y0.copy()
+        ok = True
+        for _ in range(n_sub):
+            if not _pressure_substep(cps, hps, us, x, xdot, start, hs, out):
+                ok = False
+                break
+            start[:] = out
+        if ok:
+            y[:] = start
+            return True
+    return False
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _accumulate(xfrc, xipos, body, point, fx, fy, fz):
+    """Add the force (fx, fy, fz) [N] acting at ``point`` to body ``body``'s xfrc_applied row."""
+    if body == 0:
+        return
+    rx = point[0] - xipos[body, 0]
+    ry = point[1] - xipos[body, 1]
+    rz = point[2] - xipos[body, 2]
+    xfrc[body, 0] += fx
+    xfrc[body, 1] += fy
+    xfrc[body, 2] += fz
+    xfrc[body, 3] += ry * fz - rz * fy
+    xfrc[body, 4] += rz * fx - rx * fz
+    xfrc[body, 5] += rx * fy - ry * fx
+
+
+@nb.njit(cache=True, error_model="numpy")
+def actuators_step(k, h, site_xpos, xipos, xfrc, qpos, qfrc, ints, cps, hps, gain, uhs, raw, state, pump_states,
+                   group_edges, pgroup_edges, load_sites, load_bodies, loads, out):
+    """Forces of every cylinder at step k from the pin positions (or slide-joint positions
+    ``qpos``); writes ``xfrc`` and ``qfrc`` (both zeroed first).
+
+    ``ints`` (n, N_INTS) and ``gain`` (n, N_GAIN): the tables of :mod:`.cylinders` (columns
+    ``J_*``, ``G_*``); ``uhs`` (n_steps, n, 5) normalised openings (quasistatic); ``raw``
+    (n_steps, n, 6) raw openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above;
+    ``group_edges``: consecutive network groups [start, stop) in the internal order;
+    ``pgroup_edges``: likewise the pressure cylinders' pump lines (an own pump line is a group
+    of one); ``loads`` (n_steps, n_loads, 3) the site-load forces [N] at ``load_sites`` on
+    ``load_bodies``; ``out`` (n_steps, n, N_OUT): rows ``O_*`` above.
+    Returns (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
+    """
+    n = ints.shape[0]
+    xfrc[:, :] = 0.0
+    qfrc[:] = 0.0
+    l_now = np.empty(n)
+    unit = np.empty((n, 3))
+    for i in range(n):
+        if ints[i, J_QPOS] >= 0:  # slide joint: ℓ = qpos + offset
+            l_now[i] = qpos[ints[i, J_QPOS]] + gain[i, G_OFFSET]
+            continue
+        a = site_xpos[ints[i, J_ROD_SITE]]
+        b = site_xpos[ints[i, J_BASE_SITE]]
+        dx = a[0] - b[0]
+        dy = a[1] - b[1]
+        dz = a[2] - b[2]
+        length = math.sqrt(dx * dx + dy * dy + dz * dz)
+        l_now[i] = length
+        unit[i, 0] = dx / length
+        unit[i, 1] = dy / length
+        unit[i, 2] = dz / length
+    force = np.empty(n)
+    # quasistatic on their own pump
+    for i in range(n):
+        if ints[i, J_KIND] == KIND_QUASISTATIC:
+            p, f, v = relaxed_step_scalar(cps[i], uhs[k, i], gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
+                                          state[i, S_ROD], state[i, S_LENGTH], l_now[i])
+            out[k, i, O_ROD] = p
+            out[k, i, O_VEL] = v
+            out[k, i, O_PH] = np.nan
+            out[k, i, O_PR] = np.nan
+            out[k, i, O_PUMP] = np.nan
+            out[k, i, O_RELIEF] = np.nan
+            state[i, S_ROD] = p
+            force[i] = f
+            if abs(p - l_now[i]) > MAX_STRETCH:
+                return STATUS_STRETCH, i
+    # pressure cylinders, one pump line at a time
+    for g in range(pgroup_edges.shape[0] - 1):
+        s = pgroup_edges[g]
+        e = pgroup_edges[g + 1]
+        m = e - s
+        x = np.empty(m)
+        xdot = np.empty(m)
+        y = np.empty(2 * m + 1)
+        for j in range(m):
+            i = s + j
+            xdot[j] = (l_now[i] - state[i, S_LENGTH]) / h
+            x[j] = l_now[i] - hps[i, H_L0]
+            y[2 * j] = state[i, S_PH]
+            y[2 * j + 1] = state[i, S_PR]
+        y[2 * m] = state[s, S_PUMP]
+        if not pressure_step(cps[s:e], hps[s:e], raw[k, s:e], x, xdot, y, h):
+            return STATUS_NEWTON, s
+        relief = hps[s, H_GRELIEF] * max(y[2 * m] - cps[s, I_PM], 0.0)
+        for j in range(m):
+            i = s + j
+            state[i, S_PH] = y[2 * j]
+            state[i, S_PR] = y[2 * j + 1]
+            state[i, S_PUMP] = y[2 * m]
+            force[i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
+            out[k, i, O_ROD] = np.nan
+            out[k, i, O_VEL] = xdot[j]
+            out[k, i, O_PH] = state[i, S_PH]
+            out[k, i, O_PR] = state[i, S_PR]
+            out[k, i, O_PUMP] = state[i, S_PUMP]
+            out[k, i, O_RELIEF] = relief
+    # pump networks
+    for g in range(group_edges.shape[0] - 1):
+        s = group_edges[g]
+        e = group_edges[g + 1]
+        m = e - s
+        p_prev = np.empty(m)
+        l_prev = np.empty(m)
+        p_new = np.empty(m)
+        f_new = np.empty(m)
+        v_new = np.empty(m)
+        for j in range(m):
+            p_prev[j] = state[s + j, S_ROD]
+            l_prev[j] = state[s + j, S_LENGTH]
+        pressure, status = relaxed_network_step_kernel(
+            cps[s:e], uhs[k, s:e], gain[s:e, G_STIFFNESS].copy(), gain[s:e, G_DAMPING].copy(), h, p_prev, l_prev, l_now[s:e].copy(),
+            p_new, f_new, v_new, pump_states[g])
+        if status != ROOT_OK:
+            return STATUS_ROOT, s
+        relief = 0.0
+        if pressure >= cps[s, I_PM]:  # the relief is open: it passes the node's surplus Ξ_P(P_M) (117)
+            relief = max(pump_balance_scalar(pressure, cps[s:e], uhs[k, s:e], v_new), 0.0)
+        for j in range(m):
+            i = s + j
+            state[i, S_ROD] = p_new[j]
+            force[i] = f_new[j]
+            out[k, i, O_ROD] = p_new[j]
+            out[k, i, O_VEL] = v_new[j]
+            out[k, i, O_PH] = np.nan
+            out[k, i, O_PR] = np.nan
+            out[k, i, O_PUMP] = pressure
+            out[k, i, O_RELIEF] = relief
+            if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
+                return STATUS_STRETCH, i
+    for i in range(n):
+        f = force[i]
+        out[k, i, O_LENGTH] = l_now[i]
+        out[k, i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
+        out[k, i, O_FORCE] = f
+        state[i, S_LENGTH] = l_now[i]
+        if not (np.isfinite(f) and np.isfinite(l_now[i])):
+            return STATUS_NOT_FINITE, i
+        df = f - state[i, S_FORCE]
+        if abs(df) > CHATTER_FRACTION * (cps[i, I_FHM] + cps[i, I_FRM]) and df * state[i, S_DFORCE] < 0.0:
+            state[i, S_CHATTER] += 1.0
+            if state[i, S_CHATTER] >= CHATTER_STEPS:
+                return STATUS_CHATTER, i
+        else:
+            state[i, S_CHATTER] = 0.0
+        state[i, S_FORCE] = f
+        state[i, S_DFORCE] = df
+        if l_now[i] < gain[i, G_MIN_LENGTH] or l_now[i] > gain[i, G_MAX_LENGTH]:
+            return STATUS_STROKE, i
+        if ints[i, J_QPOS] >= 0:
+            qfrc[ints[i, J_DOF]] += f
+            continue
+        fx = f * unit[i, 0]
+        fy = f * unit[i, 1]
+        fz = f * unit[i, 2]
+        _accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos[ints[i, J_ROD_SITE]], fx, fy, fz)
+        _accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos[ints[i, J_BASE_SITE]], -fx, -fy, -fz)
+    for j in range(load_sites.shape[0]):
+        _accumulate(xfrc, xipos, load_bodies[j], site_xpos[load_sites[j]], loads[k, j, 0], loads[k, j, 1],
+                    loads[k, j, 2])
+    return STATUS_OK, 0
