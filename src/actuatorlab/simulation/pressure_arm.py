@@ -25,15 +25,14 @@ from ..hydraulics.pressure_dynamics import (
     D_PR,
     D_X,
     D_XDOT,
-    H_BETA,
     H_L0,
-    H_VP,
     U_B,
     PressureDynamics,
     chamber_rates,
     holding_pressures,
     idle_pump_pressure,
     pump_line_rate,
+    pump_line_stiffness,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
 from ..mechanics.single_arm import (
@@ -110,7 +109,7 @@ def arms_pressure_jac(t, y, out, cps, hps, aps, u_samples, f_samples, h):
             out[row, i + A_PH] = partials[c, D_PH]
             out[row, i + A_PR] = partials[c, D_PR]
             out[row, last] = partials[c, D_P]
-        kp = -hps[0, H_BETA] / hps[0, H_VP]  # ∂Ṗ/∂(draw)
+        kp = -pump_line_stiffness(hps[0])  # ∂Ṗ/∂(draw)
         out[last, i + A_PH] = kp * dq_ph
         out[last, i + A_PR] = kp * dq_pr
         out[last, last] += kp * dq_p
