@@ -19,13 +19,10 @@ from actuatorlab.mechanics.emla_crane import (
 )
 from actuatorlab.mechanics.parallel_serial import lab_crane
 from actuatorlab.numerics.bspline import ClampedBSpline
-from actuatorlab.optimization.follower import Follower, FollowerSettings, TrajectoryTask
-from actuatorlab.optimization.leader import (
-    BASELINES,
-    LeaderSettings,
-    run_bilevel,
-    summarise_efficiency,
-)
+from actuatorlab.optimization.follower import Follower
+from actuatorlab.optimization.leader import BASELINES, LeaderSettings, run_bilevel
+from actuatorlab.optimization.trajectory_efficiency import summarise_efficiency
+from actuatorlab.optimization.trajectory_task import FollowerSettings, TrajectoryTask
 
 RNG = np.random.default_rng(4)
 SMALL = FollowerSettings(n_ctrl=8, n_intervals=24, grid=(13, 13, 7))

@@ -6,6 +6,9 @@ state and the remedy. Compiled code compares against the plain ``int`` constants
 folds them); drivers read the member's ``description`` for their message.
 
 Every loop uses this one numbering, so a code means the same thing wherever it is printed.
+The kernels a step calls report finer outcomes of their own, which the loop maps to these:
+``numerics.roots`` (``ROOT_OK``, ``ROOT_NO_BRACKET``, ``ROOT_MAX_ITER``) and Λ_reg's alternation
+in ``hydraulics.quasistatic.regeneration`` (``REG_*``), whose public functions also raise on them.
 """
 
 from __future__ import annotations

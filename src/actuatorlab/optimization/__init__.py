@@ -1,19 +1,16 @@
 """Trajectory and weight optimisation of EMLA-driven manipulators (Bahari et al., spec 004).
 
-- ``bspline``: clamped B-spline joint trajectories q = B(t)c (41) with exact derivatives.
+- ``trajectory_task``: the follower's task, settings, solution and samples as data; the clamped
+  B-spline trajectories q = B(t)c (41) are ``numerics.bspline``.
 - ``follower``: the inner (follower) NLP (43), (53)–(57) in CasADi, solved by IPOPT.
+- ``trajectory_efficiency``: η_EMLA, η_Act (68), F (64) and the energy efficiencies of a trajectory.
 - ``leader``: the outer (leader) weight optimisation (64), (67), (68), Algorithm 1, and
   ``run_bilevel``, the entry point that also evaluates the fixed-weight baselines.
 """
 
 from ..numerics.bspline import ClampedBSpline
-from .follower import (
-    Follower,
-    FollowerSettings,
-    FollowerSolution,
-    TrajectorySamples,
-    TrajectoryTask,
-)
+from .follower import Follower
+from .trajectory_task import FollowerSettings, FollowerSolution, TrajectorySamples, TrajectoryTask
 from .leader import (
     BASELINES,
     CRITERIA_OUTER,
@@ -22,8 +19,8 @@ from .leader import (
     LeaderProgress,
     LeaderSettings,
     run_bilevel,
-    summarise_efficiency,
 )
+from .trajectory_efficiency import summarise_efficiency
 
 __all__ = [
     "BASELINES",

@@ -51,17 +51,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..electromech import actuation_efficiency, actuator_efficiency
+from ..electromech import actuation_efficiency
 from ..errors import ParameterError, SimulationError
 from ..io.atomic import atomic_write_text
 from ..mechanics.emla_crane import ACTUATOR_NAMES, EmlaCrane, emla_lab_crane
-from .follower import (
-    Follower,
-    FollowerSettings,
-    FollowerSolution,
-    TrajectorySamples,
-    TrajectoryTask,
-)
+from .follower import Follower
+from .trajectory_efficiency import actuator_efficiencies, summarise_efficiency
+from .trajectory_task import FollowerSettings, FollowerSolution, TrajectorySamples, TrajectoryTask
 
 BASELINES = {"effort": (1.0, 0.0), "power": (0.0, 1.0), "equal": (0.5, 0.5)}
 """Fixed-weight baselines (w_effort, w_power) compared with the leader's optimum."""
@@ -70,52 +66,6 @@ CACHE_FORMAT = "actuatorlab.bilevel-cache/1"
 
 CRITERIA_OUTER = ("integral", "time_mean", "energy")
 """What the leader maximises: F (64) as printed, F / t_M, or the total energy efficiency."""
-
-
-# ---------------------------------------------------------------------------------------------
-# efficiency (68)
-# ---------------------------------------------------------------------------------------------
-def actuator_efficiencies(crane: EmlaCrane, force, velocity) -> np.ndarray:
-    """η_EMLA,i(f_xi, v_xi) (13) of each actuator: force [N], velocity [m/s] (n, 3) → (n, 3).
-    Limits are not checked here (the follower enforces them; dense samples may graze them)."""
-    force, velocity = np.asarray(force, dtype=float), np.asarray(velocity, dtype=float)
-    return np.stack(
-        [
-            actuator_efficiency(a, force[:, i], velocity[:, i], check=False)
-            for i, a in enumerate(crane.actuators)
-        ],
-        axis=1,
-    )
-
-
-@dataclass(frozen=True)
-class EfficiencySummary:
-    """Efficiency of one trajectory: η per sample (n, 3), η_Act per sample (n,), energy-ratio
-    efficiency per actuator (name → value) and in total, F (64), F / t_M [1/s]."""
-
-    eta: np.ndarray
-    eta_act: np.ndarray
-    per_actuator: dict
-    total: float
-    objective: float
-    objective_per_time: float
-
-
-def summarise_efficiency(crane: EmlaCrane, samples: TrajectorySamples, duration: float) -> EfficiencySummary:
-    """η_EMLA, η_Act (68), F (64) and the energy-ratio efficiencies of collocation samples."""
-    f, v = samples.force, samples.velocity
-    eta = actuator_efficiencies(crane, f, v)
-    eta_act = actuation_efficiency(eta, f, v)  # (68) over the actuators, per sample
-    # the same harmonic mean over time (per actuator) and over time and actuators (total)
-    # NaN for an actuator that never motors (it has no motoring energy to rate)
-    per = {
-        n: float(actuation_efficiency(eta[:, i], f[:, i], v[:, i])) if np.any(f[:, i] * v[:, i] > 0) else math.nan
-        for i, n in enumerate(ACTUATOR_NAMES)
-    }
-    total = float(actuation_efficiency(eta.ravel(), f.ravel(), v.ravel()))
-    dt = duration / (len(samples.t) - 1)
-    f = 0.5 * dt * float(np.sum(eta_act**2))
-    return EfficiencySummary(eta, eta_act, per, total, f, f / duration)
 
 
 # ---------------------------------------------------------------------------------------------

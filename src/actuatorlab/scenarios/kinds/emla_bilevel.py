@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...optimization.follower import ACTUATOR_NAMES
+from ...mechanics.emla_crane import ACTUATOR_NAMES
 from ...optimization.leader import BilevelResult, run_bilevel
 from ...report.plots import Line, Panel, time_series_figure
 from ..emla_schema import BilevelScenario
