@@ -7,7 +7,7 @@ import pytest
 
 from actuatorlab.control.vdc import lab_crane_gains
 from actuatorlab.errors import ParameterError
-from actuatorlab.mechanics.parallel_serial import lab_crane, lab_crane_initial_pose
+from actuatorlab.machines.lab_crane import lab_crane, lab_crane_initial_pose
 from actuatorlab.simulation.crane import (
     PLANTS,
     diamond_run,

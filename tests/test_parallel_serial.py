@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 from actuatorlab.errors import ParameterError
+from actuatorlab.machines.lab_crane import crane_q_from_theta, lab_crane, lab_crane_initial_pose
 from actuatorlab.mechanics.linkage import TriangleLinkage
 from actuatorlab.mechanics.parallel_serial import (
     B0,
@@ -21,9 +22,6 @@ from actuatorlab.mechanics.parallel_serial import (
     ParallelSerialManipulator,
     RevoluteSegment,
     backward_pass,
-    crane_q_from_theta,
-    lab_crane,
-    lab_crane_initial_pose,
     revolute_actuator_force,
 )
 from actuatorlab.mechanics.rigid_body import RigidBody

@@ -20,11 +20,8 @@ from actuatorlab.hydraulics.servo_cylinder import (
     piston_force,
     valve_flows,
 )
-from actuatorlab.mechanics.parallel_serial import (
-    lab_crane,
-    lab_crane_initial_pose,
-    new_work,
-)
+from actuatorlab.machines.lab_crane import lab_crane, lab_crane_initial_pose
+from actuatorlab.mechanics.parallel_serial import new_work
 from actuatorlab.mechanics.rigid_body import mass_matrix
 from actuatorlab.simulation.crane import (
     diamond_waypoints,

@@ -1,6 +1,6 @@
 """The three-DOF lab crane driven by EMLAs (Bahari et al., spec 004 §1.3) instead of cylinders.
 
-The crane is Petrović & Mattila's parallel–serial lab crane (``parallel_serial.lab_crane``):
+The crane is Petrović & Mattila's parallel–serial lab crane (``machines.lab_crane.lab_crane``):
 coordinates q = (q1 [rad], q2 [rad], x_t2 [m]) for lift, tilt and extension. Reading taken
 (spec 004 §1.3, 6.2 item 7): each EMLA replaces the hydraulic cylinder *between the same two
 pins*, so
@@ -23,7 +23,7 @@ than the cylinder narrows the joint range (``joint_limits``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
@@ -33,7 +33,6 @@ from .linkage import FLAT_MARGIN, angle_from_stroke
 from .parallel_serial import (
     ParallelSerialManipulator,
     batch_inverse_dynamics,
-    lab_crane,
     piston_states,
 )
 
@@ -57,11 +56,12 @@ class EmlaCrane:
 
     ``actuators``: three objects with ``max_force`` [N], ``max_velocity`` [m/s] and ``stroke``
     [m] (``electromech.EMLA``), in the order of ``ACTUATOR_NAMES``;
-    ``manipulator``: the mechanics (default ``lab_crane()``).
+    ``manipulator``: the mechanics (``machines.lab_crane.lab_crane()``; the lab crane with the
+    catalogue's EMLAs is ``machines.lab_crane.emla_lab_crane()``).
     """
 
     actuators: tuple
-    manipulator: ParallelSerialManipulator = field(default_factory=lab_crane)
+    manipulator: ParallelSerialManipulator
 
     def __post_init__(self) -> None:
         acts = tuple(self.actuators)
@@ -208,21 +208,3 @@ def quadratic_velocity_terms(qd) -> np.ndarray:
     """π(q̇) (n, 6): the products q̇_a q̇_b of ``QUADRATIC_PAIRS``."""
     qd = np.atleast_2d(np.asarray(qd, dtype=float))
     return np.stack([qd[:, a] * qd[:, b] for a, b in QUADRATIC_PAIRS], axis=1)
-
-
-def emla_lab_crane(actuators=None, variant: str = "corrected") -> EmlaCrane:
-    """The lab crane (``lab_crane(variant)``) with the EMLAs of Table I of Bahari et al.
-    (``electromech.load_actuators()``) unless ``actuators`` (dict by name or tuple)
-    is given."""
-    if actuators is None:
-        from ..electromech import load_actuators
-
-        actuators = load_actuators()
-    if isinstance(actuators, dict):
-        missing = [n for n in ACTUATOR_NAMES if n not in actuators]
-        if missing:
-            raise ParameterError(
-                f"actuators lack {missing}; give a dict with keys {ACTUATOR_NAMES}"
-            )
-        actuators = tuple(actuators[n] for n in ACTUATOR_NAMES)
-    return EmlaCrane(tuple(actuators), lab_crane(variant))

@@ -34,6 +34,7 @@ import numba as nb
 import numpy as np
 
 from ..control.vdc import VDCGains, controller_step, lab_crane_gains
+from ..machines.lab_crane import lab_crane, lab_crane_initial_pose
 from ..errors import ParameterError, SimulationError
 from ..numerics.filters import derivative_filter
 from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
@@ -56,8 +57,6 @@ from ..mechanics.parallel_serial import (
     ParallelSerialManipulator,
     forward_dynamics,
     forward_pass,
-    lab_crane,
-    lab_crane_initial_pose,
     new_work,
     piston_states,
     solve_small,
