@@ -11,6 +11,11 @@ from actuatorlab.errors import ParameterError
 from actuatorlab.machines.lab_crane import crane_q_from_theta, lab_crane, lab_crane_initial_pose
 from actuatorlab.mechanics.linkage import TriangleLinkage
 from actuatorlab.mechanics.parallel_serial import (
+    FrameOffset,
+    ParallelSerialManipulator,
+    RevoluteSegment,
+)
+from actuatorlab.mechanics.parallel_serial_kernels import (
     B0,
     B1,
     B3,
@@ -18,9 +23,6 @@ from actuatorlab.mechanics.parallel_serial import (
     EXIT,
     N_BODIES,
     TC,
-    FrameOffset,
-    ParallelSerialManipulator,
-    RevoluteSegment,
     backward_pass,
     revolute_actuator_force,
 )

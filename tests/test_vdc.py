@@ -21,7 +21,7 @@ from actuatorlab.hydraulics.servo_cylinder import (
     valve_flows,
 )
 from actuatorlab.machines.lab_crane import lab_crane, lab_crane_initial_pose
-from actuatorlab.mechanics.parallel_serial import new_work
+from actuatorlab.mechanics.parallel_serial_kernels import new_work
 from actuatorlab.mechanics.rigid_body import mass_matrix
 from actuatorlab.simulation.crane import (
     diamond_waypoints,

@@ -11,7 +11,7 @@ pins*, so
 - its force is the cylinder force f_cj of the closed-chain Newton–Euler recursion, (68) of
   Petrović & Mattila for lift and tilt and (55) for the telescope: this is Bahari's RNEA (42),
   [v_x, f_x] = RNEA(q, q̇, q̈), reused unchanged (one implementation, the numba kernel of
-  ``parallel_serial``). The EMLA's own moving masses are those of the cylinder case and rod
+  ``parallel_serial_kernels``). The EMLA's own moving masses are those of the cylinder case and rod
   of the lab crane (the paper gives none); friction is excluded (as in (68)).
 
 Signs: f_x > 0 pushes the actuator out (extends it), v_x > 0 extends it; the mechanical output
@@ -30,11 +30,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from .linkage import FLAT_MARGIN, angle_from_stroke
-from .parallel_serial import (
-    ParallelSerialManipulator,
-    batch_inverse_dynamics,
-    piston_states,
-)
+from .parallel_serial import ParallelSerialManipulator
+from .parallel_serial_kernels import batch_inverse_dynamics, piston_states
 
 ACTUATOR_NAMES = ("lift", "tilt", "extension")
 """Actuator order, equal to the coordinate order (q1, q2, x_t2)."""
@@ -45,7 +42,7 @@ QUADRATIC_PAIRS = ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))
 
 @nb.njit(cache=True)
 def _batch_actuator_states(seg, q, qd, x_out, v_out):
-    """Row-wise ``parallel_serial.piston_states``: strokes (18) and rates (21), shape (n, m)."""
+    """Row-wise ``parallel_serial_kernels.piston_states``: strokes (18) and rates (21), shape (n, m)."""
     for k in range(q.shape[0]):
         piston_states(seg, q[k], qd[k], x_out[k], v_out[k])
 

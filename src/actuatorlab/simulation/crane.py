@@ -52,9 +52,9 @@ from ..hydraulics.servo_cylinder import (
     spool_rate,
     valve_flows,
 )
-from ..mechanics.parallel_serial import (
+from ..mechanics.parallel_serial import ParallelSerialManipulator
+from ..mechanics.parallel_serial_kernels import (
     EXIT,
-    ParallelSerialManipulator,
     forward_dynamics,
     forward_pass,
     new_work,
