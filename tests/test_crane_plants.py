@@ -7,13 +7,12 @@ import pytest
 
 from actuatorlab.control.vdc import lab_crane_gains
 from actuatorlab.errors import ParameterError
-from actuatorlab.machines.lab_crane import lab_crane, lab_crane_initial_pose
+from actuatorlab.machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
 from actuatorlab.simulation.crane import (
     PLANTS,
     diamond_run,
     diamond_waypoints,
     joint_reference,
-    lab_crane_hydraulics,
     simulate_crane,
 )
 

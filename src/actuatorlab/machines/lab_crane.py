@@ -8,6 +8,7 @@ as spec 002 §3.2–3.3 says ([R]: the repository; the paper prints no mass data
   mass), world W with y up, gravity 9.8066 m/s²; coordinates (q1 [rad], q2 [rad], x_t2 [m]);
 - ``crane_q_from_theta``, ``lab_crane_initial_pose``: the encoder angles Θ of the authors'
   model and its initial pose;
+- ``lab_crane_hydraulics``: cylinders, servo valves and friction of the three actuators;
 - ``emla_lab_crane``: the same mechanics with the EMLAs of Bahari et al. in place of the
   cylinders (spec 004 §1.3).
 
@@ -24,6 +25,8 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
+from ..hydraulics.fluid import CRANE_BULK_MODULUS
+from ..hydraulics.servo_cylinder import CraneHydraulics, Cylinder, Friction, ServoValve
 from ..mechanics.emla_crane import ACTUATOR_NAMES, EmlaCrane
 from ..mechanics.linkage import TriangleLinkage
 from ..mechanics.parallel_serial import (
@@ -203,6 +206,73 @@ def lab_crane(variant: str = "corrected") -> ParallelSerialManipulator:
         gravity=9.8066,
         name=f"lab_crane[{variant}]",
     )
+
+
+LITRE_PER_MIN = 1e-3 / 60.0
+"""1 l/min in m³/s (the valves' rated flows are catalogue values in l/min)."""
+
+
+def lab_crane_hydraulics(
+    supply_pressure: float = 185e5,
+    return_pressure: float = 10e5,
+    rated_flows: tuple[float, float, float] = (40.0, 100.0, 40.0),
+    u_max: float = 10.0,
+    dead_volumes: bool = True,
+    spool_time_constant: float = 0.0,
+    friction: Friction | None = None,
+) -> CraneHydraulics:
+    """Lift, tilt and extension actuators of the lab crane (spec 3.2, conflicts of 3.3 resolved):
+
+    - supply/return pressure [Pa]: the paper's 185/10 bar (the repository: 190 bar);
+    - rated flows [l/min] per valve at 35 bar per control edge ("per notch"): the paper's NG6
+      40 l/min lift and NG10 100 l/min tilt valves, the repository's 40 l/min extension valve;
+      c = Q_N/(u_max √35 bar), so the full input u_max gives Q_N at 35 bar (the repository
+      divides by √70 bar instead);
+    - input range ±u_max: the paper's ±10 V (the repository normalises to ±1);
+    - bores/rods 80/45 mm (stroke 0.59 m) and 50/30 mm (1.1 m), β = 800 MPa [R]
+      (``CRANE_BULK_MODULUS``);
+    - dead volumes 3, 4, 5 l per chamber and leakage 1e-16 m³/(s Pa) [R] when ``dead_volumes``
+      (not in the paper's model (80)–(81); without them the chambers empty at the end stops);
+    - spool: static (paper) unless ``spool_time_constant`` > 0 [s] (first order);
+    - friction: viscous 3000 N s/m and Coulomb 4000 N [R], smoothed over v_c = 20 mm/s (the
+      repository's 0.5 mm/s zero-speed band makes the plant stiff at velocity reversals,
+      |λ| ≈ 1.2e4 1/s; with 20 mm/s |λ| ≈ 3e3 1/s and RK4 at 0.5 ms is converged to 1e-9 rad).
+    """
+    friction = friction or Friction(
+        viscous=3000.0, coulomb=4000.0, smoothing_velocity=2e-2
+    )
+    dead = (3e-3, 4e-3, 5e-3) if dead_volumes else (0.0, 0.0, 0.0)
+    leak = 1e-16 if dead_volumes else 0.0
+    geometry = ((0.08, 0.045, 0.59), (0.08, 0.045, 0.59), (0.05, 0.03, 1.1))
+    cylinders = tuple(
+        Cylinder.from_diameters(
+            bore,
+            rod,
+            stroke,
+            bulk_modulus=CRANE_BULK_MODULUS,
+            dead_volume_a=v0,
+            dead_volume_b=v0,
+            leakage=leak,
+            name=name,
+        )
+        for (bore, rod, stroke), v0, name in zip(
+            geometry, dead, ("lift", "tilt", "extension")
+        )
+    )
+    valves = tuple(
+        ServoValve.symmetric(
+            flow * LITRE_PER_MIN,
+            35e5,
+            u_max,
+            supply_pressure=supply_pressure,
+            return_pressure=return_pressure,
+            u_max=u_max,
+            tau=spool_time_constant,
+            name=f"{name}_valve",
+        )
+        for flow, name in zip(rated_flows, ("lift", "tilt", "extension"))
+    )
+    return CraneHydraulics(cylinders, valves, (friction,) * 3)
 
 
 def emla_lab_crane(actuators=None, variant: str = "corrected") -> EmlaCrane:

@@ -34,23 +34,17 @@ import numba as nb
 import numpy as np
 
 from ..control.vdc import VDCGains, controller_step, lab_crane_gains
-from ..machines.lab_crane import lab_crane, lab_crane_initial_pose
+from ..machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
 from ..errors import ParameterError, SimulationError
 from ..numerics.filters import derivative_filter
 from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
 from ..hydraulics.servo_cylinder import (
     F_V,
-    V_TAU,
-    Cylinder,
-    Friction,
-    ServoValve,
-    chamber_rates,
+    CraneHydraulics,
     check_pressures,
     friction_force,
+    hydraulic_rates,
     piston_force,
-    saturate,
-    spool_rate,
-    valve_flows,
 )
 from ..mechanics.parallel_serial import ParallelSerialManipulator
 from ..mechanics.parallel_serial_kernels import (
@@ -62,7 +56,6 @@ from ..mechanics.parallel_serial_kernels import (
     solve_small,
 )
 
-LITRE_PER_MIN = 1e-3 / 60.0
 DIAMOND = np.array([[2.5, 1.0], [3.0, 1.5], [3.5, 1.0], [3.0, 0.5]])
 """A, B, C, D [m] of the authors' repository (spec 3.2); the paper prints no coordinates."""
 
@@ -71,92 +64,6 @@ PROGRESS_CHUNKS = 50
 """A closed-loop run reports its progress (and the native loop returns to Python) this often."""
 PLANTS = ("native", "mujoco")
 """Plants of ``simulate_crane``: the crane's own forward dynamics, or MuJoCo's multibody."""
-
-
-@dataclass(frozen=True)
-class CraneHydraulics:
-    """One cylinder, valve and friction model per actuator (coordinate order)."""
-
-    cylinders: tuple[Cylinder, ...]
-    valves: tuple[ServoValve, ...]
-    frictions: tuple[Friction, ...]
-
-    def __post_init__(self) -> None:
-        n = len(self.cylinders)
-        if n == 0 or len(self.valves) != n or len(self.frictions) != n:
-            raise ParameterError(
-                f"CraneHydraulics: {len(self.cylinders)} cylinders, {len(self.valves)} valves, "
-                f"{len(self.frictions)} frictions; give one of each per actuator"
-            )
-
-    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return (
-            np.array([c.packed() for c in self.cylinders]),
-            np.array([v.packed() for v in self.valves]),
-            np.array([f.packed() for f in self.frictions]),
-        )
-
-
-def lab_crane_hydraulics(
-    supply_pressure: float = 185e5,
-    return_pressure: float = 10e5,
-    rated_flows: tuple[float, float, float] = (40.0, 100.0, 40.0),
-    u_max: float = 10.0,
-    dead_volumes: bool = True,
-    spool_time_constant: float = 0.0,
-    friction: Friction | None = None,
-) -> CraneHydraulics:
-    """Lift, tilt and extension actuators of the lab crane (spec 3.2, conflicts of 3.3 resolved):
-
-    - supply/return pressure [Pa]: the paper's 185/10 bar (the repository: 190 bar);
-    - rated flows [l/min] per valve at 35 bar per control edge ("per notch"): the paper's NG6
-      40 l/min lift and NG10 100 l/min tilt valves, the repository's 40 l/min extension valve;
-      c = Q_N/(u_max √35 bar), so the full input u_max gives Q_N at 35 bar (the repository
-      divides by √70 bar instead);
-    - input range ±u_max: the paper's ±10 V (the repository normalises to ±1);
-    - bores/rods 80/45 mm (stroke 0.59 m) and 50/30 mm (1.1 m), β = 800 MPa [R];
-    - dead volumes 3, 4, 5 l per chamber and leakage 1e-16 m³/(s Pa) [R] when ``dead_volumes``
-      (not in the paper's model (80)–(81); without them the chambers empty at the end stops);
-    - spool: static (paper) unless ``spool_time_constant`` > 0 [s] (first order);
-    - friction: viscous 3000 N s/m and Coulomb 4000 N [R], smoothed over v_c = 20 mm/s (the
-      repository's 0.5 mm/s zero-speed band makes the plant stiff at velocity reversals,
-      |λ| ≈ 1.2e4 1/s; with 20 mm/s |λ| ≈ 3e3 1/s and RK4 at 0.5 ms is converged to 1e-9 rad).
-    """
-    friction = friction or Friction(
-        viscous=3000.0, coulomb=4000.0, smoothing_velocity=2e-2
-    )
-    dead = (3e-3, 4e-3, 5e-3) if dead_volumes else (0.0, 0.0, 0.0)
-    leak = 1e-16 if dead_volumes else 0.0
-    geometry = ((0.08, 0.045, 0.59), (0.08, 0.045, 0.59), (0.05, 0.03, 1.1))
-    cylinders = tuple(
-        Cylinder.from_diameters(
-            bore,
-            rod,
-            stroke,
-            bulk_modulus=800e6,
-            dead_volume_a=v0,
-            dead_volume_b=v0,
-            leakage=leak,
-            name=name,
-        )
-        for (bore, rod, stroke), v0, name in zip(
-            geometry, dead, ("lift", "tilt", "extension")
-        )
-    )
-    valves = tuple(
-        ServoValve.symmetric(
-            flow * LITRE_PER_MIN,
-            35e5,
-            u_max,
-            supply_pressure=supply_pressure,
-            return_pressure=return_pressure,
-            u_max=u_max,
-            tau=spool_time_constant,
-            name=f"{name}_valve",
-        )
-        for flow, name in zip(rated_flows, ("lift", "tilt", "extension"))
-    )
-    return CraneHydraulics(cylinders, valves, (friction,) * 3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,21 +206,6 @@ def joint_reference(
 # ---------------------------------------------------------------------------------------------
 # plant and closed loop
 # ---------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
-def hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz):
-    """ż of the hydraulic state z = [p_a, p_b, u_spool] (3 m) at piston strokes x and rates ẋ
-    (m,) and held valve command u_cmd: (80)–(85) and the spool. Shared by both plants."""
-    m = u_cmd.size
-    for i in range(m):
-        pa, pb = z[i], z[m + i]
-        u = z[2 * m + i] if valve[i, V_TAU] > 0.0 else saturate(valve[i], u_cmd[i])
-        qa, qb = valve_flows(valve[i], u, pa, pb)
-        dpa, dpb = chamber_rates(cyl[i], qa, qb, x[i], xd[i], pa, pb)
-        dz[i] = dpa
-        dz[m + i] = dpb
-        dz[2 * m + i] = spool_rate(valve[i], u_cmd[i], z[2 * m + i])
-
-
 @nb.njit(cache=True)
 def plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u_cmd, dy, work, scratch):
     """ẏ of the state y = [q, q̇, p_a, p_b, u_spool] (5 m) at held valve command u_cmd;
@@ -567,35 +459,6 @@ class CraneRun:
     counters: dict
 
 
-def holding_pressures(
-    crane, hydraulics: CraneHydraulics, q, low_pressure: float = 30e5
-) -> tuple[np.ndarray, np.ndarray]:
-    """Chamber pressures (p_a, p_b) [Pa] that hold the crane at rest at q, the less loaded
-    chamber at ``low_pressure``; raises if they fall outside (p_r, p_s)."""
-    f = crane.actuator_forces(q, np.zeros(crane.n_coords), np.zeros(crane.n_coords))
-    pa, pb = np.empty_like(f), np.empty_like(f)
-    for i, (c, v) in enumerate(zip(hydraulics.cylinders, hydraulics.valves)):
-        if f[i] >= 0.0:
-            pa[i], pb[i] = (
-                (f[i] + c.rod_area * low_pressure) / c.head_area,
-                low_pressure,
-            )
-        else:
-            pa[i], pb[i] = (
-                low_pressure,
-                (c.head_area * low_pressure - f[i]) / c.rod_area,
-            )
-        if not (
-            v.return_pressure < min(pa[i], pb[i])
-            and max(pa[i], pb[i]) < v.supply_pressure
-        ):
-            raise ParameterError(
-                f"{c.name}: holding force {f[i]:.0f} N needs pressures ({pa[i]:.3g}, {pb[i]:.3g}) Pa outside "
-                f"(p_r, p_s) = ({v.return_pressure:g}, {v.supply_pressure:g}) Pa; raise the supply pressure"
-            )
-    return pa, pb
-
-
 def simulate_crane(
     reference: JointReference,
     crane: ParallelSerialManipulator | None = None,
@@ -654,7 +517,7 @@ def simulate_crane(
             )
     q0 = crane.check_coordinates(reference.q[0])
     if initial_pressures is None:
-        pa0, pb0 = holding_pressures(crane, hydraulics, q0)
+        pa0, pb0 = hydraulics.holding_pressures(crane.actuator_forces(q0, np.zeros(m), np.zeros(m)))
     else:
         pa0, pb0 = (np.asarray(p, dtype=float).reshape(m) for p in initial_pressures)
         for valve_i, pa_i, pb_i in zip(hydraulics.valves, pa0, pb0):
