@@ -8,13 +8,8 @@ import pytest
 from actuatorlab.control.vdc import lab_crane_gains
 from actuatorlab.errors import ParameterError
 from actuatorlab.machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
-from actuatorlab.simulation.crane import (
-    PLANTS,
-    diamond_run,
-    diamond_waypoints,
-    joint_reference,
-    simulate_crane,
-)
+from actuatorlab.simulation.crane import PLANTS, diamond_run, simulate_crane
+from actuatorlab.simulation.crane_reference import diamond_waypoints, joint_reference
 
 CRANE = lab_crane()
 HYD = lab_crane_hydraulics()
