@@ -1,19 +1,23 @@
-"""Closed-loop simulation of the parallel–serial crane under VDC (Petrović & Mattila Sec. 7).
+"""Closed-loop simulation of the parallel–serial crane under VDC (Petrović & Mattila Sec. 7):
+the driver that checks the inputs, starts the crane at rest, runs the loop and returns a
+``CraneRun``.
 
-Reference: ``crane_reference`` (tool-tip path, inverse kinematics, the paper's diamond).
+Reference: ``crane_reference`` (tool-tip path, inverse kinematics, the paper's diamond). The
+loop and its two plants: ``crane_loop``.
 
-Plant: the native forward dynamics of ``parallel_serial`` (actuator forces f_c = f_p − f_f)
+Plant "native": the forward dynamics of ``parallel_serial`` (actuator forces f_c = f_p − f_f)
 and the chamber pressures of ``servo_cylinder`` (dead volumes, leakage and spool dynamics as
-configured), integrated by classical RK4 with ``substeps`` steps per controller sample (default 2, i.e.
-0.5 ms, converged for the lab crane; one step of 1 ms is the paper's "ode4, 0.001 s" and is
-off by ~0.4 mrad there because of the friction's stiffness near zero velocity). VDC runs at 1/dt (1 kHz) with the valve
-input held between samples. The whole loop is one compiled kernel.
+configured), integrated by classical RK4 with ``substeps`` steps per controller sample (default
+2, i.e. 0.5 ms, converged for the lab crane; one step of 1 ms is the paper's "ode4, 0.001 s"
+and is off by ~0.4 mrad there because of the friction's stiffness near zero velocity). VDC
+runs at 1/dt (1 kHz) with the valve input held between samples. The whole loop is one
+compiled kernel.
 
-Alternative plant (``plant="mujoco"``): the rigid multibody with its closed loops is integrated
-by MuJoCo (``mechanics.mujoco_model.MujocoCranePlant``: the MJCF model of ``build_mjcf``, the
-cylinder forces applied on the cylinders' slide joints); the pressures, valves, friction,
-controller and 1 kHz loop stay ours (the same kernels), the pressures advanced by RK4 along the
-piston motion read back from MuJoCo after each MuJoCo step (see ``simulate_crane``).
+Plant "mujoco": the rigid multibody with its closed loops is integrated by MuJoCo
+(``mechanics.mujoco_model.MujocoCranePlant``: the MJCF model of ``build_mjcf``, the cylinder
+forces applied on the cylinders' slide joints); the pressures, valves, friction, controller and
+1 kHz loop stay ours (the same kernels), the pressures advanced by RK4 along the piston motion
+read back from MuJoCo after each MuJoCo step (see ``simulate_crane``).
 """
 
 from __future__ import annotations
@@ -23,261 +27,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
-from ..control.vdc import VDCGains, controller_step, lab_crane_gains
-from ..machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
+from ..control.vdc import VDCGains, lab_crane_gains
 from ..errors import ParameterError, SimulationError
-from ..numerics.filters import derivative_filter
-from .crane_reference import JointReference, diamond_waypoints, joint_reference
-from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
-from ..hydraulics.servo_cylinder import (
-    F_V,
-    CraneHydraulics,
-    check_pressures,
-    friction_force,
-    hydraulic_rates,
-    piston_force,
-)
+from ..hydraulics.servo_cylinder import C_AA, C_AB, V_UMAX, CraneHydraulics, check_pressures
+from ..machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
 from ..mechanics.parallel_serial import ParallelSerialManipulator
-from ..mechanics.parallel_serial_kernels import (
-    EXIT,
-    forward_dynamics,
-    new_work,
-    piston_states,
-)
+from ..numerics.filters import derivative_filter
+from ..numerics.status import STATUS_DIVERGED, STATUS_OK
+from .crane_loop import MujocoHydraulicPlant, closed_loop, native_plant
+from .crane_reference import JointReference, diamond_waypoints, joint_reference
 
-OK, DIVERGED, LEFT_WORKSPACE = STATUS_OK, STATUS_DIVERGED, STATUS_LEFT_WORKSPACE
 PROGRESS_CHUNKS = 50
 """A closed-loop run reports its progress (and the native loop returns to Python) this often."""
 PLANTS = ("native", "mujoco")
 """Plants of ``simulate_crane``: the crane's own forward dynamics, or MuJoCo's multibody."""
-
-
-# ---------------------------------------------------------------------------------------------
-# plant and closed loop
-# ---------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
-def plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u_cmd, dy, work, scratch):
-    """ẏ of the state y = [q, q̇, p_a, p_b, u_spool] (5 m) at held valve command u_cmd;
-    scratch (4, m) holds [x, ẋ, f_c, q̈] afterwards."""
-    m = u_cmd.size
-    x, xd, fc, qdd = scratch[0], scratch[1], scratch[2], scratch[3]
-    piston_states(seg, y[:m], y[m : 2 * m], x, xd)
-    hydraulic_rates(cyl, valve, u_cmd, x, xd, y[2 * m :], dy[2 * m :])
-    for i in range(m):
-        fc[i] = piston_force(cyl[i], y[2 * m + i], y[3 * m + i]) - friction_force(
-            fric[i], xd[i]
-        )
-    forward_dynamics(
-        seg, inert, trf, base, y[:m], y[m : 2 * m], fc, np.zeros(6), qdd, work
-    )
-    dy[:m] = y[m : 2 * m]
-    dy[m : 2 * m] = qdd
-
-
-@nb.njit(cache=True)
-def _vdc_sample(ctrl, filt, q, qd, pa, pb, k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u, out_u, out_ctrl, out_tip):
-    """One controller sample of either plant's loop: ``controller_step`` at reference sample k,
-    valve inputs into ``u``, and the sample recorded. ``ctrl`` = (seg, inert, trf, base, gains,
-    lam, kx, kf, cyl, valve, fric, coef)."""
-    seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
-    controller_step(seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef, filt, q, qd, pa, pb, q_d[k],
-                    qd_d[k], qdd_d[k], work_r, work_m, scratch, k == 0, u)
-    out_u[k] = u
-    out_ctrl[k] = scratch
-    out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
-
-
-@nb.njit(cache=True)
-def _closed_loop(
-    seg,
-    inert,
-    trf,
-    base,
-    cyl,
-    valve,
-    fric,
-    gains,
-    lam,
-    kx,
-    kf,
-    coef,
-    q_d,
-    qd_d,
-    qdd_d,
-    y,
-    filt,
-    k0,
-    k1,
-    substeps,
-    dt,
-    limits,
-    out_y,
-    out_u,
-    out_ctrl,
-    out_tip,
-):
-    """Run VDC + plant over the reference samples k0 … k1−1, carrying the plant state ``y`` and
-    the controller's filter state ``filt`` (updated in place) to the next call; returns
-    (status, last sample)."""
-    m = lam.size
-    n_steps = q_d.shape[0]
-    u = np.zeros(m)
-    work_r, work_m, work_p = (
-        new_work(seg.shape[0]),
-        new_work(seg.shape[0]),
-        new_work(seg.shape[0]),
-    )
-    scratch = np.zeros((8, m))
-    plant_scratch = np.zeros((4, m))
-    r1, r2, r3, r4, tmp = (
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-    )
-    h = dt / substeps
-    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
-    for k in range(k0, k1):
-        out_y[k] = y
-        _vdc_sample(ctrl, filt, y[:m], y[m : 2 * m], y[2 * m : 3 * m], y[3 * m : 4 * m], k, q_d, qd_d, qdd_d,
-                    work_r, work_m, scratch, u, out_u, out_ctrl, out_tip)
-        if k == n_steps - 1:
-            break
-        for _ in range(substeps):
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u, r1, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * r1
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r2, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * r2
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r3, work_p, plant_scratch)
-            tmp[:] = y + h * r3
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r4, work_p, plant_scratch)
-            y += h / 6.0 * (r1 + 2.0 * r2 + 2.0 * r3 + r4)
-        for i in range(5 * m):
-            if not math.isfinite(y[i]):
-                return DIVERGED, k + 1
-        for i in range(m):
-            if y[i] < limits[i, 0] or y[i] > limits[i, 1]:
-                out_y[k + 1] = y
-                return LEFT_WORKSPACE, k + 1
-    return OK, k1
-
-
-@nb.njit(cache=True)
-def _stroke_history(seg, q, qd, out):
-    """Piston strokes (n, m) [m] of the samples q, q̇ (n, m) into ``out`` (``piston_states``)."""
-    xd = np.empty(q.shape[1])
-    for k in range(q.shape[0]):
-        piston_states(seg, q[k], qd[k], out[k], xd)
-
-
-@nb.njit(cache=True)
-def _mujoco_step_forces(cyl, valve, fric, u_cmd, x, xd, z, h, dz0, force, damping):
-    """Actuator inputs of one MuJoCo step of h [s] from the hydraulic state z at strokes x,
-    rates ẋ: dz0 ← ż at the start; the piston force f_p at the predicted mid-step pressures
-    z + h/2 ż (second order in h); the friction linearised about ẋ, f_f(ẋ) + c (ẋ' − ẋ) with
-    c = ∂f_f/∂ẋ (central difference of ``friction_force``), given to MuJoCo as force
-    f_p − f_f(ẋ) + c ẋ and damping c (``MujocoCranePlant.step``)."""
-    m = u_cmd.size
-    hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz0)
-    for i in range(m):
-        eps = 1e-3 * fric[i, F_V]
-        c = (
-            friction_force(fric[i], xd[i] + eps) - friction_force(fric[i], xd[i] - eps)
-        ) / (2.0 * eps)
-        damping[i] = c
-        f_p = piston_force(
-            cyl[i], z[i] + 0.5 * h * dz0[i], z[m + i] + 0.5 * h * dz0[m + i]
-        )
-        force[i] = f_p - friction_force(fric[i], xd[i]) + c * xd[i]
-
-
-@nb.njit(cache=True)
-def _hydraulics_rk4(cyl, valve, u_cmd, x0, xd0, x1, xd1, z, h, k1):
-    """One classical RK4 step of h [s] of the hydraulic state z (in place) along the piston
-    motion of the MuJoCo step just taken, strokes and rates linear between (x0, ẋ0) and
-    (x1, ẋ1); k1 = ż at the start (from ``_mujoco_step_forces``)."""
-    k2, k3, k4 = np.empty_like(z), np.empty_like(z), np.empty_like(z)
-    xm, xdm = 0.5 * (x0 + x1), 0.5 * (xd0 + xd1)
-    hydraulic_rates(cyl, valve, u_cmd, xm, xdm, z + 0.5 * h * k1, k2)
-    hydraulic_rates(cyl, valve, u_cmd, xm, xdm, z + 0.5 * h * k2, k3)
-    hydraulic_rates(cyl, valve, u_cmd, x1, xd1, z + h * k3, k4)
-    z += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-
-
-def _mujoco_closed_loop(
-    plant,
-    seg,
-    inert,
-    trf,
-    base,
-    cyl,
-    valve,
-    fric,
-    gains,
-    lam,
-    kx,
-    kf,
-    coef,
-    q_d,
-    qd_d,
-    qdd_d,
-    z0,
-    substeps,
-    dt,
-    limits,
-    out_y,
-    out_u,
-    out_ctrl,
-    out_tip,
-    out_x,
-    progress,
-):
-    """``_closed_loop`` with MuJoCo integrating the mechanics (``MujocoCranePlant``) and the
-    hydraulic state z = [p_a, p_b, u_spool] integrated here: per MuJoCo step, forces from z
-    (``_mujoco_step_forces``), mj_step, then RK4 of z along the piston motion MuJoCo produced.
-    Returns (status, last sample, largest loop-constraint residual [m])."""
-    m = lam.size
-    n_steps = q_d.shape[0]
-    z = z0.copy()
-    u = np.zeros(m)
-    work_r, work_m = new_work(seg.shape[0]), new_work(seg.shape[0])
-    scratch = np.zeros((8, m))
-    filt = np.zeros((m, 2))
-    dz0, force, damping = np.empty(3 * m), np.empty(m), np.empty(m)
-    h = dt / substeps
-    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
-    violation = 0.0
-    report_every = max(n_steps // PROGRESS_CHUNKS, 1)
-    for k in range(n_steps):
-        if progress is not None and k % report_every == 0:
-            progress(k / n_steps)
-        q, qd = plant.coordinates()
-        x, xd = plant.strokes()
-        out_y[k, :m], out_y[k, m : 2 * m], out_y[k, 2 * m :] = q, qd, z
-        out_x[k] = x
-        _vdc_sample(ctrl, filt, q, qd, z[:m], z[m : 2 * m], k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u,
-                    out_u, out_ctrl, out_tip)
-        if k == n_steps - 1:
-            break
-        for _ in range(substeps):
-            _mujoco_step_forces(cyl, valve, fric, u, x, xd, z, h, dz0, force, damping)
-            plant.step(force, damping)
-            x1, xd1 = plant.strokes()
-            _hydraulics_rk4(cyl, valve, u, x, xd, x1, xd1, z, h, dz0)
-            x, xd = x1, xd1
-        violation = max(violation, plant.loop_violation())
-        q, qd = plant.coordinates()
-        if plant.diverged() or not (np.all(np.isfinite(z)) and np.all(np.isfinite(q))):
-            out_y[k + 1, :m], out_y[k + 1, m : 2 * m], out_y[k + 1, 2 * m :] = q, qd, z
-            return DIVERGED, k + 1, violation
-        if np.any(q < limits[:, 0]) or np.any(q > limits[:, 1]):
-            out_y[k + 1, :m], out_y[k + 1, m : 2 * m], out_y[k + 1, 2 * m :] = q, qd, z
-            return LEFT_WORKSPACE, k + 1, violation
-    return OK, n_steps, violation
 
 
 @dataclass
@@ -375,74 +140,41 @@ def simulate_crane(
         for valve_i, pa_i, pb_i in zip(hydraulics.valves, pa0, pb0):
             check_pressures(valve_i, pa_i, pb_i)
     y0 = np.concatenate((q0, np.zeros(m), pa0, pb0, np.zeros(m)))
-    cyl, valve, fric = hydraulics.packed()
+    packed = hydraulics.packed()
+    cyl, valve, fric = packed
     seg, inert, trf, base = crane.arrays
     n = len(reference.t)
-    out_y, out_u = np.zeros((n, 5 * m)), np.zeros((n, m))
+    out_y, out_x, out_u = np.zeros((n, 5 * m)), np.zeros((n, m)), np.zeros((n, m))
     out_ctrl, out_tip = np.zeros((n, 8, m)), np.zeros((n, 3))
-    coef = derivative_filter(gains.derivative_cutoff, dt)
-    controller = (
-        gains.body_gains(len(crane.segments)),
-        np.array(gains.lam),
-        np.array(gains.kx),
-        np.array(gains.kf),
-        coef,
-        reference.q,
-        reference.qd,
-        reference.qdd,
-    )
-    extra: dict = {"plant": plant}
+    controller = (seg, inert, trf, base, gains.body_gains(len(crane.segments)), np.array(gains.lam),
+                  np.array(gains.kx), np.array(gains.kf), cyl, valve, fric, derivative_filter(gains.derivative_cutoff, dt))
+    start = time.perf_counter()  # the MuJoCo model build (a few ms) counts as plant time
     if plant == "native":
-        start = time.perf_counter()
-        y, filt = y0.copy(), np.zeros((m, 2))
-        edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
-        for k0, k1 in zip(edges[:-1], edges[1:]):
-            status, k = _closed_loop(seg, inert, trf, base, cyl, valve, fric, *controller, y, filt, k0, k1, substeps,
-                                     dt, crane.coordinate_limits, out_y, out_u, out_ctrl, out_tip)
-            if status != OK:
-                break
-            if progress is not None:
-                progress(k1 / n)
-        wall = time.perf_counter() - start
-        x = np.zeros((n, m))
-        _stroke_history(seg, out_y[:, :m], out_y[:, m : 2 * m], x)
+        model, loop = native_plant(crane, packed, y0, substeps, dt / substeps), closed_loop
     else:
-        from ..mechanics.mujoco_model import MujocoCranePlant
-
-        start = time.perf_counter()  # the model build (a few ms) counts as plant time
-        mj_plant = MujocoCranePlant(crane, q0, dt / substeps, mujoco_integrator)
-        x = np.zeros((n, m))
-        status, k, violation = _mujoco_closed_loop(
-            mj_plant,
-            seg,
-            inert,
-            trf,
-            base,
-            cyl,
-            valve,
-            fric,
-            *controller,
-            y0[2 * m :],
-            substeps,
-            dt,
-            crane.coordinate_limits,
-            out_y,
-            out_u,
-            out_ctrl,
-            out_tip,
-            x,
-            progress,
-        )
-        wall = time.perf_counter() - start
+        model = MujocoHydraulicPlant(crane, packed, q0, y0[2 * m :], dt, substeps, mujoco_integrator)
+        loop = closed_loop.py_func
+    filt = np.zeros((m, 2))
+    edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
+    for k0, k1 in zip(edges[:-1], edges[1:]):
+        status, k = loop(model, controller, filt, (reference.q, reference.qd, reference.qdd), crane.coordinate_limits,
+                         k0, k1, (out_y, out_x, out_u, out_ctrl, out_tip))
+        if status != STATUS_OK:
+            break
+        if progress is not None:
+            progress(k1 / n)
+    wall = time.perf_counter() - start
+    extra: dict = {"plant": plant}
+    if plant == "mujoco":
         extra.update(
             mujoco_timestep=dt / substeps,
             mujoco_integrator=mujoco_integrator,
-            loop_violation_max=violation,
+            loop_violation_max=model.loop_violation,
         )
-    if status != OK:
+    if status != STATUS_OK:
         what = (
             "diverged (non-finite state)"
-            if status == DIVERGED
+            if status == STATUS_DIVERGED
             else "left the workspace (a cylinder reached its stroke end)"
         )
         state = out_y[min(k, n - 1)]
@@ -452,14 +184,14 @@ def simulate_crane(
             f"try more substeps, lower gains or a slower reference ({plant} plant)"
         )
     p_a, p_b = out_y[:, 2 * m : 3 * m], out_y[:, 3 * m : 4 * m]
-    f_p = cyl[:, 0] * p_a - cyl[:, 1] * p_b
-    umax = valve[:, 6]
+    f_p = cyl[:, C_AA] * p_a - cyl[:, C_AB] * p_b
+    umax = valve[:, V_UMAX]
     return CraneRun(
         t=reference.t.copy(),
         q=out_y[:, :m].copy(),
         qd=out_y[:, m : 2 * m].copy(),
         q_ref=reference.q.copy(),
-        x=x,
+        x=out_x,
         f_cr=out_ctrl[:, 2].copy(),
         f_pr=out_ctrl[:, 3].copy(),
         f_p=f_p,
