@@ -255,9 +255,7 @@ def lab_crane_hydraulics(
             leakage=leak,
             name=name,
         )
-        for (bore, rod, stroke), v0, name in zip(
-            geometry, dead, ("lift", "tilt", "extension")
-        )
+        for (bore, rod, stroke), v0, name in zip(geometry, dead, ACTUATOR_NAMES)
     )
     valves = tuple(
         ServoValve.symmetric(
@@ -270,7 +268,7 @@ def lab_crane_hydraulics(
             tau=spool_time_constant,
             name=f"{name}_valve",
         )
-        for flow, name in zip(rated_flows, ("lift", "tilt", "extension"))
+        for flow, name in zip(rated_flows, ACTUATOR_NAMES)
     )
     return CraneHydraulics(cylinders, valves, (friction,) * 3)
 
