@@ -23,7 +23,7 @@ from actuatorlab.mechanics.mujoco_model import (
     compare_inverse_dynamics,
     random_smooth_trajectory,
 )
-from actuatorlab.mechanics.parallel_serial import lab_crane
+from actuatorlab.machines.lab_crane import lab_crane
 from actuatorlab.simulation.crane import diamond_run
 
 EVAL_TARGET = 50_000.0

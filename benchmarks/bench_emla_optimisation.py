@@ -15,7 +15,7 @@ import time
 
 from _timing import median_time
 
-from actuatorlab.mechanics.emla_crane import emla_lab_crane
+from actuatorlab.machines.lab_crane import emla_lab_crane
 from actuatorlab.optimization.follower import Follower
 from actuatorlab.optimization.leader import LeaderSettings, run_bilevel
 

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 
 from actuatorlab.control.vdc import lab_crane_gains
-from actuatorlab.errors import ParameterError
-from actuatorlab.mechanics.parallel_serial import lab_crane, lab_crane_initial_pose
-from actuatorlab.simulation.crane import (
-    PLANTS,
-    diamond_run,
-    diamond_waypoints,
-    joint_reference,
-    lab_crane_hydraulics,
-    simulate_crane,
-)
+from actuatorlab.errors import ParameterError, SimulationError
+from actuatorlab.machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
+from actuatorlab.simulation.crane import PLANTS, diamond_run, simulate_crane
+from actuatorlab.simulation.crane_reference import diamond_waypoints, joint_reference
 
 CRANE = lab_crane()
 HYD = lab_crane_hydraulics()
@@ -102,3 +96,14 @@ def test_the_closed_loop_reports_progress_during_the_run_and_chunks_change_nothi
     whole = crane_module.diamond_run(loops=1, segment_time=1.0)
     for name in ("q", "p_a", "p_b", "f_pr", "u", "tip"):
         assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name
+
+
+def test_both_plants_stop_with_one_error_when_a_cylinder_leaves_its_stroke():
+    """One closed loop, two plants: a supply too weak to hold the load lets the crane sink until
+    a cylinder reaches its stroke end, and both plants stop there with the same message."""
+    q0 = lab_crane_initial_pose()
+    reference = joint_reference(CRANE, np.vstack([CRANE.tool_pose(q0)[0][:2]] * 2), 4.0, 1e-3, q0)
+    weak = lab_crane_hydraulics(supply_pressure=20e5, return_pressure=1e5)
+    for plant in PLANTS:
+        with pytest.raises(SimulationError, match=rf"t = 2\.6\d\d s: the closed loop left the workspace.*\({plant} plant\)"):
+            simulate_crane(reference, CRANE, weak, GAINS, initial_pressures=([19e5] * 3, [2e5] * 3), plant=plant)

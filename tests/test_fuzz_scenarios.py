@@ -13,7 +13,6 @@ import math
 import tomllib
 
 import numpy as np
-import pytest
 import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -6,15 +6,11 @@ import numpy as np
 import pytest
 
 from actuatorlab.errors import ParameterError
+from actuatorlab.machines.lab_crane import crane_q_from_theta, lab_crane, lab_crane_initial_pose
 from actuatorlab.mechanics.mujoco_model import (
     build_mjcf,
     compare_inverse_dynamics,
     static_pose_forces,
-)
-from actuatorlab.mechanics.parallel_serial import (
-    crane_q_from_theta,
-    lab_crane,
-    lab_crane_initial_pose,
 )
 
 PAPER_TOLERANCE = 2e-3  # Sec. 7: "relative error up to 0.2 %"

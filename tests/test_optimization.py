@@ -12,12 +12,8 @@ from hypothesis import strategies as st
 
 from actuatorlab.electromech import actuation_efficiency
 from actuatorlab.errors import ParameterError
-from actuatorlab.mechanics.emla_crane import (
-    EmlaCrane,
-    emla_lab_crane,
-    quadratic_velocity_terms,
-)
-from actuatorlab.mechanics.parallel_serial import lab_crane
+from actuatorlab.machines.lab_crane import emla_lab_crane, lab_crane
+from actuatorlab.mechanics.emla_crane import quadratic_velocity_terms
 from actuatorlab.numerics.bspline import ClampedBSpline
 from actuatorlab.optimization.follower import Follower
 from actuatorlab.optimization.leader import BASELINES, LeaderSettings, run_bilevel
@@ -172,7 +168,7 @@ def test_follower_rejects_infeasible_tasks(crane, kwargs, match):
 
 
 def test_force_beyond_the_actuator_limit_is_refused():
-    weak = EmlaCrane((Rating(65e3, 0.35, 0.59), Rating(5e3, 0.8, 0.59), Rating(12e3, 0.75, 1.1)))
+    weak = emla_lab_crane((Rating(65e3, 0.35, 0.59), Rating(5e3, 0.8, 0.59), Rating(12e3, 0.75, 1.1)))
     with pytest.raises(ParameterError, match="tilt force at q_initial .* infeasible"):
         Follower(weak, TrajectoryTask(), SMALL)
     with pytest.raises(ParameterError, match="exceeds its rating"):

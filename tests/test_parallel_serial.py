@@ -8,8 +8,14 @@ import pytest
 import sympy as sp
 
 from actuatorlab.errors import ParameterError
+from actuatorlab.machines.lab_crane import crane_q_from_theta, lab_crane, lab_crane_initial_pose
 from actuatorlab.mechanics.linkage import TriangleLinkage
 from actuatorlab.mechanics.parallel_serial import (
+    FrameOffset,
+    ParallelSerialManipulator,
+    RevoluteSegment,
+)
+from actuatorlab.mechanics.parallel_serial_kernels import (
     B0,
     B1,
     B3,
@@ -17,13 +23,7 @@ from actuatorlab.mechanics.parallel_serial import (
     EXIT,
     N_BODIES,
     TC,
-    FrameOffset,
-    ParallelSerialManipulator,
-    RevoluteSegment,
     backward_pass,
-    crane_q_from_theta,
-    lab_crane,
-    lab_crane_initial_pose,
     revolute_actuator_force,
 )
 from actuatorlab.mechanics.rigid_body import RigidBody

@@ -7,6 +7,7 @@ import pytest
 
 from actuatorlab.errors import ParameterError
 from actuatorlab.hydraulics.servo_cylinder import (
+    CraneHydraulics,
     Cylinder,
     Friction,
     ServoValve,
@@ -134,3 +135,23 @@ def test_bad_parameters_raise():
         ServoValve(6e-7, -1.0, 6e-7, 6e-7, 185e5, 10e5)
     with pytest.raises(ParameterError, match="Assumption 5"):
         check_pressures(VALVE, 190e5, 50e5)
+
+
+def test_crane_hydraulics_is_checked_and_holds_forces_at_rest():
+    friction = Friction(3000.0, 4000.0, 2e-2)
+    with pytest.raises(ParameterError, match="one of each per actuator"):
+        CraneHydraulics((PAPER, PAPER), (VALVE,), (friction,))
+    with pytest.raises(ParameterError, match=r"CraneHydraulics.valves\[0\]"):
+        CraneHydraulics((PAPER,), (PAPER,), (friction,))
+    with pytest.raises(ParameterError, match="one of each per actuator"):
+        CraneHydraulics((), (), ())
+    hyd = CraneHydraulics([PAPER, PAPER], [VALVE, VALVE], [friction, friction])
+    assert isinstance(hyd.cylinders, tuple) and len(hyd.packed()[1]) == 2
+    forces = np.array([5e4, -3e4])
+    pa, pb = hyd.holding_pressures(forces, low_pressure=30e5)
+    np.testing.assert_allclose(PAPER.head_area * pa - PAPER.rod_area * pb, forces, rtol=1e-12)
+    assert pb[0] == 30e5 and pa[1] == 30e5
+    with pytest.raises(ParameterError, match="raise the supply pressure"):
+        hyd.holding_pressures([5e5, 0.0])
+    with pytest.raises(ParameterError, match="low_pressure"):
+        hyd.holding_pressures(forces, low_pressure=-1.0)

@@ -20,19 +20,12 @@ from actuatorlab.hydraulics.servo_cylinder import (
     piston_force,
     valve_flows,
 )
-from actuatorlab.mechanics.parallel_serial import (
-    lab_crane,
-    lab_crane_initial_pose,
-    new_work,
-)
+from actuatorlab.machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
+from actuatorlab.mechanics.parallel_serial_kernels import new_work
 from actuatorlab.mechanics.rigid_body import mass_matrix
-from actuatorlab.simulation.crane import (
-    diamond_waypoints,
-    joint_reference,
-    lab_crane_hydraulics,
-    quintic_segments,
-    simulate_crane,
-)
+from actuatorlab.numerics.trajectory import quintic_segments
+from actuatorlab.simulation.crane import simulate_crane
+from actuatorlab.simulation.crane_reference import diamond_waypoints, joint_reference
 
 RNG = np.random.default_rng(3)
 CRANE = lab_crane()

@@ -7,7 +7,7 @@ One controller step (spec 2.13):
    joint angle q_j (36) or the telescope stroke x_tj (37); q̈_r = q̈_d + λ (q̇_d − q̇) is its
    exact time derivative (no measured acceleration needed);
 2. required velocities (38)–(48) and their time derivatives through the loop closure with the
-   measured geometry (``parallel_serial.forward_pass``) — dV_r/dt is computed analytically here
+   measured geometry (``parallel_serial_kernels.forward_pass``) — dV_r/dt is computed analytically here
    (the authors' repository differentiates numerically through an 8 Hz filter instead);
 3. required net forces (8) with K_A = k_A I_6 and required forces (70)–(77) (same recursion as
    the actual forces, ``backward_pass``) giving f_cr per actuator;
@@ -45,7 +45,7 @@ from ..hydraulics.servo_cylinder import (
     saturate,
     valve_inverse,
 )
-from ..mechanics.parallel_serial import (
+from ..mechanics.parallel_serial_kernels import (
     N_BODIES,
     S_COL,
     S_PRISM,

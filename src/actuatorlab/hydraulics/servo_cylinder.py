@@ -25,6 +25,10 @@ while p_s > p_a, p_b > p_r (Assumption 5) and the input is not saturated.
 "Pressures kept physical": a chamber pressure does not fall below ``p_min`` (cavitation floor):
 its rate is clipped to ≥ 0 there. No relief valve is modelled: a meter-out chamber braking a
 load may exceed p_s (as in the uncapped paper model); the valve inverse stays finite there.
+
+A manipulator's actuators together: ``CraneHydraulics`` (one cylinder, valve and friction per
+actuator, their packed arrays, the pressures that hold given forces at rest) and the compiled
+``hydraulic_rates`` of the state [p_a, p_b, u_spool] of all of them.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..validation import non_negative, positive
 from .fluid import CRANE_BULK_MODULUS
+from .pressure_dynamics import holding_pressures
 
 # packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor
 (C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = range(8)
@@ -217,6 +222,65 @@ class Friction:
         )
 
 
+@dataclass(frozen=True)
+class CraneHydraulics:
+    """One cylinder, servo valve and friction model per actuator of a manipulator, in its
+    coordinate order (the same number of each, at least one)."""
+
+    cylinders: tuple[Cylinder, ...]
+    valves: tuple[ServoValve, ...]
+    frictions: tuple[Friction, ...]
+
+    def __post_init__(self) -> None:
+        for field, kind in (("cylinders", Cylinder), ("valves", ServoValve), ("frictions", Friction)):
+            items = tuple(getattr(self, field))
+            for i, item in enumerate(items):
+                if not isinstance(item, kind):
+                    raise ParameterError(
+                        f"CraneHydraulics.{field}[{i}] = {item!r}: give a {kind.__name__}"
+                    )
+            object.__setattr__(self, field, items)
+        n = len(self.cylinders)
+        if n == 0 or len(self.valves) != n or len(self.frictions) != n:
+            raise ParameterError(
+                f"CraneHydraulics: {len(self.cylinders)} cylinders, {len(self.valves)} valves, "
+                f"{len(self.frictions)} frictions; give one of each per actuator"
+            )
+
+    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(cyl (m, N_CYL), valve (m, N_VALVE), fric (m, N_FRICTION)) for the kernels."""
+        return (
+            np.array([c.packed() for c in self.cylinders]),
+            np.array([v.packed() for v in self.valves]),
+            np.array([f.packed() for f in self.frictions]),
+        )
+
+    def holding_pressures(
+        self, forces, low_pressure: float = 30e5
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Chamber pressures (p_a, p_b) [Pa] whose piston forces (79) equal ``forces`` [N] (one
+        per actuator, > 0 pushes out), the less loaded chamber at ``low_pressure`` [Pa]
+        (``pressure_dynamics.holding_pressures``); raises if they fall outside (p_r, p_s)."""
+        low_pressure = positive("low_pressure", low_pressure, "Pa")
+        forces = np.asarray(forces, dtype=float)
+        if forces.shape != (len(self.cylinders),):
+            raise ParameterError(
+                f"forces have shape {forces.shape}; give one per actuator ({len(self.cylinders)})"
+            )
+        pa, pb = np.empty_like(forces), np.empty_like(forces)
+        for i, (c, v) in enumerate(zip(self.cylinders, self.valves)):
+            pa[i], pb[i] = holding_pressures(c, forces[i], low_pressure)
+            if not (
+                v.return_pressure < min(pa[i], pb[i])
+                and max(pa[i], pb[i]) < v.supply_pressure
+            ):
+                raise ParameterError(
+                    f"{c.name}: holding force {forces[i]:.0f} N needs pressures ({pa[i]:.3g}, {pb[i]:.3g}) Pa outside "
+                    f"(p_r, p_s) = ({v.return_pressure:g}, {v.supply_pressure:g}) Pa; raise the supply pressure"
+                )
+        return pa, pb
+
+
 # ---------------------------------------------------------------------------------------------
 # compiled kernels (scalars; ``cyl``, ``valve``, ``fric`` are the packed arrays)
 # ---------------------------------------------------------------------------------------------
@@ -324,6 +388,22 @@ def spool_rate(valve, u_cmd, u_spool):
     if valve[V_TAU] <= 0.0:
         return 0.0
     return (saturate(valve, u_cmd) - u_spool) / valve[V_TAU]
+
+
+@nb.njit(cache=True)
+def hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz):
+    """ż [Pa/s, 1/s] of the hydraulic state z = [p_a, p_b, u_spool] (3 m) of m actuators at
+    piston strokes x and rates ẋ (m,) and held valve commands u_cmd: (80)–(85) and the spool.
+    ``cyl``, ``valve`` are the (m, ·) arrays of ``CraneHydraulics.packed``."""
+    m = u_cmd.size
+    for i in range(m):
+        pa, pb = z[i], z[m + i]
+        u = z[2 * m + i] if valve[i, V_TAU] > 0.0 else saturate(valve[i], u_cmd[i])
+        qa, qb = valve_flows(valve[i], u, pa, pb)
+        dpa, dpb = chamber_rates(cyl[i], qa, qb, x[i], xd[i], pa, pb)
+        dz[i] = dpa
+        dz[m + i] = dpb
+        dz[2 * m + i] = spool_rate(valve[i], u_cmd[i], z[2 * m + i])
 
 
 def check_pressures(valve: ServoValve, pa, pb) -> None:

@@ -1,6 +1,6 @@
 """The three-DOF lab crane driven by EMLAs (Bahari et al., spec 004 §1.3) instead of cylinders.
 
-The crane is Petrović & Mattila's parallel–serial lab crane (``parallel_serial.lab_crane``):
+The crane is Petrović & Mattila's parallel–serial lab crane (``machines.lab_crane.lab_crane``):
 coordinates q = (q1 [rad], q2 [rad], x_t2 [m]) for lift, tilt and extension. Reading taken
 (spec 004 §1.3, 6.2 item 7): each EMLA replaces the hydraulic cylinder *between the same two
 pins*, so
@@ -11,7 +11,7 @@ pins*, so
 - its force is the cylinder force f_cj of the closed-chain Newton–Euler recursion, (68) of
   Petrović & Mattila for lift and tilt and (55) for the telescope: this is Bahari's RNEA (42),
   [v_x, f_x] = RNEA(q, q̇, q̈), reused unchanged (one implementation, the numba kernel of
-  ``parallel_serial``). The EMLA's own moving masses are those of the cylinder case and rod
+  ``parallel_serial_kernels``). The EMLA's own moving masses are those of the cylinder case and rod
   of the lab crane (the paper gives none); friction is excluded (as in (68)).
 
 Signs: f_x > 0 pushes the actuator out (extends it), v_x > 0 extends it; the mechanical output
@@ -23,19 +23,15 @@ than the cylinder narrows the joint range (``joint_limits``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
 from .linkage import FLAT_MARGIN, angle_from_stroke
-from .parallel_serial import (
-    ParallelSerialManipulator,
-    batch_inverse_dynamics,
-    lab_crane,
-    piston_states,
-)
+from .parallel_serial import ParallelSerialManipulator
+from .parallel_serial_kernels import batch_inverse_dynamics, piston_states
 
 ACTUATOR_NAMES = ("lift", "tilt", "extension")
 """Actuator order, equal to the coordinate order (q1, q2, x_t2)."""
@@ -46,7 +42,7 @@ QUADRATIC_PAIRS = ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))
 
 @nb.njit(cache=True)
 def _batch_actuator_states(seg, q, qd, x_out, v_out):
-    """Row-wise ``parallel_serial.piston_states``: strokes (18) and rates (21), shape (n, m)."""
+    """Row-wise ``parallel_serial_kernels.piston_states``: strokes (18) and rates (21), shape (n, m)."""
     for k in range(q.shape[0]):
         piston_states(seg, q[k], qd[k], x_out[k], v_out[k])
 
@@ -57,11 +53,12 @@ class EmlaCrane:
 
     ``actuators``: three objects with ``max_force`` [N], ``max_velocity`` [m/s] and ``stroke``
     [m] (``electromech.EMLA``), in the order of ``ACTUATOR_NAMES``;
-    ``manipulator``: the mechanics (default ``lab_crane()``).
+    ``manipulator``: the mechanics (``machines.lab_crane.lab_crane()``; the lab crane with the
+    catalogue's EMLAs is ``machines.lab_crane.emla_lab_crane()``).
     """
 
     actuators: tuple
-    manipulator: ParallelSerialManipulator = field(default_factory=lab_crane)
+    manipulator: ParallelSerialManipulator
 
     def __post_init__(self) -> None:
         acts = tuple(self.actuators)
@@ -208,21 +205,3 @@ def quadratic_velocity_terms(qd) -> np.ndarray:
     """π(q̇) (n, 6): the products q̇_a q̇_b of ``QUADRATIC_PAIRS``."""
     qd = np.atleast_2d(np.asarray(qd, dtype=float))
     return np.stack([qd[:, a] * qd[:, b] for a, b in QUADRATIC_PAIRS], axis=1)
-
-
-def emla_lab_crane(actuators=None, variant: str = "corrected") -> EmlaCrane:
-    """The lab crane (``lab_crane(variant)``) with the EMLAs of Table I of Bahari et al.
-    (``electromech.load_actuators()``) unless ``actuators`` (dict by name or tuple)
-    is given."""
-    if actuators is None:
-        from ..electromech import load_actuators
-
-        actuators = load_actuators()
-    if isinstance(actuators, dict):
-        missing = [n for n in ACTUATOR_NAMES if n not in actuators]
-        if missing:
-            raise ParameterError(
-                f"actuators lack {missing}; give a dict with keys {ACTUATOR_NAMES}"
-            )
-        actuators = tuple(actuators[n] for n in ACTUATOR_NAMES)
-    return EmlaCrane(tuple(actuators), lab_crane(variant))

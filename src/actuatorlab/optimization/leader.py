@@ -54,7 +54,8 @@ import numpy as np
 from ..electromech import actuation_efficiency
 from ..errors import ParameterError, SimulationError
 from ..io.atomic import atomic_write_text
-from ..mechanics.emla_crane import ACTUATOR_NAMES, EmlaCrane, emla_lab_crane
+from ..machines.lab_crane import emla_lab_crane
+from ..mechanics.emla_crane import ACTUATOR_NAMES, EmlaCrane
 from .follower import Follower
 from .trajectory_efficiency import actuator_efficiencies, summarise_efficiency
 from .trajectory_task import FollowerSettings, FollowerSolution, TrajectorySamples, TrajectoryTask

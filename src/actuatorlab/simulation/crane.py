@@ -1,26 +1,23 @@
-"""Closed-loop simulation of the parallel–serial crane under VDC (Petrović & Mattila Sec. 7).
+"""Closed-loop simulation of the parallel–serial crane under VDC (Petrović & Mattila Sec. 7):
+the driver that checks the inputs, starts the crane at rest, runs the loop and returns a
+``CraneRun``.
 
-Reference: tool-tip waypoints (x, y) [m] in the world frame (y up) → quintic rest-to-rest
-segments → inverse kinematics over the two revolute joints (q1, q2) with the telescope held at
-a fixed stroke (the paper's control simulation uses lift and tilt only) → q_d, q̇_d, q̈_d.
+Reference: ``crane_reference`` (tool-tip path, inverse kinematics, the paper's diamond). The
+loop and its two plants: ``crane_loop``.
 
-Plant: the native forward dynamics of ``parallel_serial`` (actuator forces f_c = f_p − f_f)
+Plant "native": the forward dynamics of ``parallel_serial`` (actuator forces f_c = f_p − f_f)
 and the chamber pressures of ``servo_cylinder`` (dead volumes, leakage and spool dynamics as
-configured), integrated by classical RK4 with ``substeps`` steps per controller sample (default 2, i.e.
-0.5 ms, converged for the lab crane; one step of 1 ms is the paper's "ode4, 0.001 s" and is
-off by ~0.4 mrad there because of the friction's stiffness near zero velocity). VDC runs at 1/dt (1 kHz) with the valve
-input held between samples. The whole loop is one compiled kernel.
+configured), integrated by classical RK4 with ``substeps`` steps per controller sample (default
+2, i.e. 0.5 ms, converged for the lab crane; one step of 1 ms is the paper's "ode4, 0.001 s"
+and is off by ~0.4 mrad there because of the friction's stiffness near zero velocity). VDC
+runs at 1/dt (1 kHz) with the valve input held between samples. The whole loop is one
+compiled kernel.
 
-Alternative plant (``plant="mujoco"``): the rigid multibody with its closed loops is integrated
-by MuJoCo (``mechanics.mujoco_model.MujocoCranePlant``: the MJCF model of ``build_mjcf``, the
-cylinder forces applied on the cylinders' slide joints); the pressures, valves, friction,
-controller and 1 kHz loop stay ours (the same kernels), the pressures advanced by RK4 along the
-piston motion read back from MuJoCo after each MuJoCo step (see ``simulate_crane``).
-
-The diamond: the paper gives no coordinates; the authors' repository uses A = (2.5, 1.0),
-B = (3.0, 1.5), C = (3.5, 1.0), D = (3.0, 0.5) m (5 s per segment, one loop). The paper's run
-is: from the start pose to A, then two A-B-C-D loops, 2 s per segment (spec 3.3): that is
-``diamond_waypoints`` with the defaults here.
+Plant "mujoco": the rigid multibody with its closed loops is integrated by MuJoCo
+(``mechanics.mujoco_model.MujocoCranePlant``: the MJCF model of ``build_mjcf``, the cylinder
+forces applied on the cylinders' slide joints); the pressures, valves, friction, controller and
+1 kHz loop stay ours (the same kernels), the pressures advanced by RK4 along the piston motion
+read back from MuJoCo after each MuJoCo step (see ``simulate_crane``).
 """
 
 from __future__ import annotations
@@ -30,511 +27,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
-from ..control.vdc import VDCGains, controller_step, lab_crane_gains
+from ..control.vdc import VDCGains, lab_crane_gains
 from ..errors import ParameterError, SimulationError
+from ..hydraulics.servo_cylinder import C_AA, C_AB, V_UMAX, CraneHydraulics, check_pressures
+from ..machines.lab_crane import lab_crane, lab_crane_hydraulics, lab_crane_initial_pose
+from ..mechanics.parallel_serial import ParallelSerialManipulator
 from ..numerics.filters import derivative_filter
-from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
-from ..hydraulics.servo_cylinder import (
-    F_V,
-    V_TAU,
-    Cylinder,
-    Friction,
-    ServoValve,
-    chamber_rates,
-    check_pressures,
-    friction_force,
-    piston_force,
-    saturate,
-    spool_rate,
-    valve_flows,
-)
-from ..mechanics.parallel_serial import (
-    EXIT,
-    ParallelSerialManipulator,
-    forward_dynamics,
-    forward_pass,
-    lab_crane,
-    lab_crane_initial_pose,
-    new_work,
-    piston_states,
-    solve_small,
-)
+from ..numerics.status import STATUS_DIVERGED, STATUS_OK
+from .crane_loop import MujocoHydraulicPlant, closed_loop, native_plant
+from .crane_reference import JointReference, diamond_waypoints, joint_reference
 
-LITRE_PER_MIN = 1e-3 / 60.0
-DIAMOND = np.array([[2.5, 1.0], [3.0, 1.5], [3.5, 1.0], [3.0, 0.5]])
-"""A, B, C, D [m] of the authors' repository (spec 3.2); the paper prints no coordinates."""
-
-OK, DIVERGED, LEFT_WORKSPACE = STATUS_OK, STATUS_DIVERGED, STATUS_LEFT_WORKSPACE
 PROGRESS_CHUNKS = 50
 """A closed-loop run reports its progress (and the native loop returns to Python) this often."""
 PLANTS = ("native", "mujoco")
 """Plants of ``simulate_crane``: the crane's own forward dynamics, or MuJoCo's multibody."""
-
-
-@dataclass(frozen=True)
-class CraneHydraulics:
-    """One cylinder, valve and friction model per actuator (coordinate order)."""
-
-    cylinders: tuple[Cylinder, ...]
-    valves: tuple[ServoValve, ...]
-    frictions: tuple[Friction, ...]
-
-    def __post_init__(self) -> None:
-        n = len(self.cylinders)
-        if n == 0 or len(self.valves) != n or len(self.frictions) != n:
-            raise ParameterError(
-                f"CraneHydraulics: {len(self.cylinders)} cylinders, {len(self.valves)} valves, "
-                f"{len(self.frictions)} frictions; give one of each per actuator"
-            )
-
-    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return (
-            np.array([c.packed() for c in self.cylinders]),
-            np.array([v.packed() for v in self.valves]),
-            np.array([f.packed() for f in self.frictions]),
-        )
-
-
-def lab_crane_hydraulics(
-    supply_pressure: float = 185e5,
-    return_pressure: float = 10e5,
-    rated_flows: tuple[float, float, float] = (40.0, 100.0, 40.0),
-    u_max: float = 10.0,
-    dead_volumes: bool = True,
-    spool_time_constant: float = 0.0,
-    friction: Friction | None = None,
-) -> CraneHydraulics:
-    """Lift, tilt and extension actuators of the lab crane (spec 3.2, conflicts of 3.3 resolved):
-
-    - supply/return pressure [Pa]: the paper's 185/10 bar (the repository: 190 bar);
-    - rated flows [l/min] per valve at 35 bar per control edge ("per notch"): the paper's NG6
-      40 l/min lift and NG10 100 l/min tilt valves, the repository's 40 l/min extension valve;
-      c = Q_N/(u_max √35 bar), so the full input u_max gives Q_N at 35 bar (the repository
-      divides by √70 bar instead);
-    - input range ±u_max: the paper's ±10 V (the repository normalises to ±1);
-    - bores/rods 80/45 mm (stroke 0.59 m) and 50/30 mm (1.1 m), β = 800 MPa [R];
-    - dead volumes 3, 4, 5 l per chamber and leakage 1e-16 m³/(s Pa) [R] when ``dead_volumes``
-      (not in the paper's model (80)–(81); without them the chambers empty at the end stops);
-    - spool: static (paper) unless ``spool_time_constant`` > 0 [s] (first order);
-    - friction: viscous 3000 N s/m and Coulomb 4000 N [R], smoothed over v_c = 20 mm/s (the
-      repository's 0.5 mm/s zero-speed band makes the plant stiff at velocity reversals,
-      |λ| ≈ 1.2e4 1/s; with 20 mm/s |λ| ≈ 3e3 1/s and RK4 at 0.5 ms is converged to 1e-9 rad).
-    """
-    friction = friction or Friction(
-        viscous=3000.0, coulomb=4000.0, smoothing_velocity=2e-2
-    )
-    dead = (3e-3, 4e-3, 5e-3) if dead_volumes else (0.0, 0.0, 0.0)
-    leak = 1e-16 if dead_volumes else 0.0
-    geometry = ((0.08, 0.045, 0.59), (0.08, 0.045, 0.59), (0.05, 0.03, 1.1))
-    cylinders = tuple(
-        Cylinder.from_diameters(
-            bore,
-            rod,
-            stroke,
-            bulk_modulus=800e6,
-            dead_volume_a=v0,
-            dead_volume_b=v0,
-            leakage=leak,
-            name=name,
-        )
-        for (bore, rod, stroke), v0, name in zip(
-            geometry, dead, ("lift", "tilt", "extension")
-        )
-    )
-    valves = tuple(
-        ServoValve.symmetric(
-            flow * LITRE_PER_MIN,
-            35e5,
-            u_max,
-            supply_pressure=supply_pressure,
-            return_pressure=return_pressure,
-            u_max=u_max,
-            tau=spool_time_constant,
-            name=f"{name}_valve",
-        )
-        for flow, name in zip(rated_flows, ("lift", "tilt", "extension"))
-    )
-    return CraneHydraulics(cylinders, valves, (friction,) * 3)
-
-
-# ---------------------------------------------------------------------------------------------
-# reference
-# ---------------------------------------------------------------------------------------------
-def diamond_waypoints(
-    start, loops: int = 2, corners: np.ndarray = DIAMOND
-) -> np.ndarray:
-    """Waypoints (k, 2) [m]: ``start``, then ``loops`` times A-B-C-D, ending at A."""
-    if loops < 1:
-        raise ParameterError(f"loops = {loops}: give at least one loop")
-    path = [np.asarray(start, dtype=float)[:2]]
-    for _ in range(loops):
-        path.extend(corners)
-    path.append(corners[0])
-    return np.array(path)
-
-
-def quintic_segments(waypoints, segment_time: float, dt: float):
-    """Rest-to-rest quintic segments through ``waypoints`` (k, d), ``segment_time`` [s] each,
-    sampled every dt [s]: returns (t, p, ṗ, p̈) with p of shape (n, d)."""
-    waypoints = np.asarray(waypoints, dtype=float)
-    if waypoints.ndim != 2 or len(waypoints) < 2:
-        raise ParameterError("waypoints must be an array (k ≥ 2, d)")
-    if not (segment_time > 0 and dt > 0 and segment_time >= 10 * dt):
-        raise ParameterError(
-            f"segment_time = {segment_time} s must be > 0 and ≥ 10 dt (dt = {dt} s)"
-        )
-    n_seg = len(waypoints) - 1
-    t = np.arange(round(n_seg * segment_time / dt) + 1) * dt
-    idx = np.minimum((t // segment_time).astype(int), n_seg - 1)
-    s = (t - idx * segment_time) / segment_time
-    shape = (10 * s**3 - 15 * s**4 + 6 * s**5)[:, None]
-    dshape = ((30 * s**2 - 60 * s**3 + 30 * s**4) / segment_time)[:, None]
-    ddshape = ((60 * s - 180 * s**2 + 120 * s**3) / segment_time**2)[:, None]
-    delta = waypoints[idx + 1] - waypoints[idx]
-    return t, waypoints[idx] + shape * delta, dshape * delta, ddshape * delta
-
-
-@dataclass
-class JointReference:
-    """Reference on the controller grid: t (n,) [s], q/qd/qdd (n, m) [rad, m; per s, per s²],
-    tip (n, 2) [m] the commanded tool-tip path."""
-
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    qdd: np.ndarray
-    tip: np.ndarray
-
-
-@nb.njit(cache=True)
-def _tip(seg, trf, base, q, qd, work):
-    """World position, velocity and (q̈ = 0) acceleration of the tool origin, each (3,)."""
-    lk, v, dv, rw, pw = work[0], work[1], work[2], work[3], work[4]
-    forward_pass(seg, trf, base, q, qd, qd, qd * 0.0, lk, v, dv, rw, pw)
-    n = seg.shape[0] - 1
-    r = rw[n, EXIT]
-    lin = v[n, EXIT, :3]
-    w = v[n, EXIT, 3:]
-    acc = dv[n, EXIT, :3] + np.cross(w, lin)
-    return pw[n, EXIT].copy(), r @ lin, r @ acc
-
-
-@nb.njit(cache=True)
-def _inverse_kinematics(seg, trf, base, p, pd, pdd, q0, q_out, qd_out, qdd_out):
-    """Newton IK of the tool (x, y) over coordinates 0 and 1, the others held at q0; returns
-    (status, sample): status 1 if Newton fails to reach 1e-10 m."""
-    work = new_work(seg.shape[0])
-    m = q0.size
-    q = q0.copy()
-    zero = np.zeros(m)
-    jac = np.empty((2, 2))
-    for k in range(p.shape[0]):
-        converged = False
-        for _ in range(30):
-            pos, _, _ = _tip(seg, trf, base, q, zero, work)
-            err = np.array([p[k, 0] - pos[0], p[k, 1] - pos[1]])
-            for i in range(2):
-                e = np.zeros(m)
-                e[i] = 1.0
-                _, vel, _ = _tip(seg, trf, base, q, e, work)
-                jac[0, i] = vel[0]
-                jac[1, i] = vel[1]
-            if abs(err[0]) + abs(err[1]) < 1e-10:
-                converged = True
-                break
-            step = solve_small(jac, err)
-            q[0] += step[0]
-            q[1] += step[1]
-        if not converged:
-            return 1, k
-        rate = solve_small(jac, pd[k])
-        qd = zero.copy()
-        qd[0], qd[1] = rate[0], rate[1]
-        _, _, bias = _tip(seg, trf, base, q, qd, work)
-        acc = solve_small(jac, np.array([pdd[k, 0] - bias[0], pdd[k, 1] - bias[1]]))
-        q_out[k] = q
-        qd_out[k] = qd
-        qdd_out[k, :] = 0.0
-        qdd_out[k, 0], qdd_out[k, 1] = acc[0], acc[1]
-    return 0, p.shape[0]
-
-
-def joint_reference(
-    crane: ParallelSerialManipulator,
-    waypoints,
-    segment_time: float = 2.0,
-    dt: float = 1e-3,
-    q_start=None,
-) -> JointReference:
-    """Joint-space reference of a tool-tip path: quintic segments through ``waypoints`` (k, 2)
-    [m], then inverse kinematics from ``q_start`` (default: the lab crane's initial pose).
-    Raises ``SimulationError`` when a point is out of reach or a cylinder would leave its stroke."""
-    q_start = crane.check_coordinates(
-        lab_crane_initial_pose() if q_start is None else q_start
-    )
-    t, p, pd, pdd = quintic_segments(waypoints, segment_time, dt)
-    n, m = len(t), crane.n_coords
-    q, qd, qdd = np.empty((n, m)), np.empty((n, m)), np.empty((n, m))
-    seg, _, trf, base = crane.arrays
-    status, k = _inverse_kinematics(seg, trf, base, p, pd, pdd, q_start, q, qd, qdd)
-    if status != OK:
-        raise SimulationError(
-            f"t = {t[k]:.3f} s: the tool point ({p[k, 0]:.3f}, {p[k, 1]:.3f}) m is out of reach of "
-            f"{crane.name} (inverse kinematics did not converge); move the waypoints into the workspace"
-        )
-    lim = crane.coordinate_limits
-    bad = (q < lim[:, 0]) | (q > lim[:, 1])
-    if np.any(bad):
-        k, i = np.argwhere(bad)[0]
-        raise SimulationError(
-            f"t = {t[k]:.3f} s: reaching ({p[k, 0]:.3f}, {p[k, 1]:.3f}) m needs {crane.coordinate_names[i]} = "
-            f"{q[k, i]:.4f}, outside [{lim[i, 0]:.4f}, {lim[i, 1]:.4f}] (a cylinder would leave its stroke); "
-            "move the waypoints into the workspace"
-        )
-    return JointReference(t, q, qd, qdd, p)
-
-
-# ---------------------------------------------------------------------------------------------
-# plant and closed loop
-# ---------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
-def hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz):
-    """ż of the hydraulic state z = [p_a, p_b, u_spool] (3 m) at piston strokes x and rates ẋ
-    (m,) and held valve command u_cmd: (80)–(85) and the spool. Shared by both plants."""
-    m = u_cmd.size
-    for i in range(m):
-        pa, pb = z[i], z[m + i]
-        u = z[2 * m + i] if valve[i, V_TAU] > 0.0 else saturate(valve[i], u_cmd[i])
-        qa, qb = valve_flows(valve[i], u, pa, pb)
-        dpa, dpb = chamber_rates(cyl[i], qa, qb, x[i], xd[i], pa, pb)
-        dz[i] = dpa
-        dz[m + i] = dpb
-        dz[2 * m + i] = spool_rate(valve[i], u_cmd[i], z[2 * m + i])
-
-
-@nb.njit(cache=True)
-def plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u_cmd, dy, work, scratch):
-    """ẏ of the state y = [q, q̇, p_a, p_b, u_spool] (5 m) at held valve command u_cmd;
-    scratch (4, m) holds [x, ẋ, f_c, q̈] afterwards."""
-    m = u_cmd.size
-    x, xd, fc, qdd = scratch[0], scratch[1], scratch[2], scratch[3]
-    piston_states(seg, y[:m], y[m : 2 * m], x, xd)
-    hydraulic_rates(cyl, valve, u_cmd, x, xd, y[2 * m :], dy[2 * m :])
-    for i in range(m):
-        fc[i] = piston_force(cyl[i], y[2 * m + i], y[3 * m + i]) - friction_force(
-            fric[i], xd[i]
-        )
-    forward_dynamics(
-        seg, inert, trf, base, y[:m], y[m : 2 * m], fc, np.zeros(6), qdd, work
-    )
-    dy[:m] = y[m : 2 * m]
-    dy[m : 2 * m] = qdd
-
-
-@nb.njit(cache=True)
-def _vdc_sample(ctrl, filt, q, qd, pa, pb, k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u, out_u, out_ctrl, out_tip):
-    """One controller sample of either plant's loop: ``controller_step`` at reference sample k,
-    valve inputs into ``u``, and the sample recorded. ``ctrl`` = (seg, inert, trf, base, gains,
-    lam, kx, kf, cyl, valve, fric, coef)."""
-    seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
-    controller_step(seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef, filt, q, qd, pa, pb, q_d[k],
-                    qd_d[k], qdd_d[k], work_r, work_m, scratch, k == 0, u)
-    out_u[k] = u
-    out_ctrl[k] = scratch
-    out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
-
-
-@nb.njit(cache=True)
-def _closed_loop(
-    seg,
-    inert,
-    trf,
-    base,
-    cyl,
-    valve,
-    fric,
-    gains,
-    lam,
-    kx,
-    kf,
-    coef,
-    q_d,
-    qd_d,
-    qdd_d,
-    y,
-    filt,
-    k0,
-    k1,
-    substeps,
-    dt,
-    limits,
-    out_y,
-    out_u,
-    out_ctrl,
-    out_tip,
-):
-    """Run VDC + plant over the reference samples k0 … k1−1, carrying the plant state ``y`` and
-    the controller's filter state ``filt`` (updated in place) to the next call; returns
-    (status, last sample)."""
-    m = lam.size
-    n_steps = q_d.shape[0]
-    u = np.zeros(m)
-    work_r, work_m, work_p = (
-        new_work(seg.shape[0]),
-        new_work(seg.shape[0]),
-        new_work(seg.shape[0]),
-    )
-    scratch = np.zeros((8, m))
-    plant_scratch = np.zeros((4, m))
-    r1, r2, r3, r4, tmp = (
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-        np.empty(5 * m),
-    )
-    h = dt / substeps
-    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
-    for k in range(k0, k1):
-        out_y[k] = y
-        _vdc_sample(ctrl, filt, y[:m], y[m : 2 * m], y[2 * m : 3 * m], y[3 * m : 4 * m], k, q_d, qd_d, qdd_d,
-                    work_r, work_m, scratch, u, out_u, out_ctrl, out_tip)
-        if k == n_steps - 1:
-            break
-        for _ in range(substeps):
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, y, u, r1, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * r1
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r2, work_p, plant_scratch)
-            tmp[:] = y + 0.5 * h * r2
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r3, work_p, plant_scratch)
-            tmp[:] = y + h * r3
-            plant_rhs(seg, inert, trf, base, cyl, valve, fric, tmp, u, r4, work_p, plant_scratch)
-            y += h / 6.0 * (r1 + 2.0 * r2 + 2.0 * r3 + r4)
-        for i in range(5 * m):
-            if not math.isfinite(y[i]):
-                return DIVERGED, k + 1
-        for i in range(m):
-            if y[i] < limits[i, 0] or y[i] > limits[i, 1]:
-                out_y[k + 1] = y
-                return LEFT_WORKSPACE, k + 1
-    return OK, k1
-
-
-@nb.njit(cache=True)
-def _stroke_history(seg, q, qd, out):
-    """Piston strokes (n, m) [m] of the samples q, q̇ (n, m) into ``out`` (``piston_states``)."""
-    xd = np.empty(q.shape[1])
-    for k in range(q.shape[0]):
-        piston_states(seg, q[k], qd[k], out[k], xd)
-
-
-@nb.njit(cache=True)
-def _mujoco_step_forces(cyl, valve, fric, u_cmd, x, xd, z, h, dz0, force, damping):
-    """Actuator inputs of one MuJoCo step of h [s] from the hydraulic state z at strokes x,
-    rates ẋ: dz0 ← ż at the start; the piston force f_p at the predicted mid-step pressures
-    z + h/2 ż (second order in h); the friction linearised about ẋ, f_f(ẋ) + c (ẋ' − ẋ) with
-    c = ∂f_f/∂ẋ (central difference of ``friction_force``), given to MuJoCo as force
-    f_p − f_f(ẋ) + c ẋ and damping c (``MujocoCranePlant.step``)."""
-    m = u_cmd.size
-    hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz0)
-    for i in range(m):
-        eps = 1e-3 * fric[i, F_V]
-        c = (
-            friction_force(fric[i], xd[i] + eps) - friction_force(fric[i], xd[i] - eps)
-        ) / (2.0 * eps)
-        damping[i] = c
-        f_p = piston_force(
-            cyl[i], z[i] + 0.5 * h * dz0[i], z[m + i] + 0.5 * h * dz0[m + i]
-        )
-        force[i] = f_p - friction_force(fric[i], xd[i]) + c * xd[i]
-
-
-@nb.njit(cache=True)
-def _hydraulics_rk4(cyl, valve, u_cmd, x0, xd0, x1, xd1, z, h, k1):
-    """One classical RK4 step of h [s] of the hydraulic state z (in place) along the piston
-    motion of the MuJoCo step just taken, strokes and rates linear between (x0, ẋ0) and
-    (x1, ẋ1); k1 = ż at the start (from ``_mujoco_step_forces``)."""
-    k2, k3, k4 = np.empty_like(z), np.empty_like(z), np.empty_like(z)
-    xm, xdm = 0.5 * (x0 + x1), 0.5 * (xd0 + xd1)
-    hydraulic_rates(cyl, valve, u_cmd, xm, xdm, z + 0.5 * h * k1, k2)
-    hydraulic_rates(cyl, valve, u_cmd, xm, xdm, z + 0.5 * h * k2, k3)
-    hydraulic_rates(cyl, valve, u_cmd, x1, xd1, z + h * k3, k4)
-    z += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-
-
-def _mujoco_closed_loop(
-    plant,
-    seg,
-    inert,
-    trf,
-    base,
-    cyl,
-    valve,
-    fric,
-    gains,
-    lam,
-    kx,
-    kf,
-    coef,
-    q_d,
-    qd_d,
-    qdd_d,
-    z0,
-    substeps,
-    dt,
-    limits,
-    out_y,
-    out_u,
-    out_ctrl,
-    out_tip,
-    out_x,
-    progress,
-):
-    """``_closed_loop`` with MuJoCo integrating the mechanics (``MujocoCranePlant``) and the
-    hydraulic state z = [p_a, p_b, u_spool] integrated here: per MuJoCo step, forces from z
-    (``_mujoco_step_forces``), mj_step, then RK4 of z along the piston motion MuJoCo produced.
-    Returns (status, last sample, largest loop-constraint residual [m])."""
-    m = lam.size
-    n_steps = q_d.shape[0]
-    z = z0.copy()
-    u = np.zeros(m)
-    work_r, work_m = new_work(seg.shape[0]), new_work(seg.shape[0])
-    scratch = np.zeros((8, m))
-    filt = np.zeros((m, 2))
-    dz0, force, damping = np.empty(3 * m), np.empty(m), np.empty(m)
-    h = dt / substeps
-    ctrl = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef)
-    violation = 0.0
-    report_every = max(n_steps // PROGRESS_CHUNKS, 1)
-    for k in range(n_steps):
-        if progress is not None and k % report_every == 0:
-            progress(k / n_steps)
-        q, qd = plant.coordinates()
-        x, xd = plant.strokes()
-        out_y[k, :m], out_y[k, m : 2 * m], out_y[k, 2 * m :] = q, qd, z
-        out_x[k] = x
-        _vdc_sample(ctrl, filt, q, qd, z[:m], z[m : 2 * m], k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u,
-                    out_u, out_ctrl, out_tip)
-        if k == n_steps - 1:
-            break
-        for _ in range(substeps):
-            _mujoco_step_forces(cyl, valve, fric, u, x, xd, z, h, dz0, force, damping)
-            plant.step(force, damping)
-            x1, xd1 = plant.strokes()
-            _hydraulics_rk4(cyl, valve, u, x, xd, x1, xd1, z, h, dz0)
-            x, xd = x1, xd1
-        violation = max(violation, plant.loop_violation())
-        q, qd = plant.coordinates()
-        if plant.diverged() or not (np.all(np.isfinite(z)) and np.all(np.isfinite(q))):
-            out_y[k + 1, :m], out_y[k + 1, m : 2 * m], out_y[k + 1, 2 * m :] = q, qd, z
-            return DIVERGED, k + 1, violation
-        if np.any(q < limits[:, 0]) or np.any(q > limits[:, 1]):
-            out_y[k + 1, :m], out_y[k + 1, m : 2 * m], out_y[k + 1, 2 * m :] = q, qd, z
-            return LEFT_WORKSPACE, k + 1, violation
-    return OK, n_steps, violation
 
 
 @dataclass
@@ -566,35 +74,6 @@ class CraneRun:
     tip: np.ndarray
     tip_ref: np.ndarray
     counters: dict
-
-
-def holding_pressures(
-    crane, hydraulics: CraneHydraulics, q, low_pressure: float = 30e5
-) -> tuple[np.ndarray, np.ndarray]:
-    """Chamber pressures (p_a, p_b) [Pa] that hold the crane at rest at q, the less loaded
-    chamber at ``low_pressure``; raises if they fall outside (p_r, p_s)."""
-    f = crane.actuator_forces(q, np.zeros(crane.n_coords), np.zeros(crane.n_coords))
-    pa, pb = np.empty_like(f), np.empty_like(f)
-    for i, (c, v) in enumerate(zip(hydraulics.cylinders, hydraulics.valves)):
-        if f[i] >= 0.0:
-            pa[i], pb[i] = (
-                (f[i] + c.rod_area * low_pressure) / c.head_area,
-                low_pressure,
-            )
-        else:
-            pa[i], pb[i] = (
-                low_pressure,
-                (c.head_area * low_pressure - f[i]) / c.rod_area,
-            )
-        if not (
-            v.return_pressure < min(pa[i], pb[i])
-            and max(pa[i], pb[i]) < v.supply_pressure
-        ):
-            raise ParameterError(
-                f"{c.name}: holding force {f[i]:.0f} N needs pressures ({pa[i]:.3g}, {pb[i]:.3g}) Pa outside "
-                f"(p_r, p_s) = ({v.return_pressure:g}, {v.supply_pressure:g}) Pa; raise the supply pressure"
-            )
-    return pa, pb
 
 
 def simulate_crane(
@@ -655,80 +134,47 @@ def simulate_crane(
             )
     q0 = crane.check_coordinates(reference.q[0])
     if initial_pressures is None:
-        pa0, pb0 = holding_pressures(crane, hydraulics, q0)
+        pa0, pb0 = hydraulics.holding_pressures(crane.actuator_forces(q0, np.zeros(m), np.zeros(m)))
     else:
         pa0, pb0 = (np.asarray(p, dtype=float).reshape(m) for p in initial_pressures)
         for valve_i, pa_i, pb_i in zip(hydraulics.valves, pa0, pb0):
             check_pressures(valve_i, pa_i, pb_i)
     y0 = np.concatenate((q0, np.zeros(m), pa0, pb0, np.zeros(m)))
-    cyl, valve, fric = hydraulics.packed()
+    packed = hydraulics.packed()
+    cyl, valve, fric = packed
     seg, inert, trf, base = crane.arrays
     n = len(reference.t)
-    out_y, out_u = np.zeros((n, 5 * m)), np.zeros((n, m))
+    out_y, out_x, out_u = np.zeros((n, 5 * m)), np.zeros((n, m)), np.zeros((n, m))
     out_ctrl, out_tip = np.zeros((n, 8, m)), np.zeros((n, 3))
-    coef = derivative_filter(gains.derivative_cutoff, dt)
-    controller = (
-        gains.body_gains(len(crane.segments)),
-        np.array(gains.lam),
-        np.array(gains.kx),
-        np.array(gains.kf),
-        coef,
-        reference.q,
-        reference.qd,
-        reference.qdd,
-    )
-    extra: dict = {"plant": plant}
+    controller = (seg, inert, trf, base, gains.body_gains(len(crane.segments)), np.array(gains.lam),
+                  np.array(gains.kx), np.array(gains.kf), cyl, valve, fric, derivative_filter(gains.derivative_cutoff, dt))
+    start = time.perf_counter()  # the MuJoCo model build (a few ms) counts as plant time
     if plant == "native":
-        start = time.perf_counter()
-        y, filt = y0.copy(), np.zeros((m, 2))
-        edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
-        for k0, k1 in zip(edges[:-1], edges[1:]):
-            status, k = _closed_loop(seg, inert, trf, base, cyl, valve, fric, *controller, y, filt, k0, k1, substeps,
-                                     dt, crane.coordinate_limits, out_y, out_u, out_ctrl, out_tip)
-            if status != OK:
-                break
-            if progress is not None:
-                progress(k1 / n)
-        wall = time.perf_counter() - start
-        x = np.zeros((n, m))
-        _stroke_history(seg, out_y[:, :m], out_y[:, m : 2 * m], x)
+        model, loop = native_plant(crane, packed, y0, substeps, dt / substeps), closed_loop
     else:
-        from ..mechanics.mujoco_model import MujocoCranePlant
-
-        start = time.perf_counter()  # the model build (a few ms) counts as plant time
-        mj_plant = MujocoCranePlant(crane, q0, dt / substeps, mujoco_integrator)
-        x = np.zeros((n, m))
-        status, k, violation = _mujoco_closed_loop(
-            mj_plant,
-            seg,
-            inert,
-            trf,
-            base,
-            cyl,
-            valve,
-            fric,
-            *controller,
-            y0[2 * m :],
-            substeps,
-            dt,
-            crane.coordinate_limits,
-            out_y,
-            out_u,
-            out_ctrl,
-            out_tip,
-            x,
-            progress,
-        )
-        wall = time.perf_counter() - start
+        model = MujocoHydraulicPlant(crane, packed, q0, y0[2 * m :], dt, substeps, mujoco_integrator)
+        loop = closed_loop.py_func
+    filt = np.zeros((m, 2))
+    edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
+    for k0, k1 in zip(edges[:-1], edges[1:]):
+        status, k = loop(model, controller, filt, (reference.q, reference.qd, reference.qdd), crane.coordinate_limits,
+                         k0, k1, (out_y, out_x, out_u, out_ctrl, out_tip))
+        if status != STATUS_OK:
+            break
+        if progress is not None:
+            progress(k1 / n)
+    wall = time.perf_counter() - start
+    extra: dict = {"plant": plant}
+    if plant == "mujoco":
         extra.update(
             mujoco_timestep=dt / substeps,
             mujoco_integrator=mujoco_integrator,
-            loop_violation_max=violation,
+            loop_violation_max=model.loop_violation,
         )
-    if status != OK:
+    if status != STATUS_OK:
         what = (
             "diverged (non-finite state)"
-            if status == DIVERGED
+            if status == STATUS_DIVERGED
             else "left the workspace (a cylinder reached its stroke end)"
         )
         state = out_y[min(k, n - 1)]
@@ -738,14 +184,14 @@ def simulate_crane(
             f"try more substeps, lower gains or a slower reference ({plant} plant)"
         )
     p_a, p_b = out_y[:, 2 * m : 3 * m], out_y[:, 3 * m : 4 * m]
-    f_p = cyl[:, 0] * p_a - cyl[:, 1] * p_b
-    umax = valve[:, 6]
+    f_p = cyl[:, C_AA] * p_a - cyl[:, C_AB] * p_b
+    umax = valve[:, V_UMAX]
     return CraneRun(
         t=reference.t.copy(),
         q=out_y[:, :m].copy(),
         qd=out_y[:, m : 2 * m].copy(),
         q_ref=reference.q.copy(),
-        x=x,
+        x=out_x,
         f_cr=out_ctrl[:, 2].copy(),
         f_pr=out_ctrl[:, 3].copy(),
         f_p=f_p,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...machines.lab_crane import lab_crane, lab_crane_initial_pose
 from ...mechanics.mujoco_model import compare_inverse_dynamics, static_pose_forces
-from ...mechanics.parallel_serial import lab_crane, lab_crane_initial_pose
 from ...report.plots import Line, Panel, time_series_figure
 from ..crane_schema import CraneInverseDynamicsScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
