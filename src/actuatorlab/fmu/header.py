@@ -59,6 +59,10 @@ def model_header(variables: list[Variable], model: str, token: str) -> str:
         "enum { ALAB_INDEPENDENT = 0, ALAB_PARAMETER = 1, ALAB_INPUT = 2, ALAB_OUTPUT = 3 };",
         "",
     ]
+    inputs = [i for i, v in enumerate(floats) if v.causality == "input"]
+    if inputs != list(range(inputs[0], inputs[-1] + 1)):
+        raise ValueError("the inputs of the variable table must be consecutive")
+    lines += [f"#define ALAB_FIRST_INPUT {inputs[0]}", f"#define ALAB_LAST_INPUT {inputs[-1]}"]
     for i, v in enumerate(floats + booleans):
         lines.append(f"#define {v.macro} {i}")
     lines += ["", "static const char *const alab_names[N_VARIABLES] = {"]

@@ -209,8 +209,7 @@ int alab_do_step(alab_instance *inst, double t, double h)
     if (!(h > 0.0 && isfinite(h)) || !isfinite(t))
         return alab_fail(inst, ALAB_ERROR, "do step at t = %g s: the communication step %g s must be finite and > 0",
                          t, h);
-    for (vr = 1; vr < N_FLOAT64; vr++) {
-        if (alab_causality[vr] != ALAB_INPUT) continue;
+    for (vr = ALAB_FIRST_INPUT; vr <= ALAB_LAST_INPUT; vr++) {
         status = check_value(inst, vr, inst->s.r[vr]);
         if (status != ALAB_OK) return status;
     }

@@ -17,6 +17,8 @@
 /* the model's state x[] */
 enum { X_P = 0, X_L, X_V, X_F, X_VA, X_UC, X_UB, X_UA };
 #define MAX_ALTERNATIONS 10000
+/* derived[]: the circuit vector, then the opening scales */
+#define D_SCALES N_CIRCUIT
 
 #define R(name) (inst->s.r[VR_##name])
 
@@ -41,6 +43,7 @@ int model_check(alab_instance *inst)
     cp[I_CTH] = R(CIRCUIT_DISCHARGE_COEFFICIENT_TH) * R(CIRCUIT_MAX_AREA_TH) * root;
     cp[I_CB] = R(CIRCUIT_DISCHARGE_COEFFICIENT_B) * R(CIRCUIT_MAX_AREA_B) * root;
     cp[I_CA] = R(CIRCUIT_REGENERATION_DISCHARGE_COEFFICIENT) * R(CIRCUIT_REGENERATION_MAX_AREA) * root;
+    alab_opening_scales(cp, inst->s.derived + D_SCALES);
     return ALAB_OK;
 }
 
@@ -65,8 +68,9 @@ void model_outputs(alab_instance *inst)
     const double *cp = inst->s.derived;
     const double *x = inst->s.x;
     double uh[N_OPEN], fh, fr, va = 0.0, pump, q_p, q_b, q_pm;
-    double ua_hat = alab_regeneration_opening(cp, x[X_UA]);
-    alab_openings(cp, x[X_UC], x[X_UB], uh);
+    const double *k = inst->s.derived + D_SCALES;
+    double ua_hat = k[5] * x[X_UA];
+    alab_openings_scaled(k, x[X_UC], x[X_UB], uh);
     /* as hydraulics/quasistatic/chambers.py does along a recorded run */
     if (x[X_V] != 0.0 && ua_hat > 0.0 && x[X_V] > 0.0) {
         alab_regeneration_velocity(cp, uh, ua_hat, x[X_V], &va);
@@ -97,8 +101,9 @@ int model_step(alab_instance *inst, double t, double h)
     double stiffness = R(RELAXATION_STIFFNESS), damping = R(RELAXATION_DAMPING), l_now = R(LENGTH);
     long alternations;
     int status;
-    alab_openings(cp, R(VALVE_COMMAND), R(BLEED), uh);
-    ua_hat = alab_regeneration_opening(cp, R(REGENERATION));
+    const double *k = inst->s.derived + D_SCALES;
+    alab_openings_scaled(k, R(VALVE_COMMAND), R(BLEED), uh);
+    ua_hat = k[5] * R(REGENERATION);
     if (inst->s.b[VR_LENGTH_RATE_FROM_INPUT - N_FLOAT64]) {
         beta = damping + h * stiffness;
         fbar = stiffness * (x[X_P] - l_now) - damping * R(LENGTH_RATE);

@@ -136,15 +136,32 @@ static double find_root(root_fn f, const void *args, double lo, double hi, doubl
 
 /* ---- circuit.py: openings ---------------------------------------------------------------- */
 
-void alab_openings(const double *cp, double u_c, double u_b, double *uh)
+void alab_opening_scales(const double *cp, double *k)
+{
+    double head = pow(cp[I_AH], -1.5), rod = pow(cp[I_AR], -1.5);
+    k[J_PH] = cp[I_CPH] * head;
+    k[J_TR] = cp[I_CTR] * rod;
+    k[J_PR] = cp[I_CPR] * rod;
+    k[J_TH] = cp[I_CTH] * head;
+    k[J_B] = cp[I_CB] * 1.0;
+    k[5] = cp[I_CA] * rod;
+}
+
+void alab_openings_scaled(const double *k, double u_c, double u_b, double *uh)
 {
     double extend = mx(u_c, 0.0), retract = mx(-u_c, 0.0);
-    double head = pow(cp[I_AH], -1.5), rod = pow(cp[I_AR], -1.5);
-    uh[J_PH] = extend * (cp[I_CPH] * head);
-    uh[J_TR] = extend * (cp[I_CTR] * rod);
-    uh[J_PR] = retract * (cp[I_CPR] * rod);
-    uh[J_TH] = retract * (cp[I_CTH] * head);
-    uh[J_B] = u_b * (cp[I_CB] * 1.0);
+    uh[J_PH] = extend * k[J_PH];
+    uh[J_TR] = extend * k[J_TR];
+    uh[J_PR] = retract * k[J_PR];
+    uh[J_TH] = retract * k[J_TH];
+    uh[J_B] = u_b * k[J_B];
+}
+
+void alab_openings(const double *cp, double u_c, double u_b, double *uh)
+{
+    double k[N_SCALES];
+    alab_opening_scales(cp, k);
+    alab_openings_scaled(k, u_c, u_b, uh);
 }
 
 double alab_regeneration_opening(const double *cp, double u_a) { return cp[I_CA] * pow(cp[I_AR], -1.5) * u_a; }

@@ -38,6 +38,11 @@ double alab_phi_b(double b, double c, double a0, double a1, double x1);
 /* circuit.py: normalised openings of a command u_c (67), bleed u_b, and u_hat_a of u_a. */
 void alab_openings(const double *cp, double u_c, double u_b, double *uh);
 double alab_regeneration_opening(const double *cp, double u_a);
+/* the same from the scales k = [c_ph A_h^-1.5, c_tr A_r^-1.5, c_pr A_r^-1.5, c_th A_h^-1.5, c_b,
+ * c_a A_r^-1.5] of alab_opening_scales, computed once per parameter set */
+enum { N_SCALES = 6 };
+void alab_opening_scales(const double *cp, double *k);
+void alab_openings_scaled(const double *k, double u_c, double u_b, double *uh);
 
 /* kernels.py */
 int alab_mode(const double *uh);
