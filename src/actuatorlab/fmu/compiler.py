@@ -30,10 +30,12 @@ def compiler() -> list[str]:
     return command
 
 
-def compile_shared(sources: list[Path], include: list[Path], output: Path) -> None:
+def compile_shared(sources: list[Path], include: list[Path], output: Path, export_all: bool = False) -> None:
     """Build the shared library ``output`` from ``sources``; raises ExportError with the
-    compiler's first error line if it fails."""
-    command = [*compiler(), *FLAGS, *(f"-I{d}" for d in include), "-o", str(output), *map(str, sources), "-lm"]
+    compiler's first error line if it fails. ``export_all`` exports every function (the twin
+    tests call the kernels one by one), not only the FMI ones."""
+    flags = [f for f in FLAGS if not (export_all and f.startswith("-fvisibility"))]
+    command = [*compiler(), *flags, *(f"-I{d}" for d in include), "-o", str(output), *map(str, sources), "-lm"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:
