@@ -17,6 +17,8 @@ FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "
 (``-fvisibility=hidden``), so several FMUs load side by side in one process."""
 COMMON_SOURCES = ("instance.c", "quasistatic.c")
 HEADERS = ("instance.h", "quasistatic.h", "fmi3_types.h", "fmi2_types.h")
+MODEL_FILES = {"quasistatic": ("model_quasistatic.c",), "pressure-dynamics": ("model_pressure.c", "pressure.c", "pressure.h")}
+"""The files each model adds to the common ones."""
 
 
 def compiler() -> list[str]:

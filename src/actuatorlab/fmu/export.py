@@ -29,7 +29,7 @@ import numpy as np
 from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_bytes
-from .compiler import C_DIR, COMMON_SOURCES, HEADERS, compile_shared
+from .compiler import C_DIR, COMMON_SOURCES, HEADERS, MODEL_FILES, compile_shared
 from .errors import ExportError
 from .header import model_header
 from .model_description import ModelInfo, build_description, fmi2_description, fmi3_description
@@ -37,7 +37,6 @@ from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable, pressure_variab
 
 FMI_VERSIONS = ("3", "2")
 EXPORTABLE_KINDS = ("arm",)
-MODEL_SOURCES = {QUASISTATIC: "model_quasistatic.c", PRESSURE_DYNAMICS: "model_pressure.c"}
 DEFAULT_MAX_SUBSTEP = 1.0e-4
 """Largest internal step [s] of the pressure-dynamics FMU; a longer communication step is split."""
 
@@ -85,7 +84,7 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
     start = {name: float(signals[name].sample(t0)[0]) for name in ("valve_command", "bleed", "regeneration")}
     arm = spec.arm.build()
     start["length"] = float(arm.cylinder_length(spec.arm.initial_angle)[0])
-    start["length_rate"] = float(arm.cylinder_length(spec.arm.initial_angle)[1]) * spec.arm.initial_rate
+    start["length_rate"] = float(arm.cylinder_length(spec.arm.initial_angle)[1]) * spec.arm.initial_rate + 0.0
     for name, (low, high) in {"valve_command": (-1.0, 1.0), "bleed": (0.0, 1.0), "regeneration": (0.0, 1.0)}.items():
         if not low <= start[name] <= high:
             raise ScenarioError(f"inputs.{name} = {start[name]:g} at t = 0: must lie in [{low:g}, {high:g}]")
@@ -94,8 +93,12 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
         variables = quasistatic_variables(circuit, spec.relaxation.build(), start, MAX_STRETCH)
     else:
         fluid = spec.pressure_dynamics
+        theta0 = spec.arm.initial_angle
+        lever0 = float(arm.cylinder_length(theta0)[1])
+        f_ey0 = float(signals["external_force"].sample(t0)[0])
+        holding = -float(arm.torque(theta0, 0.0, f_ey0)) / lever0  # as simulation/pressure_arm.py starts the arm
         variables = pressure_variables(circuit, fluid.build(spec.cylinder), start, fluid.initial_low_pressure,
-                                       min(DEFAULT_MAX_SUBSTEP, spec.simulation.step))
+                                       holding, min(DEFAULT_MAX_SUBSTEP, spec.simulation.step))
     experiment = {"start_time": 0.0, "stop_time": spec.simulation.duration, "step": spec.simulation.step}
     return model, variables, experiment
 
@@ -121,14 +124,13 @@ def _token(header_without_token: str) -> str:
 
 def source_files(model: str, fmi: str) -> list[str]:
     """The C files an FMU of ``model`` compiles, FMI wrapper first."""
-    return [f"fmi{fmi}.c", *COMMON_SOURCES, MODEL_SOURCES[model]]
+    return [f"fmi{fmi}.c", *COMMON_SOURCES, *(f for f in MODEL_FILES[model] if f.endswith(".c"))]
 
 
 def write_sources(folder: Path, variables: list[Variable], model: str, token: str) -> None:
     """Copy the C sources into ``folder`` and write its ``model.h``."""
-    for name in (*HEADERS, *COMMON_SOURCES, *MODEL_SOURCES.values(), "fmi3.c", "fmi2.c"):
-        if (C_DIR / name).exists():
-            (folder / name).write_bytes((C_DIR / name).read_bytes())
+    for name in (*HEADERS, *COMMON_SOURCES, *(f for files in MODEL_FILES.values() for f in files), "fmi3.c", "fmi2.c"):
+        (folder / name).write_bytes((C_DIR / name).read_bytes())
     (folder / "model.h").write_text(model_header(variables, model, token), encoding="utf-8")
 
 
@@ -157,7 +159,7 @@ def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | Non
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("modelDescription.xml", description)
             z.write(binary, f"binaries/{folder3 if fmi == '3' else folder2}/{binary.name}")
-            shipped = sorted({*files, "model.h", *HEADERS, *COMMON_SOURCES, MODEL_SOURCES[model]})
+            shipped = sorted({*files, "model.h", *HEADERS, *COMMON_SOURCES, *MODEL_FILES[model]})
             for source in shipped:
                 if fmi == "2" and source == "fmi3_types.h" or fmi == "3" and source == "fmi2_types.h":
                     continue

@@ -165,7 +165,7 @@ def quasistatic_variables(circuit, relaxation, start: dict[str, float], max_stre
     ]
 
 
-def pressure_variables(circuit, fluid, start: dict[str, float], initial_low_pressure: float,
+def pressure_variables(circuit, fluid, start: dict[str, float], initial_low_pressure: float, initial_force: float,
                        max_substep: float) -> list[Variable]:
     """The ports of the pressure-dynamics cylinder (implicit, internal substeps)."""
     return [
@@ -190,9 +190,10 @@ def pressure_variables(circuit, fluid, start: dict[str, float], initial_low_pres
                  fluid.retracted_length, "mm"),
         Variable("initial_low_pressure", "parameter", "Pa", "pressure of the less loaded chamber at the start, >= 0",
                  initial_low_pressure, "MPa"),
-        Variable("initial_force", "parameter", "N", "force the chambers hold at the start", 0.0, "kN"),
-        Variable("max_substep", "parameter", "s", "largest internal step; a longer communication step is split, > 0",
-                 max_substep),
+        Variable("initial_force", "parameter", "N", "force the chambers hold at the start (> 0 pushes the rod out)",
+                 initial_force, "kN"),
+        Variable("max_substep", "parameter", "s", "largest internal step of the implicit integration (TR-BDF2); a "
+                 "longer communication step is split, > 0", max_substep),
         *_inputs(start),
         *_outputs(PRESSURE_DYNAMICS),
     ]
