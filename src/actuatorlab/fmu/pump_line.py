@@ -48,7 +48,8 @@ def pump_line(cp, uh, u_c: float, v: float, va: float, fh: float, fr: float) -> 
         else:
             c_u = cp[I_CPH] * max(u_c, 0.0)
             g = uh[J_B] + c_u
-            pump = min(cp[I_PM], (q / g) * (q / g))
+            ratio = q / g if g > 0.0 else math.inf  # g = 0 only for subnormal openings
+            pump = min(cp[I_PM], ratio * ratio)
             supply = c_u * math.sqrt(pump)
     elif retract and v < 0.0:
         if fr > 0.0:
@@ -58,7 +59,8 @@ def pump_line(cp, uh, u_c: float, v: float, va: float, fh: float, fr: float) -> 
         else:
             c_u = cp[I_CPR] * max(-u_c, 0.0)
             g = uh[J_B] + c_u
-            pump = min(cp[I_PM], (q / g) * (q / g))
+            ratio = q / g if g > 0.0 else math.inf
+            pump = min(cp[I_PM], ratio * ratio)
             supply = c_u * math.sqrt(pump)
     else:
         pump = min(cp[I_PM], _ldiv(q * q, uh[J_B] * uh[J_B]))

@@ -448,7 +448,8 @@ void alab_pump_line(const double *cp, const double *uh, double c_ph_u, double c_
             *q_p = cp[I_AH] * vh;
         } else { /* the head cavitates: pump flow splits between ph (head at tank) and the bleed */
             g = uh[J_B] + c_ph_u;
-            *pump = mn(cp[I_PM], (q / g) * (q / g));
+            g = g > 0.0 ? q / g : INFINITY; /* g = 0 only for subnormal openings */
+            *pump = mn(cp[I_PM], g * g);
             *q_p = c_ph_u * sqrt(*pump);
         }
     } else if (mode == MODE_RETRACT && v < 0.0) {
@@ -457,7 +458,8 @@ void alab_pump_line(const double *cp, const double *uh, double c_ph_u, double c_
             *q_p = -cp[I_AR] * v;
         } else {
             g = uh[J_B] + c_pr_u;
-            *pump = mn(cp[I_PM], (q / g) * (q / g));
+            g = g > 0.0 ? q / g : INFINITY;
+            *pump = mn(cp[I_PM], g * g);
             *q_p = c_pr_u * sqrt(*pump);
         }
     } else { /* no flow to the cylinder: the bleed and the relief take Q (46) */
