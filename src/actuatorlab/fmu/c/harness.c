@@ -6,6 +6,7 @@
  *   cc -std=c99 -O2 -Isources harness.c -o harness -ldl -lm
  *   ./harness binaries/x86_64-linux/NAME.so STEPS INSTANCES [bad]
  * "bad" sets a negative head area before initialization and expects an error status, not a crash.
+ * At the end each instance's FMU state is taken, serialized, deserialized and set, and the instance reset.
  * Output: one line "steps=… instances=… ns_per_step=… ns_per_dostep=… failures=… checksum=…": ns_per_step
  * is set inputs + doStep + get force; ns_per_dostep subtracts the same loop without doStep. */
 #define _POSIX_C_SOURCE 199309L
@@ -29,6 +30,11 @@ typedef fmi3Status (*instance_fn)(fmi3Instance);
 typedef void (*free_fn)(fmi3Instance);
 typedef fmi3Status (*set_fn)(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3Float64[], size_t);
 typedef fmi3Status (*get_fn)(fmi3Instance, const fmi3ValueReference[], size_t, fmi3Float64[], size_t);
+typedef fmi3Status (*state_fn)(fmi3Instance, fmi3FMUState *);
+typedef fmi3Status (*set_state_fn)(fmi3Instance, fmi3FMUState);
+typedef fmi3Status (*size_fn)(fmi3Instance, fmi3FMUState, size_t *);
+typedef fmi3Status (*serialize_fn)(fmi3Instance, fmi3FMUState, fmi3Byte[], size_t);
+typedef fmi3Status (*deserialize_fn)(fmi3Instance, const fmi3Byte[], size_t, fmi3FMUState *);
 typedef fmi3Status (*step_fn)(fmi3Instance, fmi3Float64, fmi3Float64, fmi3Boolean, fmi3Boolean *, fmi3Boolean *,
                               fmi3Boolean *, fmi3Float64 *);
 
@@ -91,6 +97,13 @@ int main(int argc, char **argv)
         LOAD(set_fn, fmi3SetFloat64);
         LOAD(get_fn, fmi3GetFloat64);
         LOAD(step_fn, fmi3DoStep);
+        LOAD(state_fn, fmi3GetFMUState);
+        LOAD(set_state_fn, fmi3SetFMUState);
+        LOAD(state_fn, fmi3FreeFMUState);
+        LOAD(size_fn, fmi3SerializedFMUStateSize);
+        LOAD(serialize_fn, fmi3SerializeFMUState);
+        LOAD(deserialize_fn, fmi3DeserializeFMUState);
+        LOAD(instance_fn, fmi3Reset);
         inst = (fmi3Instance *)calloc((size_t)n, sizeof *inst);
         for (i = 0; i < n; i++) {
             char name[32];
@@ -133,6 +146,22 @@ int main(int argc, char **argv)
             }
         }
         t_step = now() - t0;
+        /* FMU states of every instance: get, serialize, deserialize, set, free; then reset */
+        for (i = 0; i < n && !bad; i++) {
+            fmi3FMUState state = NULL, copy = NULL;
+            size_t size = 0;
+            fmi3Byte *bytes;
+            if (fmi3GetFMUState(inst[i], &state) != fmi3OK) failures++;
+            if (fmi3SerializedFMUStateSize(inst[i], state, &size) != fmi3OK) failures++;
+            bytes = (fmi3Byte *)malloc(size);
+            if (fmi3SerializeFMUState(inst[i], state, bytes, size) != fmi3OK) failures++;
+            if (fmi3DeserializeFMUState(inst[i], bytes, size, &copy) != fmi3OK) failures++;
+            if (fmi3SetFMUState(inst[i], copy) != fmi3OK) failures++;
+            free(bytes);
+            fmi3FreeFMUState(inst[i], &state);
+            fmi3FreeFMUState(inst[i], &copy);
+            if (fmi3Reset(inst[i]) != fmi3OK) failures++;
+        }
         for (i = 0; i < n; i++) {
             fmi3Terminate(inst[i]);
             fmi3FreeInstance(inst[i]);
