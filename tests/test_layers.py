@@ -10,6 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "actuatorlab"
 LAYERS = (
     ("cli",),
     ("api",),
+    ("fmu",),
     ("scenarios",),
     ("report",),
     ("simulation", "multibody"),

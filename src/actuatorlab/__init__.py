@@ -18,6 +18,7 @@ __all__ = [
     "Scenario",
     "SweepResult",
     "compare",
+    "export_fmu",
     "identify_hydraulic_robot",
     "identify_transfer_function",
     "load",

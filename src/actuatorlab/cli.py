@@ -1,4 +1,4 @@
-"""Command-line interface: ``actuatorlab run | sweep | identify | scenarios | show``.
+"""Command-line interface: ``actuatorlab run | sweep | identify | scenarios | show | export``.
 
 Only argument parsing and calls into the scenario layer live here. Errors a user can cause
 are printed in one or two lines on stderr with exit code 2, without a traceback.
@@ -185,6 +185,28 @@ def show(scenario: Annotated[str, typer.Argument(help="A built-in scenario name 
 
 identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.")
 app.add_typer(identify_app, name="identify")
+
+
+export_app = typer.Typer(no_args_is_help=True, help="Export a scenario's actuator for other simulators.")
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("fmu")
+@_friendly
+def export_fmu(
+    scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file of kind arm.")],
+    out_file: Annotated[Optional[Path], typer.Option("--out", help="The FMU file [default: NAME.fmu].")] = None,
+    fmi: Annotated[str, typer.Option("--fmi", help="FMI version: 3 or 2.")] = "3",
+    model: Annotated[Optional[str], typer.Option(
+        "--model", help="quasistatic or pressure-dynamics [default: the scenario's model].")] = None,
+) -> None:
+    """Write the scenario's actuator as a co-simulation FMU (FMI 3.0 or 2.0) that runs without Python:
+    inputs valve_command, bleed, regeneration, length, length_rate; outputs force, pressures, flows."""
+    from .api import export_fmu as export, load
+
+    loaded = load(scenario)
+    path = export(loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model)
+    out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 
 
 def _print_summary(title: str, summary) -> None:

@@ -1,5 +1,6 @@
 """The public Python surface of actuatorlab: load a scenario, change it, run it, sweep it,
-identify from logs. Everything here is re-exported at the package's top level.
+identify from logs, export an actuator as an FMU. Everything here is re-exported at the package's
+top level.
 
 Each name is imported from its module on first use, so ``actuatorlab show`` and ``load`` do
 not pay for pandas, matplotlib or Dask.
@@ -21,6 +22,7 @@ HOMES = {
     "sweep": "sweeps",
     "identify_hydraulic_robot": "identify",
     "identify_transfer_function": "identify",
+    "export_fmu": "export",
 }
 """Public name → the module of ``actuatorlab.api`` that defines it."""
 

@@ -1,0 +1,38 @@
+"""Export a scenario's actuator as a Functional Mock-up Unit (FMI 3.0 or 2.0 co-simulation)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .scenario import Scenario, load
+
+
+def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str], fmi: int | str = 3,
+               model: str | None = None) -> Path:
+    """Write the actuator of an ``arm`` scenario as an FMU that runs without Python; returns its path.
+
+    ``scenario``: a :class:`Scenario`, a built-in name or a TOML file. ``fmi``: 3 (FMI 3.0) or 2
+    (FMI 2.0). ``model``: ``"quasistatic"`` (the relaxed actuator, one step (72) per communication
+    step) or ``"pressure-dynamics"``; default: the scenario's ``model``. The scenario's circuit,
+    relaxation or fluid become the parameters' start values, its inputs at t = 0 and the arm's
+    initial cylinder length the inputs' start values. The FMU holds a binary for this platform
+    (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
+    ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` that cannot
+    be written, ``ExportError`` without a C compiler; nothing is written then.
+
+    Examples
+    --------
+    >>> import actuatorlab
+    >>> path = actuatorlab.export_fmu("arm-relief", "arm-relief.fmu", fmi=3)  # doctest: +SKIP
+    >>> from fmpy import simulate_fmu  # doctest: +SKIP
+    >>> result = simulate_fmu(path, stop_time=1.0, output=["force"])  # doctest: +SKIP
+    >>> actuatorlab.export_fmu("gamma-map", "x.fmu")
+    Traceback (most recent call last):
+    ...
+    actuatorlab.errors.ScenarioError: export fmu: scenario kind 'gamma-map' is not exported; ...
+    """
+    from ..fmu import export_scenario
+
+    loaded = scenario if isinstance(scenario, Scenario) else load(scenario)
+    return export_scenario(loaded.spec, loaded.name, out, fmi, model)

@@ -1,0 +1,92 @@
+"""The C header an FMU is compiled with, written from the variable table (``variables.py``):
+value references, start values, causalities, the checks of each parameter and input, the
+instantiation token. The C sources (``fmu/c/``) include it as ``model.h``."""
+
+from __future__ import annotations
+
+import math
+
+from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable
+
+NON_NEGATIVE = {"circuit.pump_flow", "relaxation.stiffness", "initial_low_pressure"}
+"""Parameters that may be 0; every other Float64 parameter must be > 0 (``initial_force``: any finite value)."""
+ANY_FINITE = {"initial_force", "length_rate"}
+CAUSALITY = {"independent": "ALAB_INDEPENDENT", "parameter": "ALAB_PARAMETER", "input": "ALAB_INPUT",
+             "output": "ALAB_OUTPUT"}
+
+
+def _c_double(x: float | None) -> str:
+    if x is None:
+        return "0.0"
+    if math.isinf(x):
+        return "HUGE_VAL" if x > 0 else "-HUGE_VAL"
+    return float(x).hex()
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _rule(v: Variable) -> str:
+    """'P' > 0, 'N' >= 0, 'R' within [low, high], 'F' finite, '-' unchecked (time, outputs)."""
+    if v.causality == "parameter":
+        if v.name in ANY_FINITE:
+            return "F"
+        return "N" if v.name in NON_NEGATIVE else "P"
+    if v.causality == "input":
+        if v.low is not None:
+            return "R"
+        return "F" if v.name in ANY_FINITE else "P"
+    return "-"
+
+
+def model_header(variables: list[Variable], model: str, token: str) -> str:
+    """The text of ``model.h`` for ``variables`` (Float64 first, then Boolean, as numbered)."""
+    floats = [v for v in variables if v.kind == "Float64"]
+    booleans = [v for v in variables if v.kind == "Boolean"]
+    lines = [
+        "/* model.h: written by actuatorlab.fmu.header from the table of actuatorlab/fmu/variables.py; the",
+        " * model description of the FMU comes from the same table. Do not edit. */",
+        "#ifndef ALAB_MODEL_H",
+        "#define ALAB_MODEL_H",
+        "#include <math.h>",
+        "",
+        f"#define ALAB_MODEL_{'QUASISTATIC' if model == QUASISTATIC else 'PRESSURE_DYNAMICS'} 1",
+        f"#define ALAB_TOKEN {_c_string(token)}",
+        f"#define N_FLOAT64 {len(floats)}",
+        f"#define N_BOOLEAN {len(booleans)}",
+        "#define N_VARIABLES (N_FLOAT64 + N_BOOLEAN)",
+        "enum { ALAB_INDEPENDENT = 0, ALAB_PARAMETER = 1, ALAB_INPUT = 2, ALAB_OUTPUT = 3 };",
+        "",
+    ]
+    inputs = [i for i, v in enumerate(floats) if v.causality == "input"]
+    if inputs != list(range(inputs[0], inputs[-1] + 1)):
+        raise ValueError("the inputs of the variable table must be consecutive")
+    lines += [f"#define ALAB_FIRST_INPUT {inputs[0]}", f"#define ALAB_LAST_INPUT {inputs[-1]}"]
+    for i, v in enumerate(floats + booleans):
+        lines.append(f"#define {v.macro} {i}")
+    lines += ["", "static const char *const alab_names[N_VARIABLES] = {"]
+    lines += [f"    {_c_string(v.name)}," for v in floats + booleans]
+    lines += ["};", "static const char *const alab_units[N_VARIABLES] = {"]
+    lines += [f"    {_c_string(v.unit or '')}," for v in floats + booleans]
+    lines += ["};", "static const int alab_causality[N_VARIABLES] = {"]
+    lines += [f"    {CAUSALITY[v.causality]}," for v in floats + booleans]
+    lines += ["};", "static const char alab_rules[N_VARIABLES + 1] = " + _c_string("".join(_rule(v) for v in floats + booleans)) + ";"]
+    lines += ["static const double alab_start[N_FLOAT64] = {"]
+    lines += [f"    {_c_double(v.start)}, /* {v.name} */" for v in floats]
+    lines += ["};", "static const double alab_low[N_FLOAT64] = {"]
+    lines += [f"    {_c_double(v.low)}," for v in floats]
+    lines += ["};", "static const double alab_high[N_FLOAT64] = {"]
+    lines += [f"    {_c_double(v.high)}," for v in floats]
+    lines += ["};"]
+    if booleans:
+        lines += ["static const int alab_start_boolean[N_BOOLEAN] = {"]
+        lines += [f"    {int(bool(v.start))}, /* {v.name} */" for v in booleans]
+        lines += ["};"]
+    else:
+        lines += ["static const int alab_start_boolean[1] = {0};"]
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["model_header", "PRESSURE_DYNAMICS", "QUASISTATIC"]
