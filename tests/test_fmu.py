@@ -320,7 +320,8 @@ def test_a_million_steps_and_a_hundred_instances_from_c(harness):
 BAD_PARAMETERS = [
     ({"circuit.head_area": -0.024}, "circuit.head_area = -0.024 m2: must be finite and > 0"),
     ({"relaxation.damping": 0.0}, "relaxation.damping = 0 N.s/m: must be finite and > 0"),
-    ({"relaxation.stiffness": -1.0}, "relaxation.stiffness = -1 N/m: must be finite and >= 0"),
+    ({"relaxation.stiffness": -1.0}, "relaxation.stiffness = -1 N/m: must be finite and > 0"),
+    ({"relaxation.stiffness": 0.0}, "relaxation.stiffness = 0 N/m: must be finite and > 0"),
     ({"circuit.rod_area": 0.03}, "rod_area = 0.03 m2 >= circuit.head_area = 0.024 m2"),
     ({"circuit.oil_density": float("nan")}, "circuit.oil_density = nan kg/m3: must be finite and > 0"),
     ({"bleed": 1.5}, "bleed = 1.5: must lie in [0, 1]"),
@@ -420,3 +421,12 @@ def test_the_command_line_exports_and_refuses_with_exit_status_2(tmp_path):
                                                                       'head_area = "-0.024 m^2"'))
     done = runner.invoke(app, ["export", "fmu", str(scenario), "--out", str(tmp_path / "bad.fmu")])
     assert done.exit_code == 2 and "head_area" in done.output and not (tmp_path / "bad.fmu").exists()
+
+
+def test_an_arm_without_stiffness_is_not_exported(tmp_path):
+    """K = 0 is a valid relaxation for the ODE (70), but an exported actuator with it holds no
+    static load, so export refuses it naming the field (nothing written)."""
+    target = tmp_path / "soft.fmu"
+    with pytest.raises(ScenarioError, match="relaxation.stiffness = 0 N/m"):
+        actuatorlab.export_fmu(actuatorlab.load("arm-relief").set("relaxation.stiffness", 0.0), target)
+    assert not target.exists()

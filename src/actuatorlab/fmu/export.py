@@ -90,6 +90,10 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
             raise ScenarioError(f"inputs.{name} = {start[name]:g} at t = 0: must lie in [{low:g}, {high:g}]")
     circuit = spec.circuit.build()
     if model == QUASISTATIC:
+        if not spec.relaxation.stiffness > 0.0:
+            raise ScenarioError("export fmu: relaxation.stiffness = 0 N/m: an exported actuator needs K > 0 (with K = 0 "
+                                "the rod displacement does not follow the cylinder length and holds no static load); "
+                                "give e.g. stiffness = \"5e7 N/m\"")
         variables = quasistatic_variables(circuit, spec.relaxation.build(), start, MAX_STRETCH)
     else:
         fluid = spec.pressure_dynamics

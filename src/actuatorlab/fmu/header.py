@@ -8,7 +8,7 @@ import math
 
 from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable
 
-NON_NEGATIVE = {"circuit.pump_flow", "relaxation.stiffness", "initial_low_pressure"}
+NON_NEGATIVE = {"circuit.pump_flow", "initial_low_pressure"}
 """Parameters that may be 0; every other Float64 parameter must be > 0 (``initial_force``: any finite value)."""
 ANY_FINITE = {"initial_force", "length_rate"}
 CAUSALITY = {"independent": "ALAB_INDEPENDENT", "parameter": "ALAB_PARAMETER", "input": "ALAB_INPUT",

@@ -151,7 +151,7 @@ def quasistatic_variables(circuit, relaxation, start: dict[str, float], max_stre
     return [
         Variable("time", "independent", "s", "simulation time"),
         *_circuit(circuit),
-        Variable("relaxation.stiffness", "parameter", "N/m", "stiffness K of the virtual spring (68a), >= 0",
+        Variable("relaxation.stiffness", "parameter", "N/m", "stiffness K of the virtual spring (68a), > 0 (with K = 0 the rod does not follow the length and holds no static load)",
                  relaxation.stiffness),
         Variable("relaxation.damping", "parameter", "N.s/m", "damping B of the virtual damper (68a), > 0",
                  relaxation.damping),

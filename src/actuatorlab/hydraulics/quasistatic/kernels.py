@@ -5,6 +5,9 @@ Every kernel takes ``cp``, the circuit vector of ``ValveCircuit.kernel_array()``
 ``normalised_openings`` (layout ``J_*``). Sign conventions: v > 0 extends the rod, f > 0 pushes
 the rod out. Divisions by a closed valve's û² or by U_b² follow the limits (S(v)/0 = ±∞,
 0/0 = 0) through ``ldiv_scalar``; Λ needs none, since û² enters Φ_A/Φ_B as a multiplier.
+
+Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
+``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
 """
 
 from __future__ import annotations

@@ -27,6 +27,9 @@ it is not: it jumps at v − Â v_a = Q/A_h, where all pump flow enters the head
 value of an interval; the single-valued formulas then pick a wrong force and (105) has spurious
 fixed points. The kernels then return status REG_CLOSED_BLEED and the public functions raise. A small bleed opening is covered, but
 the alternations of (105) grow like 1/u_b as u_b → 0 (about 3e4 at u_b = 1e-4).
+
+Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
+``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
 """
 
 from __future__ import annotations
