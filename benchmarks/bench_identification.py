@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from actuatorlab.identification.hydraulic_robot import IdentificationOptions, identify
-from actuatorlab.mechanics.hydraulic_robot import HydraulicRobot, RobotParameters
+from actuatorlab.identification.robot_least_squares import IdentificationOptions, identify
+from actuatorlab.mechanics.robot_dynamics import HydraulicRobot, RobotParameters
 from actuatorlab.simulation.robot_experiments import Excitation, make_experiments, paper_steps, run_step
 
 IDENTIFY_TARGET = 0.050

@@ -8,17 +8,17 @@ from typer.testing import CliRunner
 
 from actuatorlab.cli import app
 from actuatorlab.errors import ParameterError, SimulationError
-from actuatorlab.identification.hydraulic_robot import IdentificationOptions, identify, identify_repeated, stack_rows
+from actuatorlab.identification.robot_least_squares import IdentificationOptions, identify, identify_repeated, stack_rows
 from actuatorlab.identification.sequential import sequential_fluid
 from actuatorlab.scenarios.robot_logs import read_robot_log, write_robot_log
-from actuatorlab.mechanics.hydraulic_robot import (
+from actuatorlab.mechanics.robot_dynamics import (
     CylinderMount,
     HydraulicRobot,
     RobotParameters,
     cylinder_state,
     mechanical_regressor,
 )
-from actuatorlab.simulation.hydraulic_robot import simulate_robot
+from actuatorlab.simulation.robot_simulation import simulate_robot
 from actuatorlab.simulation.robot_experiments import (
     Excitation,
     LockedStep,

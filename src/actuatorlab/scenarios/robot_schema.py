@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from ..errors import ScenarioError
-from ..identification.hydraulic_robot import DERIVATIVES, GRAVITY, IdentificationOptions
-from ..mechanics.hydraulic_robot import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
+from ..identification.robot_least_squares import DERIVATIVES, GRAVITY, IdentificationOptions
+from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
 from ..simulation.robot_experiments import Excitation, LockedStep, paper_steps
 from .spec_base import (
     Acceleration,
@@ -38,7 +38,7 @@ _EXCITATION = defaults_of(Excitation)
 
 
 class CylinderSpec(Spec):
-    """One joint's cylinder, :class:`~actuatorlab.mechanics.hydraulic_robot.CylinderMount`."""
+    """One joint's cylinder, :class:`~actuatorlab.mechanics.robot_dynamics.CylinderMount`."""
 
     base_distance: Length
     link_distance: Length
@@ -71,7 +71,7 @@ class HydraulicRobotSpec(Spec):
 
 
 class IdentificationSpec(Spec):
-    """Options of the least squares, :class:`~actuatorlab.identification.hydraulic_robot.IdentificationOptions`."""
+    """Options of the least squares, :class:`~actuatorlab.identification.robot_least_squares.IdentificationOptions`."""
 
     derivatives: Literal[DERIVATIVES] = _OPTIONS["derivatives"]
     taps: StrictInt = _OPTIONS["taps"]

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..identification.hydraulic_robot import Experiment
-from ..mechanics.hydraulic_robot import C_AM, C_AP, HydraulicRobot, RobotParameters, cylinder_state, mechanical_regressor
-from .hydraulic_robot import RobotRun, simulate_robot
+from ..identification.robot_least_squares import Experiment
+from ..mechanics.robot_dynamics import C_AM, C_AP, HydraulicRobot, RobotParameters, cylinder_state, mechanical_regressor
+from .robot_simulation import RobotRun, simulate_robot
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..mechanics.hydraulic_robot import (
+from ..mechanics.robot_dynamics import (
     C_AM,
     C_AP,
     HydraulicRobot,

@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from ..mechanics.hydraulic_robot import (
+from ..mechanics.robot_dynamics import (
     C_AM,
     C_AP,
     C_STROKE,

@@ -1,6 +1,12 @@
-"""The N-DOF hydraulic robot of Sakai & Maeshima (state space (1)): a planar serial chain in a
-vertical plane, each revolute joint driven by a single-rod cylinder through a zero-lap 4-way
-spool valve.
+"""Dynamics of the N-DOF hydraulic robot of Sakai & Maeshima (state space (1)): the parameter
+classes, the cylinder geometry, the Lagrangian regressor τ = Y(q, q̇, q̈)·a1 and the orifice
+terms of the pressure equations. The robot is a planar serial chain in a vertical plane, each
+revolute joint driven by a single-rod cylinder through a zero-lap 4-way spool valve.
+
+Paper 003 in this package: this module (model and regressor); ``simulation/robot_simulation``
+(the time loop of (1)), ``robot_experiments``, ``robot_validation``, ``robot_search``;
+``identification/robot_least_squares`` (the coupled least squares (2)–(3)), ``sequential``,
+``fit``; ``scenarios/robot_schema``, ``robot_logs``, ``kinds/identify_robot``.
 
 Conventions (spec 003, readings taken):
 
