@@ -15,6 +15,7 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from ..errors import ScenarioError
 from ..identification.robot_least_squares import DERIVATIVES, GRAVITY, IdentificationOptions
+from ..machines import sakai_robot
 from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
 from ..simulation.robot_experiments import Excitation, LockedStep, paper_steps
 from .spec_base import (
@@ -53,15 +54,15 @@ class CylinderSpec(Spec):
 
 def _table2() -> list[CylinderSpec]:
     return [CylinderSpec(**{k: getattr(c, k) for k in CylinderSpec.model_fields}) for c in
-            HydraulicRobot.sakai_maeshima().cylinders]
+            sakai_robot.table2_robot().cylinders]
 
 
 class HydraulicRobotSpec(Spec):
     """The known robot (default: Table II): cylinders, supply pressure, gravity and its tilt."""
 
     cylinders: list[CylinderSpec] = Field(default_factory=_table2)
-    supply_pressure: Pressure = 7.0e6
-    gravity: Acceleration = 9.8
+    supply_pressure: Pressure = sakai_robot.SUPPLY_PRESSURE
+    gravity: Acceleration = sakai_robot.GRAVITY
     gravity_tilt: Angle = 0.0
 
     def build(self, where: str = "robot") -> HydraulicRobot:
@@ -95,9 +96,9 @@ class RobotTruthSpec(Spec):
     ``mechanical`` a1 in SI, ``bulk_modulus``, ``flow_gains`` (one [C++, C+−, C−+, C−−] per valve,
     m³/(s·[u]·√Pa))."""
 
-    mechanical: list[float] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().mechanical.tolist())
-    bulk_modulus: Pressure = 2.33e8
-    flow_gains: list[list[float]] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().flow_gains.tolist())
+    mechanical: list[float] = Field(default_factory=lambda: sakai_robot.table3_parameters().mechanical.tolist())
+    bulk_modulus: Pressure = sakai_robot.BULK_MODULUS
+    flow_gains: list[list[float]] = Field(default_factory=lambda: sakai_robot.table3_parameters().flow_gains.tolist())
 
     def build(self, where: str = "truth") -> RobotParameters:
         with reported_at(where):
