@@ -5,9 +5,10 @@ cylinder pressures constant: a locked-joint step of the paper. The spool input u
 the sample instants and interpolated linearly between them (the spool moves continuously);
 optionally a weak proportional feedback on the piston displacement is added to it continuously
 (``centering``, used by the experiment generator to keep an asymmetric cylinder from drifting
-out of its stroke under an open-loop sine), and the input applied is what the run logs. The state is advanced by classic
-RK4 with ``substeps`` steps per sample (default 4, i.e. 0.25 ms at 1 kHz logging: the oil
-column's mode is near 15 Hz, far below RK4's stability limit at that step).
+out of its stroke under an open-loop sine), and the input applied is what the run logs. The
+state is advanced by classic RK4 (``numerics.rk4``) with ``substeps`` steps per sample (default
+4, i.e. 0.25 ms at 1 kHz logging: the oil column's mode is near 15 Hz, far below RK4's
+stability limit at that step).
 
 Pressure policy: ``"raise"`` (default) stops at the first pressure outside [0, p_s], naming the
 time, joint and chamber, because the model's square roots do not exist there (spec §2.7);
@@ -34,9 +35,10 @@ from ..mechanics.robot_dynamics import (
     mechanical_regressor,
     orifice_terms,
 )
+from ..numerics.rk4 import rk4_step
+from ..numerics.status import STATUS_NOT_FINITE, STATUS_OK, STATUS_PRESSURE, STATUS_STROKE
 
 POLICIES = ("raise", "clip")
-STATUS_OK, STATUS_PRESSURE, STATUS_STROKE, STATUS_NOT_FINITE = range(4)
 
 
 @dataclass(frozen=True)
@@ -137,11 +139,25 @@ def _applied_input(u_ff, centering, s_ref, x, cyl, driven, out):
 
 
 @nb.njit(cache=True)
+def _sample_rates(tau, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven,
+                  uff, ui, s, y, mass, vectors):
+    """The right-hand side of (1) at time τ [s] into a sample interval of length dt, in the form
+    ``rhs(t, y, out, *args)`` of :func:`~actuatorlab.numerics.rk4.rk4_step`: the feed-forward
+    linear between ``u_now`` and ``u_next``, plus centering; scratch ``uff``, ``ui``, ``s``, ``y``,
+    ``mass``, ``vectors``."""
+    frac = tau / dt
+    for i in range(uff.shape[0]):
+        uff[i] = u_now[i] + frac * (u_next[i] - u_now[i])
+    _applied_input(uff, centering, s_ref, x, cyl, driven, ui)
+    robot_rates(x, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, s, y, mass, vectors)
+
+
+@nb.njit(cache=True)
 def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, clip, centering, s_ref,
               states, rates, strokes):
-    """RK4 over the samples, the feed-forward ``u`` interpolated linearly; ``u`` is overwritten
-    with the input applied at the samples. Returns (status, sample, joint, value) at the first
-    failure."""
+    """RK4 (``substeps`` steps per sample) over the samples, the feed-forward ``u`` interpolated
+    linearly; ``u`` is overwritten with the input applied at the samples. Returns (status,
+    sample, joint, value) at the first failure (``numerics.status`` codes)."""
     n = cyl.shape[0]
     x = x0.copy()
     h = dt / substeps
@@ -170,25 +186,12 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
         if k == samples - 1:
             u[k] = ui
             break
-        u_next = u[k + 1]
         u_now = u[k].copy()
         u[k] = ui
+        args = (u_now, u[k + 1], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, uff, ui, s,
+                y, mass, vectors)
         for j in range(substeps):
-            for stage, frac in enumerate(((j + 0.0) / substeps, (j + 0.5) / substeps, (j + 0.5) / substeps,
-                                          (j + 1.0) / substeps)):
-                uff[:] = u_now + frac * (u_next - u_now)
-                if stage == 0:
-                    tmp[:] = x
-                elif stage == 1:
-                    tmp[:] = x + 0.5 * h * k1
-                elif stage == 2:
-                    tmp[:] = x + 0.5 * h * k2
-                else:
-                    tmp[:] = x + h * k3
-                _applied_input(uff, centering, s_ref, tmp, cyl, driven, ui)
-                out = k1 if stage == 0 else k2 if stage == 1 else k3 if stage == 2 else k4
-                robot_rates(tmp, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, out, s, y, mass, vectors)
-            x += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            rk4_step(_sample_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
             if clip:
                 for i in range(n):
                     x[2 * n + i] = min(max(x[2 * n + i], 0.0), supply)
