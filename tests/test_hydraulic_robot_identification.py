@@ -315,8 +315,13 @@ def test_the_paper_robot_is_table_ii_and_its_truth_table_iii():
         (lambda: RobotParameters(TRUTH.mechanical, 2.33e8, np.where(np.eye(2, 4, 1) > 0, np.nan, TRUTH.flow_gains)),
          r"flow_gains C\+-1 = nan .*: must be a finite number"),
         (lambda: RobotParameters(TRUTH.mechanical[:6], 2.33e8, TRUTH.flow_gains), r"2 valves need .* 7 mechanical values"),
+        (lambda: Excitation(frequency=0.0), r"frequency = 0\.0 Hz: must be a finite number > 0"),
+        (lambda: Excitation(pressure_noise=-5e3), r"pressure_noise = -5000\.0 Pa: must be a finite number >= 0"),
+        (lambda: Excitation(window=(6.0, 12.0)), r"window = \(6\.0, 12\.0\) s must lie inside \[0, duration = 10\.0\] s"),
+        (lambda: IdentificationOptions(taps=2.5), r"taps = 2\.5 samples: give 0 \(no averaging\) or a positive integer"),
+        (lambda: IdentificationOptions(lock_tolerance=-1e-3), r"lock_tolerance = -0\.001 rad: must be a finite number >= 0"),
     ],
 )
-def test_robot_parameter_classes_name_field_value_unit_and_range(build, message):
+def test_robot_parameter_and_option_classes_name_field_value_unit_and_range(build, message):
     with pytest.raises(ParameterError, match=message):
         build()
