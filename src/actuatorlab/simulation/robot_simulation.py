@@ -59,8 +59,13 @@ class RobotRun:
 
 
 @nb.njit(cache=True)
-def robot_rates(x, u, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, s_out, y, mass, vectors):
-    """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones); s_out gets s_i.
+def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven,
+                u, s_out, y, mass, vectors):
+    """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones) at time t [s] into a
+    sample interval of length dt, in the form ``rhs(t, y, out, *args)`` of
+    :func:`~actuatorlab.numerics.rk4.rk4_step`. The spool input ``u`` (written) is the
+    feed-forward linear from ``u_now`` to ``u_next`` plus centering·(s_ref − s) on the driven
+    joints; ``s_out`` gets s_i.
 
     Scratch space: ``y`` (n, P) the regressor, ``mass`` (n, n), ``vectors`` (4, n).
     """
@@ -69,11 +74,15 @@ def robot_rates(x, u, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, 
     q, qd = x[:n], x[n:2 * n]
     pp, pm = x[2 * n:3 * n], x[3 * n:]
     zeros[:] = 0.0
+    frac = t / dt
     for i in range(n):
         s, arm = cylinder_state(cyl[i], q[i])
         s_out[i] = s
         sd[i] = arm * qd[i]
         tau[i] = arm * (cyl[i, C_AP] * pp[i] - cyl[i, C_AM] * pm[i])
+        u[i] = u_now[i] + frac * (u_next[i] - u_now[i])
+        if driven[i] and centering[i] != 0.0:
+            u[i] += centering[i] * (s_ref[i] - s)
     mechanical_regressor(q, zeros, zeros, gravity, tilt, y)
     static = y @ a1
     for c in range(n):
@@ -130,29 +139,6 @@ def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _applied_input(u_ff, centering, s_ref, x, cyl, driven, out):
-    """Spool input: the feed-forward plus centering·(s_ref − s(x)) on the driven joints."""
-    for i in range(cyl.shape[0]):
-        out[i] = u_ff[i]
-        if driven[i] and centering[i] != 0.0:
-            out[i] += centering[i] * (s_ref[i] - cylinder_state(cyl[i], x[i])[0])
-
-
-@nb.njit(cache=True)
-def _sample_rates(tau, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven,
-                  uff, ui, s, y, mass, vectors):
-    """The right-hand side of (1) at time τ [s] into a sample interval of length dt, in the form
-    ``rhs(t, y, out, *args)`` of :func:`~actuatorlab.numerics.rk4.rk4_step`: the feed-forward
-    linear between ``u_now`` and ``u_next``, plus centering; scratch ``uff``, ``ui``, ``s``, ``y``,
-    ``mass``, ``vectors``."""
-    frac = tau / dt
-    for i in range(uff.shape[0]):
-        uff[i] = u_now[i] + frac * (u_next[i] - u_now[i])
-    _applied_input(uff, centering, s_ref, x, cyl, driven, ui)
-    robot_rates(x, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, s, y, mass, vectors)
-
-
-@nb.njit(cache=True)
 def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, clip, centering, s_ref,
               states, rates, strokes):
     """RK4 (``substeps`` steps per sample) over the samples, the feed-forward ``u`` interpolated
@@ -165,14 +151,13 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
     tmp = np.empty_like(x)
     s = np.empty(n)
     ui = np.empty(n)
-    uff = np.empty(n)
     y = np.empty((n, a1.shape[0]))
     mass = np.empty((n, n))
     vectors = np.empty((4, n))
     samples = u.shape[0]
     for k in range(samples):
-        _applied_input(u[k], centering, s_ref, x, cyl, driven, ui)
-        robot_rates(x, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, rates[k], s, y, mass, vectors)
+        robot_rates(0.0, x, rates[k], u[k], u[k], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt,
+                    driven, ui, s, y, mass, vectors)
         states[k] = x
         strokes[k] = s
         for i in range(n):
@@ -188,10 +173,10 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
             break
         u_now = u[k].copy()
         u[k] = ui
-        args = (u_now, u[k + 1], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, uff, ui, s,
-                y, mass, vectors)
+        args = (u_now, u[k + 1], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, ui, s, y,
+                mass, vectors)
         for j in range(substeps):
-            rk4_step(_sample_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
+            rk4_step(robot_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
             if clip:
                 for i in range(n):
                     x[2 * n + i] = min(max(x[2 * n + i], 0.0), supply)
