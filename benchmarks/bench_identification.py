@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from actuatorlab.identification.hydraulic_robot import IdentificationOptions, identify
-from actuatorlab.mechanics.hydraulic_robot import HydraulicRobot, RobotParameters
+from actuatorlab.identification.robot_least_squares import IdentificationOptions, identify
+from actuatorlab.machines.sakai_robot import table2_robot, table3_parameters
 from actuatorlab.simulation.robot_experiments import Excitation, make_experiments, paper_steps, run_step
 
 IDENTIFY_TARGET = 0.050
@@ -32,7 +32,7 @@ def _median_time(action, repeats: int = 9) -> float:
 
 
 def main() -> dict[str, float]:
-    robot, truth = HydraulicRobot.sakai_maeshima(), RobotParameters.sakai_maeshima()
+    robot, truth = table2_robot(), table3_parameters()
     steps = paper_steps(robot)
     experiments = make_experiments(robot, truth, steps, Excitation(angle_noise=2e-5, pressure_noise=5e3))
     options = IdentificationOptions(derivatives="central", taps=20)

@@ -8,17 +8,18 @@ from typer.testing import CliRunner
 
 from actuatorlab.cli import app
 from actuatorlab.errors import ParameterError, SimulationError
-from actuatorlab.identification.hydraulic_robot import IdentificationOptions, identify, identify_repeated, stack_rows
+from actuatorlab.identification.robot_least_squares import IdentificationOptions, identify, identify_repeated, stack_rows
 from actuatorlab.identification.sequential import sequential_fluid
+from actuatorlab.machines.sakai_robot import table2_robot, table3_parameters
 from actuatorlab.scenarios.robot_logs import read_robot_log, write_robot_log
-from actuatorlab.mechanics.hydraulic_robot import (
+from actuatorlab.mechanics.robot_dynamics import (
     CylinderMount,
     HydraulicRobot,
     RobotParameters,
     cylinder_state,
     mechanical_regressor,
 )
-from actuatorlab.simulation.hydraulic_robot import simulate_robot
+from actuatorlab.simulation.robot_simulation import simulate_robot
 from actuatorlab.simulation.robot_experiments import (
     Excitation,
     LockedStep,
@@ -31,8 +32,8 @@ from actuatorlab.simulation.robot_experiments import (
 from actuatorlab.simulation.robot_search import output_error_search
 from actuatorlab.simulation.robot_validation import validate
 
-ROBOT = HydraulicRobot.sakai_maeshima()
-TRUTH = RobotParameters.sakai_maeshima()  # Table III means
+ROBOT = table2_robot()
+TRUTH = table3_parameters()  # Table III means
 SHORT = Excitation(duration=7.0, window=(6.0, 7.0))  # 1 000 samples per step: enough for exact data
 REALISTIC = Excitation(angle_noise=2e-5, pressure_noise=5e3, spool_noise=1e-3)  # as the identify-2dof scenario
 
@@ -281,3 +282,46 @@ def test_a_missing_known_file_is_named_as_such_not_as_a_scenario(tmp_path):
                                       str(tmp_path / "robot.toml"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert f"--known {tmp_path / 'robot.toml'}: no such file" in result.output and "built-in" not in result.output
+
+
+def test_the_paper_robot_is_table_ii_and_its_truth_table_iii():
+    """machines.sakai_robot builds through the validated classes; b has one home (Table III)."""
+    from actuatorlab.machines import sakai_robot
+    from actuatorlab.scenarios.robot_schema import RobotTruthSpec
+
+    assert ROBOT.supply_pressure == 7.0e6 and ROBOT.cylinders[0].stroke == 0.075
+    assert ROBOT.cylinders[1].angle_offset == -math.pi and ROBOT.cylinders[1].head_line_volume == 6.3e-5
+    assert TRUTH.bulk_modulus == sakai_robot.BULK_MODULUS == RobotTruthSpec().bulk_modulus == 2.33e8
+    assert TRUTH.as_dict()["C--2"] == pytest.approx(6.19e-7, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: CylinderMount(0.11, -0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+         r"link_distance = -0\.33 m: must be a finite number > 0"),
+        (lambda: CylinderMount(0.11, 0.33, math.nan, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+         r"angle_offset = nan rad: must be a finite number"),
+        (lambda: CylinderMount(0.11, 0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, -1e-5, 0.0),
+         r"head_line_volume = -1e-05 m\^3: must be a finite number >= 0"),
+        (lambda: CylinderMount(0.11, 0.33, 0.0, 0.03, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+         r"mid_stroke_length = 0\.03 m must exceed half the stroke"),
+        (lambda: HydraulicRobot(ROBOT.cylinders, supply_pressure=0.0), r"supply_pressure = 0\.0 Pa: must be a finite number > 0"),
+        (lambda: HydraulicRobot(ROBOT.cylinders, gravity=-9.8), r"gravity = -9\.8 m/s\^2: must be a finite number >= 0"),
+        (lambda: HydraulicRobot(()), "cylinders: give one CylinderMount per joint"),
+        (lambda: RobotParameters(TRUTH.mechanical, -2.33e8, TRUTH.flow_gains), r"bulk_modulus = -233000000\.0 Pa: must be"),
+        (lambda: RobotParameters(np.where(np.arange(7) == 4, np.inf, TRUTH.mechanical), 2.33e8, TRUTH.flow_gains),
+         r"mechanical Fv2 = inf N m s/rad: must be a finite number"),
+        (lambda: RobotParameters(TRUTH.mechanical, 2.33e8, np.where(np.eye(2, 4, 1) > 0, np.nan, TRUTH.flow_gains)),
+         r"flow_gains C\+-1 = nan .*: must be a finite number"),
+        (lambda: RobotParameters(TRUTH.mechanical[:6], 2.33e8, TRUTH.flow_gains), r"2 valves need .* 7 mechanical values"),
+        (lambda: Excitation(frequency=0.0), r"frequency = 0\.0 Hz: must be a finite number > 0"),
+        (lambda: Excitation(pressure_noise=-5e3), r"pressure_noise = -5000\.0 Pa: must be a finite number >= 0"),
+        (lambda: Excitation(window=(6.0, 12.0)), r"window = \(6\.0, 12\.0\) s must lie inside \[0, duration = 10\.0\] s"),
+        (lambda: IdentificationOptions(taps=2.5), r"taps = 2\.5 samples: give 0 \(no averaging\) or a positive integer"),
+        (lambda: IdentificationOptions(lock_tolerance=-1e-3), r"lock_tolerance = -0\.001 rad: must be a finite number >= 0"),
+    ],
+)
+def test_robot_parameter_and_option_classes_name_field_value_unit_and_range(build, message):
+    with pytest.raises(ParameterError, match=message):
+        build()

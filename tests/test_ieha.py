@@ -209,3 +209,16 @@ def test_check_valves_keep_the_chambers_above_vacuum():
     valved = backdrive_run(P.replace(check_valve_radius=0.002), duration=1.0, close_time=0.3, force_amplitude=600.0)
     assert min(paper.p_a.min(), paper.p_b.min()) < -1e5
     assert min(valved.p_a.min(), valved.p_b.min()) > -0.2e5
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [({"internal_leakage": -1.0}, r"ieha\.internal_leakage = -1\.0 m\^3/\(s Pa\): must be a finite number >= 0"),
+     ({"load_damping": float("inf")}, r"ieha\.load_damping = inf N s/m: must be a finite number >= 0"),
+     ({"discharge_coefficient": 0.0}, r"ieha\.discharge_coefficient = 0\.0 \(dimensionless\): must be a finite number > 0"),
+     ({"shaft_speed": -1.0}, r"ieha\.shaft_speed = -1\.0 rad/s: must be a finite number > 0"),
+     ({"n_pistons": 0}, r"ieha\.n_pistons = 0 pistons: must be an integer >= 1")],
+)
+def test_bad_parameters_name_their_unit_and_range(changes, message):
+    with pytest.raises(ParameterError, match=message):
+        P.replace(**changes)

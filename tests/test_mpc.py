@@ -93,3 +93,20 @@ def test_closed_loop_on_nonlinear_plant_tracks_loaded_sine(kind):
     assert r.rms_error < 0.08 * 5e-3
     assert abs(r.lag) < 0.02
     assert r.overshoot < 20.0
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: MPCSettings(ts=0.0), r"mpc\.ts = 0\.0 s: must be a finite number > 0"),
+        (lambda: MPCSettings(max_rate=float("nan")), r"mpc\.max_rate = nan m/s: must be a finite number > 0"),
+        (lambda: MPCSettings(w_du=-1.0), r"mpc\.w_du = -1\.0 \(dimensionless\): must be a finite number >= 0"),
+        (lambda: MPCSettings(horizon=2.5), r"mpc\.horizon = 2\.5 samples: must be an integer >= 1"),
+        (lambda: PIDGains(-1.0, 0.0), r"pid\.kp = -1\.0 \(dimensionless\): must be a finite number >= 0"),
+        (lambda: PIDGains(1.0, float("inf")), r"pid\.ki = inf 1/s: must be a finite number >= 0"),
+        (lambda: PIDGains.tuned(-100.0), r"pid\.kp = -0\.6 .*>= 0"),
+    ],
+)
+def test_settings_and_gains_name_field_value_unit_and_range(build, message):
+    with pytest.raises(ParameterError, match=message):
+        build()

@@ -31,6 +31,7 @@ from scipy import sparse
 
 from ..errors import ParameterError
 from ..hydraulics.ieha import IEHAParams
+from ..validation import check_fields, non_negative, positive
 
 
 def lag_chain_model(k1: float, lags1, k2: float | None = None, lags2=()) -> tuple[np.ndarray, ...]:
@@ -97,14 +98,13 @@ class MPCSettings:
     r_measurement: float = 1e-5
 
     def __post_init__(self) -> None:
-        for name in ("ts", "w_y", "y_scale", "max_rate", "q_disturbance", "q_state", "r_measurement"):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and v > 0.0):
-                raise ParameterError(f"mpc.{name} = {v!r}: must be a finite number > 0")
-        if not (math.isfinite(self.w_du) and self.w_du >= 0.0):
-            raise ParameterError(f"mpc.w_du = {self.w_du!r}: must be >= 0")
+        check_fields(self, positive, (("ts", "s"), ("w_y", "(dimensionless)"), ("y_scale", "m"), ("max_rate", "m/s"),
+                                      ("q_disturbance", "m"), ("q_state", "(state units)"), ("r_measurement", "m")),
+                     prefix="mpc.")
+        check_fields(self, non_negative, (("w_du", "(dimensionless)"),), prefix="mpc.")
         if int(self.horizon) != self.horizon or self.horizon < 1:
-            raise ParameterError(f"mpc.horizon = {self.horizon!r}: must be an integer >= 1")
+            raise ParameterError(f"mpc.horizon = {self.horizon!r} samples: must be an integer >= 1")
+        object.__setattr__(self, "horizon", int(self.horizon))
 
 
 class LinearMPC:
@@ -203,11 +203,16 @@ class LinearMPC:
 @dataclass(frozen=True)
 class PIDGains:
     """X = K_p e + K_i ∫e + K_d ė (e = r − Y [m], X [m]); clamped to |X| ≤ E_max with
-    conditional integration (anti-windup). ``tuned`` gives the documented loop-shaping rule."""
+    conditional integration (anti-windup). Gains K_p [-], K_i [1/s], K_d [s], each ≥ 0 (the
+    plant's gain is positive: X > 0 extends the rod). ``tuned`` gives the documented
+    loop-shaping rule."""
 
     kp: float
     ki: float
     kd: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_fields(self, non_negative, (("kp", "(dimensionless)"), ("ki", "1/s"), ("kd", "s")), prefix="pid.")
 
     @classmethod
     def tuned(cls, k: float, crossover: float = 60.0) -> PIDGains:

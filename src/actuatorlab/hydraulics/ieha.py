@@ -49,7 +49,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import non_negative, positive
+from ..validation import check_fields, non_negative, positive
 from .fluid import IEHA_BULK_MODULUS, IEHA_OIL_DENSITY
 from .pressure_dynamics import check_valve_flow, orifice_flow
 
@@ -68,17 +68,19 @@ N_AUX = 7
 N_KERNEL = 29
 
 _RPM = 2.0 * math.pi / 60.0
-_UNITS = {
+_POSITIVE = {
     "supply_pressure": "Pa", "valve_radius": "m", "carriage_mass": "kg", "carriage_area": "m^2",
     "max_eccentricity": "m", "carriage_volume": "m^3", "bulk_modulus": "Pa",
-    "discharge_coefficient": "", "density": "kg/m^3", "shaft_speed": "rad/s",
+    "discharge_coefficient": "(dimensionless)", "density": "kg/m^3", "shaft_speed": "rad/s",
     "pump_supply_pressure": "Pa", "port_radius": "m", "piston_area": "m^2", "ring_radius": "m",
     "load_mass": "kg", "chamber_volume_a": "m^3", "area_a": "m^2", "area_b": "m^2",
     "chamber_volume_b": "m^3", "piston_dead_volume": "m^3", "vent_radius": "m",
-    "laminar_pressure": "Pa", "port_smoothing": "", "eccentricity_smoothing": "m",
+    "laminar_pressure": "Pa", "port_smoothing": "(dimensionless)", "eccentricity_smoothing": "m",
 }
-_NON_NEGATIVE = ("internal_leakage", "external_leakage", "carriage_leakage", "piston_leakage", "load_damping",
-                 "check_valve_radius")
+_NON_NEGATIVE = {
+    "internal_leakage": "m^3/(s Pa)", "external_leakage": "m^3/(s Pa)", "carriage_leakage": "m^3/(s Pa)",
+    "piston_leakage": "m^3/(s Pa)", "load_damping": "N s/m", "check_valve_radius": "m",
+}
 
 
 @dataclass(frozen=True)
@@ -138,12 +140,10 @@ class IEHAParams:
     check_valve_radius: float = 0.0
 
     def __post_init__(self) -> None:
-        for name, unit in _UNITS.items():
-            object.__setattr__(self, name, positive(f"ieha.{name}", getattr(self, name), unit))
-        for name in _NON_NEGATIVE:
-            object.__setattr__(self, name, non_negative(f"ieha.{name}", getattr(self, name), "SI"))
+        check_fields(self, positive, tuple(_POSITIVE.items()), prefix="ieha.")
+        check_fields(self, non_negative, tuple(_NON_NEGATIVE.items()), prefix="ieha.")
         if int(self.n_pistons) != self.n_pistons or self.n_pistons < 1:
-            raise ParameterError(f"ieha.n_pistons = {self.n_pistons!r}: must be an integer >= 1")
+            raise ParameterError(f"ieha.n_pistons = {self.n_pistons!r} pistons: must be an integer >= 1")
         object.__setattr__(self, "n_pistons", int(self.n_pistons))
         if self.max_eccentricity >= self.ring_radius:
             raise ParameterError(
@@ -151,7 +151,7 @@ class IEHAParams:
                 f"{self.ring_radius:g} m, or the piston reach (5) has no real value: lower E_max or enlarge R_b"
             )
         if self.port_smoothing >= 1.0:
-            raise ParameterError(f"ieha.port_smoothing = {self.port_smoothing:g}: must lie in (0, 1)")
+            raise ParameterError(f"ieha.port_smoothing = {self.port_smoothing:g} (dimensionless): must lie in (0, 1)")
         if self.eccentricity_smoothing >= 0.1 * self.max_eccentricity:
             raise ParameterError(
                 f"ieha.eccentricity_smoothing = {self.eccentricity_smoothing:g} m: must be below "

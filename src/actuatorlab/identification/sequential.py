@@ -4,7 +4,7 @@ Each experiment's fluid equations are solved on their own, so the common bulk mo
 one estimate per experiment, and the paper's ad-hoc rules pick one: **E1** identifies b in the
 first experiment and treats it as known afterwards; **E2** identifies it in every experiment
 and averages (flow gains identified in several experiments are averaged too). Neither equals
-the coupled solution of :func:`~.hydraulic_robot.identify`, whose answer is unique.
+the coupled solution of :func:`~.robot_least_squares.identify`, whose answer is unique.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanics.hydraulic_robot import HydraulicRobot
-from .hydraulic_robot import Experiment, IdentificationOptions, experiment_rows
+from ..mechanics.robot_dynamics import HydraulicRobot
+from .robot_least_squares import Experiment, IdentificationOptions, experiment_rows
 
 
 @dataclass(frozen=True)

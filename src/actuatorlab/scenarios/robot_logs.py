@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..identification.hydraulic_robot import Experiment
+from ..identification.robot_least_squares import Experiment
 from ..io.results import numeric_columns, read_log, write_table
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}

@@ -14,8 +14,9 @@ from typing import Literal
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from ..errors import ScenarioError
-from ..identification.hydraulic_robot import DERIVATIVES, GRAVITY, IdentificationOptions
-from ..mechanics.hydraulic_robot import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
+from ..identification.robot_least_squares import DERIVATIVES, GRAVITY, IdentificationOptions
+from ..machines import sakai_robot
+from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
 from ..simulation.robot_experiments import Excitation, LockedStep, paper_steps
 from .spec_base import (
     Acceleration,
@@ -38,7 +39,7 @@ _EXCITATION = defaults_of(Excitation)
 
 
 class CylinderSpec(Spec):
-    """One joint's cylinder, :class:`~actuatorlab.mechanics.hydraulic_robot.CylinderMount`."""
+    """One joint's cylinder, :class:`~actuatorlab.mechanics.robot_dynamics.CylinderMount`."""
 
     base_distance: Length
     link_distance: Length
@@ -53,15 +54,15 @@ class CylinderSpec(Spec):
 
 def _table2() -> list[CylinderSpec]:
     return [CylinderSpec(**{k: getattr(c, k) for k in CylinderSpec.model_fields}) for c in
-            HydraulicRobot.sakai_maeshima().cylinders]
+            sakai_robot.table2_robot().cylinders]
 
 
 class HydraulicRobotSpec(Spec):
     """The known robot (default: Table II): cylinders, supply pressure, gravity and its tilt."""
 
     cylinders: list[CylinderSpec] = Field(default_factory=_table2)
-    supply_pressure: Pressure = 7.0e6
-    gravity: Acceleration = 9.8
+    supply_pressure: Pressure = sakai_robot.SUPPLY_PRESSURE
+    gravity: Acceleration = sakai_robot.GRAVITY
     gravity_tilt: Angle = 0.0
 
     def build(self, where: str = "robot") -> HydraulicRobot:
@@ -71,7 +72,7 @@ class HydraulicRobotSpec(Spec):
 
 
 class IdentificationSpec(Spec):
-    """Options of the least squares, :class:`~actuatorlab.identification.hydraulic_robot.IdentificationOptions`."""
+    """Options of the least squares, :class:`~actuatorlab.identification.robot_least_squares.IdentificationOptions`."""
 
     derivatives: Literal[DERIVATIVES] = _OPTIONS["derivatives"]
     taps: StrictInt = _OPTIONS["taps"]
@@ -95,9 +96,9 @@ class RobotTruthSpec(Spec):
     ``mechanical`` a1 in SI, ``bulk_modulus``, ``flow_gains`` (one [C++, C+−, C−+, C−−] per valve,
     m³/(s·[u]·√Pa))."""
 
-    mechanical: list[float] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().mechanical.tolist())
-    bulk_modulus: Pressure = 2.33e8
-    flow_gains: list[list[float]] = Field(default_factory=lambda: RobotParameters.sakai_maeshima().flow_gains.tolist())
+    mechanical: list[float] = Field(default_factory=lambda: sakai_robot.table3_parameters().mechanical.tolist())
+    bulk_modulus: Pressure = sakai_robot.BULK_MODULUS
+    flow_gains: list[list[float]] = Field(default_factory=lambda: sakai_robot.table3_parameters().flow_gains.tolist())
 
     def build(self, where: str = "truth") -> RobotParameters:
         with reported_at(where):

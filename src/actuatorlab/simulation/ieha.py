@@ -42,14 +42,12 @@ from ..hydraulics.ieha import (
     ieha_jacobian,
     ieha_rhs,
 )
+from ..numerics.status import STATUS_NEWTON, STATUS_OK, STATUS_STROKE
 from .result import Channel, SimulationResult
 
-OK = 0
-NEWTON_FAILED = 1
-VOLUME_LOST = 2
 _MESSAGES = {
-    NEWTON_FAILED: "Newton iterations of the implicit step did not converge: lower the step dt",
-    VOLUME_LOST: "a cylinder chamber volume reached zero (the rod left its stroke): shorten the run "
+    STATUS_NEWTON: "Newton iterations of the implicit step did not converge: lower the step dt",
+    STATUS_STROKE: "a cylinder chamber volume reached zero (the rod left its stroke): shorten the run "
     "or enlarge chamber_volume_a/b",
 }
 _MAX_ITER = 6
@@ -139,11 +137,11 @@ def _stage(k, t, u, gamma, c, z, scale, ws):
         for it in range(_MAX_ITER * (1 + level)):
             refresh = level == 2 or (level == 1 and it == 0) or meta[0] != gamma
             if refresh and not _factor(k, t, u, gamma, z, scale, ws):
-                return NEWTON_FAILED
+                return STATUS_NEWTON
             vmin = ieha_rhs(t, z, u, k, f, aux, dpist)
             counters[1] += 1
             if vmin <= 0.0:
-                return VOLUME_LOST
+                return STATUS_STROKE
             for i in range(m):
                 work[i] = c[i] + gamma * f[i] - z[i]
             _lu_solve(lu, piv, work)
@@ -156,11 +154,11 @@ def _stage(k, t, u, gamma, c, z, scale, ws):
             if not math.isfinite(norm) or (level < 2 and norm > 0.9 * previous):
                 break
             if norm < 1.0:
-                return OK
+                return STATUS_OK
             previous = norm
     for i in range(m):
         z[i] = z0[i]
-    return NEWTON_FAILED
+    return STATUS_NEWTON
 
 
 @nb.njit(cache=True)
@@ -199,12 +197,12 @@ def _bdf2_run(k, t0, h, xs, fs, y, yprev, started, scale, out, aux_out, counters
                 c[i] = y[i]
                 z[i] = y[i]
             status = _stage(k, t, u, h, c, z, scale, ws)
-        if status == OK:
+        if status == STATUS_OK:
             for i in range(m):
                 yprev[i] = y[i]
                 y[i] = z[i]
             started[0] = True
-        elif status == NEWTON_FAILED:
+        elif status == STATUS_NEWTON:
             counters[4] += 1
             pieces = 2
             while pieces <= 256:
@@ -218,12 +216,12 @@ def _bdf2_run(k, t0, h, xs, fs, y, yprev, started, scale, out, aux_out, counters
                     for i in range(m):
                         c[i] = z[i]
                     status = _stage(k, t - h + j * sub, u, sub, c, z, scale, ws)
-                    if status != OK:
+                    if status != STATUS_OK:
                         break
-                if status == OK:
+                if status == STATUS_OK:
                     break
                 pieces *= 2
-            if status != OK:
+            if status != STATUS_OK:
                 return status, step
             for i in range(m):
                 yprev[i] = y[i]
@@ -235,7 +233,7 @@ def _bdf2_run(k, t0, h, xs, fs, y, yprev, started, scale, out, aux_out, counters
         out[step] = y
         aux_out[step] = aux
         counters[0] += 1
-    return OK, n - 1
+    return STATUS_OK, n - 1
 
 
 def state_scale(params: IEHAParams) -> np.ndarray:
@@ -344,7 +342,7 @@ class IEHAStepper:
         status, index = _bdf2_run(
             self.k, self.t, self.dt, x, f_ext, self.y, self.yprev, self.started, self.scale, out, aux, self.counters
         )
-        if status != 0:
+        if status != STATUS_OK:
             t_fail = self.t + index * self.dt
             raise SimulationError(f"IEHA run stopped at t = {t_fail:.6g} s: {_MESSAGES[status]}")
         self.t += (x.size - 1) * self.dt

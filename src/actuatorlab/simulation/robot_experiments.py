@@ -23,9 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..identification.hydraulic_robot import Experiment
-from ..mechanics.hydraulic_robot import C_AM, C_AP, HydraulicRobot, RobotParameters, cylinder_state, mechanical_regressor
-from .hydraulic_robot import RobotRun, simulate_robot
+from ..identification.robot_least_squares import Experiment
+from ..mechanics.robot_dynamics import C_AM, C_AP, HydraulicRobot, RobotParameters, cylinder_state, mechanical_regressor
+from ..validation import check_fields, non_negative, positive
+from .robot_simulation import RobotRun, simulate_robot
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,13 @@ class Excitation:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        check_fields(self, positive, (("amplitude", "spool unit"), ("frequency", "Hz"), ("duration", "s"),
+                                      ("sample_time", "s")))
+        check_fields(self, non_negative, (("centering", "spool unit/m"), ("angle_noise", "rad"), ("pressure_noise", "Pa"),
+                                          ("spool_noise", "spool unit"), ("angle_quantum", "rad"),
+                                          ("pressure_quantum", "Pa")))
         if not 0.0 <= self.window[0] < self.window[1] <= self.duration:
             raise ParameterError(f"window = {self.window} s must lie inside [0, duration = {self.duration}] s")
-        if self.amplitude <= 0 or self.frequency <= 0 or self.sample_time <= 0:
-            raise ParameterError("amplitude, frequency and sample_time must be > 0")
 
 
 def mid_stroke_angle(robot: HydraulicRobot, joint: int) -> float:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from ..identification.hydraulic_robot import Experiment
-from ..mechanics.hydraulic_robot import HydraulicRobot, RobotParameters, cylinder_states, mechanical_names
-from .hydraulic_robot import simulate_robot
+from ..identification.robot_least_squares import Experiment
+from ..mechanics.robot_dynamics import HydraulicRobot, RobotParameters, cylinder_states, mechanical_names
+from .robot_simulation import simulate_robot
 
 FAILED_COST = 1e3
 ALGORITHMS = ("pso", "ga")

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..identification.fit import fit_ratio
-from ..identification.hydraulic_robot import Experiment
-from ..mechanics.hydraulic_robot import HydraulicRobot, RobotParameters, cylinder_states
-from .hydraulic_robot import RobotRun, simulate_robot
+from ..identification.robot_least_squares import Experiment
+from ..mechanics.robot_dynamics import HydraulicRobot, RobotParameters, cylinder_states
+from .robot_simulation import RobotRun, simulate_robot
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ import pandas as pd
 import tomli_w
 from pydantic import ValidationError
 
-from ...identification.hydraulic_robot import Experiment, Identification, identify, identify_repeated
+from ...identification.robot_least_squares import Experiment, Identification, identify, identify_repeated
 from ...identification.sequential import sequential_fluid
-from ...mechanics.hydraulic_robot import MECHANICAL_UNITS, HydraulicRobot, RobotParameters
+from ...mechanics.robot_dynamics import MECHANICAL_UNITS, HydraulicRobot, RobotParameters
 from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.robot_experiments import make_experiments
 from ...simulation.robot_search import output_error_search

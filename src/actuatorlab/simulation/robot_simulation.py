@@ -5,9 +5,10 @@ cylinder pressures constant: a locked-joint step of the paper. The spool input u
 the sample instants and interpolated linearly between them (the spool moves continuously);
 optionally a weak proportional feedback on the piston displacement is added to it continuously
 (``centering``, used by the experiment generator to keep an asymmetric cylinder from drifting
-out of its stroke under an open-loop sine), and the input applied is what the run logs. The state is advanced by classic
-RK4 with ``substeps`` steps per sample (default 4, i.e. 0.25 ms at 1 kHz logging: the oil
-column's mode is near 15 Hz, far below RK4's stability limit at that step).
+out of its stroke under an open-loop sine), and the input applied is what the run logs. The
+state is advanced by classic RK4 (``numerics.rk4``) with ``substeps`` steps per sample (default
+4, i.e. 0.25 ms at 1 kHz logging: the oil column's mode is near 15 Hz, far below RK4's
+stability limit at that step).
 
 Pressure policy: ``"raise"`` (default) stops at the first pressure outside [0, p_s], naming the
 time, joint and chamber, because the model's square roots do not exist there (spec §2.7);
@@ -23,7 +24,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from ..mechanics.hydraulic_robot import (
+from ..mechanics.robot_dynamics import (
     C_AM,
     C_AP,
     C_STROKE,
@@ -34,9 +35,10 @@ from ..mechanics.hydraulic_robot import (
     mechanical_regressor,
     orifice_terms,
 )
+from ..numerics.rk4 import rk4_step
+from ..numerics.status import STATUS_NOT_FINITE, STATUS_OK, STATUS_PRESSURE, STATUS_STROKE
 
 POLICIES = ("raise", "clip")
-STATUS_OK, STATUS_PRESSURE, STATUS_STROKE, STATUS_NOT_FINITE = range(4)
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,13 @@ class RobotRun:
 
 
 @nb.njit(cache=True)
-def robot_rates(x, u, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, s_out, y, mass, vectors):
-    """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones); s_out gets s_i.
+def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven,
+                u, s_out, y, mass, vectors):
+    """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones) at time t [s] into a
+    sample interval of length dt, in the form ``rhs(t, y, out, *args)`` of
+    :func:`~actuatorlab.numerics.rk4.rk4_step`. The spool input ``u`` (written) is the
+    feed-forward linear from ``u_now`` to ``u_next`` plus centering·(s_ref − s) on the driven
+    joints; ``s_out`` gets s_i.
 
     Scratch space: ``y`` (n, P) the regressor, ``mass`` (n, n), ``vectors`` (4, n).
     """
@@ -67,11 +74,15 @@ def robot_rates(x, u, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, dx, 
     q, qd = x[:n], x[n:2 * n]
     pp, pm = x[2 * n:3 * n], x[3 * n:]
     zeros[:] = 0.0
+    frac = t / dt
     for i in range(n):
         s, arm = cylinder_state(cyl[i], q[i])
         s_out[i] = s
         sd[i] = arm * qd[i]
         tau[i] = arm * (cyl[i, C_AP] * pp[i] - cyl[i, C_AM] * pm[i])
+        u[i] = u_now[i] + frac * (u_next[i] - u_now[i])
+        if driven[i] and centering[i] != 0.0:
+            u[i] += centering[i] * (s_ref[i] - s)
     mechanical_regressor(q, zeros, zeros, gravity, tilt, y)
     static = y @ a1
     for c in range(n):
@@ -128,20 +139,11 @@ def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _applied_input(u_ff, centering, s_ref, x, cyl, driven, out):
-    """Spool input: the feed-forward plus centering·(s_ref − s(x)) on the driven joints."""
-    for i in range(cyl.shape[0]):
-        out[i] = u_ff[i]
-        if driven[i] and centering[i] != 0.0:
-            out[i] += centering[i] * (s_ref[i] - cylinder_state(cyl[i], x[i])[0])
-
-
-@nb.njit(cache=True)
 def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, clip, centering, s_ref,
               states, rates, strokes):
-    """RK4 over the samples, the feed-forward ``u`` interpolated linearly; ``u`` is overwritten
-    with the input applied at the samples. Returns (status, sample, joint, value) at the first
-    failure."""
+    """RK4 (``substeps`` steps per sample) over the samples, the feed-forward ``u`` interpolated
+    linearly; ``u`` is overwritten with the input applied at the samples. Returns (status,
+    sample, joint, value) at the first failure (``numerics.status`` codes)."""
     n = cyl.shape[0]
     x = x0.copy()
     h = dt / substeps
@@ -149,14 +151,13 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
     tmp = np.empty_like(x)
     s = np.empty(n)
     ui = np.empty(n)
-    uff = np.empty(n)
     y = np.empty((n, a1.shape[0]))
     mass = np.empty((n, n))
     vectors = np.empty((4, n))
     samples = u.shape[0]
     for k in range(samples):
-        _applied_input(u[k], centering, s_ref, x, cyl, driven, ui)
-        robot_rates(x, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, rates[k], s, y, mass, vectors)
+        robot_rates(0.0, x, rates[k], u[k], u[k], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt,
+                    driven, ui, s, y, mass, vectors)
         states[k] = x
         strokes[k] = s
         for i in range(n):
@@ -170,25 +171,12 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
         if k == samples - 1:
             u[k] = ui
             break
-        u_next = u[k + 1]
         u_now = u[k].copy()
         u[k] = ui
+        args = (u_now, u[k + 1], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, ui, s, y,
+                mass, vectors)
         for j in range(substeps):
-            for stage, frac in enumerate(((j + 0.0) / substeps, (j + 0.5) / substeps, (j + 0.5) / substeps,
-                                          (j + 1.0) / substeps)):
-                uff[:] = u_now + frac * (u_next - u_now)
-                if stage == 0:
-                    tmp[:] = x
-                elif stage == 1:
-                    tmp[:] = x + 0.5 * h * k1
-                elif stage == 2:
-                    tmp[:] = x + 0.5 * h * k2
-                else:
-                    tmp[:] = x + h * k3
-                _applied_input(uff, centering, s_ref, tmp, cyl, driven, ui)
-                out = k1 if stage == 0 else k2 if stage == 1 else k3 if stage == 2 else k4
-                robot_rates(tmp, ui, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, out, s, y, mass, vectors)
-            x += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            rk4_step(robot_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
             if clip:
                 for i in range(n):
                     x[2 * n + i] = min(max(x[2 * n + i], 0.0), supply)

@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..mechanics.hydraulic_robot import (
+from ..mechanics.robot_dynamics import (
     C_AM,
     C_AP,
     HydraulicRobot,
@@ -50,6 +50,7 @@ from ..mechanics.hydraulic_robot import (
     orifice_terms,
 )
 from ..numerics.filters import edge_samples, first_difference, moving_average, second_difference
+from ..validation import check_fields, non_negative
 
 DERIVATIVES = ("central", "backward", "exact")
 GRAVITY = ("known", "unknown")
@@ -128,8 +129,10 @@ class IdentificationOptions:
             raise ParameterError(f"derivatives = {self.derivatives!r}: choose one of {', '.join(DERIVATIVES)}")
         if self.gravity not in GRAVITY:
             raise ParameterError(f"gravity = {self.gravity!r}: choose one of {', '.join(GRAVITY)}")
-        if self.taps < 0:
-            raise ParameterError(f"taps = {self.taps}: give 0 (no averaging) or a positive length")
+        if int(self.taps) != self.taps or self.taps < 0:
+            raise ParameterError(f"taps = {self.taps!r} samples: give 0 (no averaging) or a positive integer length")
+        object.__setattr__(self, "taps", int(self.taps))
+        check_fields(self, non_negative, (("lock_tolerance", "rad"),))
 
 
 @dataclass(frozen=True)

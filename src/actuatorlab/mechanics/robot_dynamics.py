@@ -1,6 +1,13 @@
-"""The N-DOF hydraulic robot of Sakai & Maeshima (state space (1)): a planar serial chain in a
-vertical plane, each revolute joint driven by a single-rod cylinder through a zero-lap 4-way
-spool valve.
+"""Dynamics of the N-DOF hydraulic robot of Sakai & Maeshima (state space (1)): the parameter
+classes, the cylinder geometry, the Lagrangian regressor τ = Y(q, q̇, q̈)·a1 and the orifice
+terms of the pressure equations. The robot is a planar serial chain in a vertical plane, each
+revolute joint driven by a single-rod cylinder through a zero-lap 4-way spool valve.
+
+Paper 003 in this package: this module (model and regressor); ``machines/sakai_robot`` (the
+robot of Table II, the parameters of Table III); ``simulation/robot_simulation`` (the time loop
+of (1)), ``robot_experiments``, ``robot_validation``, ``robot_search``;
+``identification/robot_least_squares`` (the coupled least squares (2)–(3)), ``sequential``,
+``fit``; ``scenarios/robot_schema``, ``robot_logs``, ``kinds/identify_robot``.
 
 Conventions (spec 003, readings taken):
 
@@ -36,7 +43,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import finite, non_negative, positive
+from ..validation import check_fields, finite, non_negative, positive
 
 # Layout of a cylinder row in the float64 array handed to the kernels.
 (C_A, C_B, C_OFFSET, C_LC, C_STROKE, C_AP, C_AM, C_VP, C_VM) = range(9)
@@ -62,12 +69,10 @@ class CylinderMount:
     rod_line_volume: float
 
     def __post_init__(self) -> None:
-        for name, unit in (("base_distance", "m"), ("link_distance", "m"), ("mid_stroke_length", "m"),
-                           ("stroke", "m"), ("head_area", "m^2"), ("rod_area", "m^2")):
-            positive(name, getattr(self, name), unit)
-        finite("angle_offset", self.angle_offset, "rad")
-        non_negative("head_line_volume", self.head_line_volume, "m^3")
-        non_negative("rod_line_volume", self.rod_line_volume, "m^3")
+        check_fields(self, positive, (("base_distance", "m"), ("link_distance", "m"), ("mid_stroke_length", "m"),
+                                      ("stroke", "m"), ("head_area", "m^2"), ("rod_area", "m^2")))
+        check_fields(self, finite, (("angle_offset", "rad"),))
+        check_fields(self, non_negative, (("head_line_volume", "m^3"), ("rod_line_volume", "m^3")))
         if self.mid_stroke_length <= self.stroke / 2:
             raise ParameterError(f"mid_stroke_length = {self.mid_stroke_length} m must exceed half the stroke "
                                  f"({self.stroke / 2} m): the cylinder cannot be shorter than zero")
@@ -77,14 +82,11 @@ class CylinderMount:
                          self.stroke, self.head_area, self.rod_area, self.head_line_volume, self.rod_line_volume])
 
 
-def _table2_mount(a: float, b: float, offset: float, line_volume: float) -> CylinderMount:
-    return CylinderMount(a, b, offset, 0.30, 0.075, 7.0e-4, 5.4e-4, line_volume, line_volume)
-
-
 @dataclass(frozen=True)
 class HydraulicRobot:
     """The known part of the robot: cylinders (one per joint), supply pressure p_s [Pa], gravity
-    g [m/s²] and its tilt [rad] (the gravity direction rotated in the plane; 0 = straight down)."""
+    g [m/s²] and its tilt [rad] (the gravity direction rotated in the plane; 0 = straight down).
+    The defaults of p_s and g are Table II's; the paper's robot is ``machines.sakai_robot``."""
 
     cylinders: tuple[CylinderMount, ...]
     supply_pressure: float = 7.0e6
@@ -92,22 +94,16 @@ class HydraulicRobot:
     gravity_tilt: float = 0.0
 
     def __post_init__(self) -> None:
-        if len(self.cylinders) < 1:
+        object.__setattr__(self, "cylinders", tuple(self.cylinders))
+        if len(self.cylinders) < 1 or not all(isinstance(c, CylinderMount) for c in self.cylinders):
             raise ParameterError("cylinders: give one CylinderMount per joint")
-        positive("supply_pressure", self.supply_pressure, "Pa")
-        non_negative("gravity", self.gravity, "m/s^2")
-        finite("gravity_tilt", self.gravity_tilt, "rad")
+        check_fields(self, positive, (("supply_pressure", "Pa"),))
+        check_fields(self, non_negative, (("gravity", "m/s^2"),))
+        check_fields(self, finite, (("gravity_tilt", "rad"),))
 
     @property
     def joints(self) -> int:
         return len(self.cylinders)
-
-    @classmethod
-    def sakai_maeshima(cls) -> HydraulicRobot:
-        """Table II: ℓ01 = 0.11, ℓ10 = 0.33, ℓ12 = 0.27, ℓ21 = 0.10 m, ℓc = 0.3 m, L = 75 mm
-        (the printed 7.5×10² m is a typo, I2), A+ = 7.0e-4, A− = 5.4e-4 m², V0±1 = 7.9e-5,
-        V0±2 = 6.3e-5 m³, p_s = 7 MPa, g = 9.8 m/s²; θ1 = q1, θ2 = q2 − π (spec §2.3)."""
-        return cls((_table2_mount(0.11, 0.33, 0.0, 7.9e-5), _table2_mount(0.27, 0.10, -math.pi, 6.3e-5)))
 
     def cylinder_array(self) -> np.ndarray:
         return np.array([c.as_row() for c in self.cylinders])
@@ -145,9 +141,11 @@ class RobotParameters:
             raise ParameterError(f"RobotParameters: {joints} valves need flow_gains of shape ({joints}, 4) and "
                                  f"{len(mechanical_names(joints))} mechanical values "
                                  f"({', '.join(mechanical_names(joints))}); got {gains.shape} and {mech.shape}")
-        positive("bulk_modulus", self.bulk_modulus, "Pa")
-        if not np.all(np.isfinite(mech)) or not np.all(np.isfinite(gains)):
-            raise ParameterError("RobotParameters: every value must be finite")
+        object.__setattr__(self, "bulk_modulus", positive("bulk_modulus", self.bulk_modulus, "Pa"))
+        for name, value in zip(mechanical_names(joints), mech):
+            finite(f"mechanical {name}", value, MECHANICAL_UNITS[name.rstrip("0123456789")])
+        for name, value in zip(fluid_names(joints)[1:], gains.ravel()):
+            finite(f"flow_gains {name}", value, "m^3/(s [u] Pa^0.5)")
         object.__setattr__(self, "mechanical", mech)
         object.__setattr__(self, "flow_gains", gains)
 
@@ -170,13 +168,6 @@ class RobotParameters:
     def from_vectors(cls, a1: np.ndarray, a2: np.ndarray) -> RobotParameters:
         joints = (len(a2) - 1) // 4
         return cls(np.asarray(a1, dtype=float), 1.0 / float(a2[0]), np.asarray(a2[1:], dtype=float).reshape(joints, 4))
-
-    @classmethod
-    def sakai_maeshima(cls) -> RobotParameters:
-        """Table III means: M1 4.47, M2 1.27, R12 1.37 kg m²; Fv1 50.77, Fv2 4.43; W1 8.55, W2 3.30 kg m;
-        b = 2.33e8 Pa; flow gains ×1e-7 as tabulated (C−− labels assigned by table order)."""
-        gains = 1e-7 * np.array([[6.31, 6.60, 5.50, 6.27], [6.28, 5.36, 5.44, 6.19]])
-        return cls(np.array([4.47, 1.27, 1.37, 50.77, 4.43, 8.55, 3.30]), 2.33e8, gains)
 
 
 # ---------------------------------------------------------------------------------------------
