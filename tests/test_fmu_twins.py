@@ -1,6 +1,6 @@
 """The C kernels of the exported FMU (src/actuatorlab/fmu/c/quasistatic.c) are twins of the
 compiled Python kernels (numerics/nonsmooth.py, numerics/roots.py, hydraulics/quasistatic/
-kernels.py and regeneration.py, and fmu/pump_line.py): on drawn circuits, openings and states
+kernels.py and regeneration.py, and hydraulics/quasistatic/pump_line.py): on drawn circuits, openings and states
 they give the same Λ, the same relaxed step (72), the same relaxed step with regeneration
 (105), the same chamber forces and pump line, to 1e-12 relative (issue 20)."""
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from actuatorlab.errors import ParameterError, SimulationError
 from actuatorlab.fmu.compiler import C_DIR, compile_shared
-from actuatorlab.fmu.pump_line import pump_line
+from actuatorlab.hydraulics.quasistatic.pump_line import pump_line
 from actuatorlab.hydraulics.quasistatic import Openings, ValveCircuit
 from actuatorlab.hydraulics.quasistatic.chambers import run_chamber_pressures
 from actuatorlab.hydraulics.quasistatic.circuit import normalised_openings
@@ -192,7 +192,7 @@ def test_lambda_with_regeneration_is_a_twin(kernels, circuit, u_c, u_b, u_a, bet
        f=st.floats(-2e6, 2e6))
 def test_chamber_pressures_and_pump_line_are_twins(kernels, circuit, u_c, u_b, u_a, v, f):
     """Chamber forces as hydraulics/quasistatic/chambers.py gives them along a run, and the pump
-    line of fmu/pump_line.py, at drawn states (v, f)."""
+    line of hydraulics/quasistatic/pump_line.py, at drawn states (v, f)."""
     if u_a > 0.0 and u_b == 0.0 and u_c > 0.0:
         u_b = 0.1  # regeneration with the bleed closed is outside the model (regeneration.py)
     cp, uh = _c_inputs(kernels, circuit, u_c, u_b)
@@ -222,6 +222,6 @@ def test_the_twins_name_each_other():
     assert "TWIN" in c_source and "tests/test_fmu_twins.py" in c_source
     for module in ("numerics/nonsmooth.py", "hydraulics/quasistatic/kernels.py", "hydraulics/quasistatic/regeneration.py"):
         assert module in c_source
-    import actuatorlab.fmu.pump_line as pump
+    import actuatorlab.hydraulics.quasistatic.pump_line as pump
 
     assert "TWIN" in pump.__doc__ and "tests/test_fmu_twins.py" in pump.__doc__

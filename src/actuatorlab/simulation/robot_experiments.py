@@ -38,6 +38,16 @@ class LockedStep:
     angles: tuple[float, ...]
     driven: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        """Finite angles and at least one driven joint, each named once by a non-negative index
+        (``run_step`` checks them against the robot's joint count)."""
+        if not all(isinstance(a, (int, float)) and math.isfinite(a) for a in self.angles) or not self.angles:
+            raise ParameterError(f"{self.name}: angles = {self.angles!r} rad: give one finite angle per joint")
+        if (not self.driven or len(set(self.driven)) != len(self.driven)
+                or not all(isinstance(j, int) and j >= 0 for j in self.driven)):
+            raise ParameterError(f"{self.name}: driven = {self.driven!r}: give the 0-based indices of the driven "
+                                 "joints, each once (at least one)")
+
 
 @dataclass(frozen=True)
 class Excitation:

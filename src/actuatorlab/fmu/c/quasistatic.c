@@ -434,7 +434,7 @@ int alab_relaxed_regeneration_step(const double *cp, const double *uh, double ua
     return status;
 }
 
-/* ---- the pump line (twin: actuatorlab/fmu/pump_line.py) ---------------------------------- */
+/* ---- the pump line (twin: actuatorlab/hydraulics/quasistatic/pump_line.py) ---------------------------------- */
 
 void alab_pump_line(const double *cp, const double *uh, double c_ph_u, double c_pr_u, double v, double va,
                     double fh, double fr, double *pump, double *q_p, double *q_b, double *q_pm)

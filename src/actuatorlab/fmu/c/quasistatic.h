@@ -71,7 +71,7 @@ int alab_relaxed_regeneration_step(const double *cp, const double *uh, double ua
 void alab_regenerated_chamber_forces(const double *cp, const double *uh, double v, double va, double *fh,
                                      double *fr);
 
-/* The pump line of the quasistatic state (new here; its Python twin is actuatorlab/fmu/pump_line.py):
+/* The pump line of the quasistatic state (new here; its Python twin is actuatorlab/hydraulics/quasistatic/pump_line.py):
  * pump pressure P [Pa], supply flow to the cylinder q_p, bleed flow q_b and pump relief flow
  * q_PM [m^3/s], from the rod velocity v, the regeneration flow v_a and the chamber forces. */
 void alab_pump_line(const double *cp, const double *uh, double c_ph_u, double c_pr_u, double v, double va,

@@ -1,7 +1,7 @@
 """Pump-line outputs of the relaxed quasistatic actuator: pump pressure P [Pa], the supply flow
 into the cylinder q_p, the bleed flow q_b and the pump relief flow q_PM [m³/s] at a state.
 
-TWIN: the C function ``alab_pump_line`` of ``fmu/c/quasistatic.c`` computes the same;
+Twin: the C function ``alab_pump_line`` of ``fmu/c/quasistatic.c`` computes the same;
 tests/test_fmu_twins.py holds them equal. The quasistatic model gives them from the rod
 velocity v, the regeneration flow v_a and the chamber forces (F_h, F_r) (Kikuuwe et al.
 (39f–g), (46), (57)):
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_CPH, I_CPR, I_PM, I_Q, J_B, J_PH, J_PR, J_TH, J_TR
+from .circuit import I_AH, I_AR, I_CPH, I_CPR, I_PM, I_Q, J_B, J_PH, J_PR, J_TH, J_TR
 
 
 def _ldiv(x: float, a: float) -> float:

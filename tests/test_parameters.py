@@ -1,0 +1,114 @@
+"""Every parameter class is validated at construction (issue 15; docs/architecture.md).
+
+A dataclass in the physics, machine, method and simulation packages either checks its fields
+in ``__post_init__`` (raising ``ParameterError`` naming the field, value, unit and range) or is
+a result or record the library computes, listed below with what it is. Read from the source
+with ``ast``, so a new dataclass that is neither fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from actuatorlab.errors import ParameterError
+from actuatorlab.hydraulics.pressure_dynamics import PressureDynamics
+from actuatorlab.hydraulics.quasistatic.circuit import ValveCircuit
+from actuatorlab.machines.excavator import ExcavatorParameters
+from actuatorlab.simulation.robot_experiments import LockedStep
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "actuatorlab"
+CHECKED_PACKAGES = ("hydraulics", "mechanics", "electromech", "machines", "control", "optimization",
+                    "identification", "multibody", "simulation", "numerics")
+
+COMPUTED = {
+    "control/rdsc.py:RDSCCommand": "the controller's output of one sample",
+    "electromech/efficiency.py:EfficiencyMap": "an efficiency map computed over a grid",
+    "electromech/emla.py:Linearisation": "a numerical linearisation of the EMLA model",
+    "identification/transfer_function.py:TransferFunctionFit": "a fit's estimates and standard errors",
+    "identification/robot_least_squares.py:Rows": "regressor rows built from an experiment",
+    "identification/robot_least_squares.py:LeastSquares": "a least-squares solution and its diagnostics",
+    "identification/robot_least_squares.py:Identification": "identified parameters with standard errors",
+    "identification/robot_least_squares.py:Repeated": "statistics over repeated identifications",
+    "identification/sequential.py:SequentialFluid": "the sequential method's fluid estimates",
+    "mechanics/mujoco_model.py:ComparisonStats": "statistics of the inverse-dynamics comparison",
+    "mechanics/parallel_serial.py:Workspace": "scratch arrays of the compiled recursions",
+    "multibody/cylinders.py:CylinderArrays": "the packed kernel arrays of validated cylinders",
+    "multibody/holding.py:InitialState": "the consistent initial state computed at the initial pose",
+    "multibody/stability.py:ActuatorStability": "a stability margin computed from the effective mass",
+    "optimization/leader.py:Evaluation": "one follower solve of the leader's search",
+    "optimization/leader.py:LeaderProgress": "progress of the leader's search",
+    "optimization/leader.py:BilevelResult": "the bilevel optimisation's result",
+    "optimization/trajectory_efficiency.py:EfficiencySummary": "efficiencies of a computed trajectory",
+    "optimization/trajectory_task.py:FollowerSolution": "the follower NLP's solution",
+    "optimization/trajectory_task.py:TrajectorySamples": "dense samples of a solved trajectory",
+    "simulation/arm.py:StabilityLimit": "the stability bound computed for a run",
+    "simulation/crane.py:CraneRun": "a crane run's recorded signals",
+    "simulation/crane_reference.py:JointReference": "a joint reference computed by inverse kinematics",
+    "simulation/emla_tracking.py:EMLATrackingResult": "a tracking run's recorded signals",
+    "simulation/ieha.py:IEHAResult": "an IEHA run's recorded signals",
+    "simulation/ieha_control.py:ClosedLoopResult": "a closed-loop IEHA run's signals and metrics",
+    "simulation/result.py:Channel": "one recorded channel with its unit",
+    "simulation/result.py:SimulationResult": "a run's recorded channels",
+    "simulation/robot_simulation.py:RobotRun": "a robot run's recorded signals",
+    "simulation/robot_search.py:SearchResult": "a PSO or GA search's result",
+    "simulation/robot_validation.py:Validation": "a cross-validation's FIT values",
+}
+"""Dataclasses that hold what the library computed, not parameters a user gives: module:class → what."""
+
+
+def _dataclasses() -> dict[str, ast.ClassDef]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        if relative.parts[0] not in CHECKED_PACKAGES:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+                found[f"{relative.as_posix()}:{node.name}"] = node
+    return found
+
+
+def test_every_parameter_class_validates_its_fields():
+    unchecked = [name for name, node in _dataclasses().items()
+                 if name not in COMPUTED
+                 and not any(isinstance(item, ast.FunctionDef) and item.name == "__post_init__" for item in node.body)]
+    assert not unchecked, ("validate these parameter classes in __post_init__ (or list a computed result in "
+                           f"COMPUTED with what it is): {unchecked}")
+
+
+def test_the_list_of_computed_results_names_existing_classes():
+    assert set(COMPUTED) <= set(_dataclasses()), sorted(set(COMPUTED) - set(_dataclasses()))
+
+
+def test_the_check_sees_a_missing_validation(tmp_path, monkeypatch):
+    """The walk would catch a parameter class without __post_init__."""
+    module = tmp_path / "actuatorlab" / "hydraulics" / "new_valve.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Valve:\n    area: float = 1e-4\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path / "actuatorlab")
+    assert list(_dataclasses()) == ["hydraulics/new_valve.py:Valve"]
+
+
+@pytest.mark.parametrize(("cls", "field", "value"), [
+    (ValveCircuit, "pump_flow", -1.0),
+    (ExcavatorParameters, "pump_flow", float("nan")),
+    (PressureDynamics, "bulk_modulus", 0.0),
+])
+def test_a_bad_value_is_refused_naming_its_field(cls, field, value):
+    with pytest.raises(ParameterError, match=field):
+        cls(**{field: value})
+
+
+@pytest.mark.parametrize(("angles", "driven", "field"), [
+    ((0.1, float("nan")), (0,), "angles"),
+    ((0.1, 0.2), (), "driven"),
+    ((0.1, 0.2), (1, 1), "driven"),
+    ((0.1, 0.2), (-1,), "driven"),
+])
+def test_a_locked_step_is_checked_when_it_is_built(angles, driven, field):
+    with pytest.raises(ParameterError, match=field):
+        LockedStep("step", angles, driven)
