@@ -13,7 +13,8 @@ from actuatorlab.errors import ScenarioError
 from actuatorlab.hydraulics.quasistatic.circuit import ValveCircuit
 from actuatorlab.hydraulics.quasistatic.relaxation import Relaxation
 from actuatorlab.mechanics.single_arm import SingleArm
-from actuatorlab.scenarios.loading import builtin_scenarios, load_scenario, scenario_to_toml
+from actuatorlab.scenarios.loading import load_scenario, scenario_to_toml
+from actuatorlab.scenarios.sources import builtin_scenarios
 from actuatorlab.scenarios.arm_schema import (
     ArmScenario,
     ArmSpec,
@@ -339,3 +340,11 @@ def test_a_common_unit_file_is_read_without_pint():
             "print('pint' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_listing_the_built_in_scenarios_imports_no_schema():
+    """``actuatorlab scenarios`` reads the TOML files only: no pydantic, numba or numpy."""
+    code = ("import sys; from actuatorlab.scenarios.sources import builtin_scenarios; names = builtin_scenarios(); "
+            "print('arm-relief' in names, [m for m in ('pydantic', 'numba', 'numpy') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True []"

@@ -166,7 +166,7 @@ def sweep(
 @_friendly
 def scenarios() -> None:
     """List the built-in scenarios."""
-    from .scenarios.loading import builtin_scenarios
+    from .scenarios.sources import builtin_scenarios
 
     scenarios = builtin_scenarios()
     width = max(map(len, scenarios))

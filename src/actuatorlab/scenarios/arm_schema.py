@@ -12,6 +12,9 @@ the dimension of their values is the dimension of the input they drive.
 
 Dumping a model with ``model_dump(context={"display": True})`` writes every quantity in its
 display unit (:func:`.units.format_quantity`); without that context the dump is in SI.
+
+One module for the family (about 520 lines): the five kinds share the circuit, arm, relaxation,
+cylinder, fluid, simulation and input tables and the checks that span them.
 """
 
 import math

@@ -9,59 +9,16 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from importlib import resources
-from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError
+from .sources import read_source
 from .schema import LOC_TAGS, SCENARIO_CLASSES, Scenario, scenario_class
 from .spec_base import QuantityMarker, UnknownFieldError
 from .units import DIMENSIONS
-
-BUILTIN_DIR = "builtin"
-"""Folder of the built-in scenarios inside the ``actuatorlab.scenarios`` package."""
-
-
-def _builtin_files() -> dict[str, Any]:
-    folder = resources.files("actuatorlab.scenarios") / BUILTIN_DIR
-    return {
-        entry.name[: -len(".toml")]: entry
-        for entry in folder.iterdir()
-        if entry.name.endswith(".toml") and entry.is_file()
-    }
-
-
-def builtin_scenarios() -> dict[str, str]:
-    """Built-in scenario names (sorted) mapped to their one-line descriptions."""
-    out = {}
-    for name, entry in sorted(_builtin_files().items()):
-        data = tomllib.loads(entry.read_text(encoding="utf-8"))
-        out[name] = str(data.get("description", ""))
-    return out
-
-
-def read_source(source: str | os.PathLike) -> tuple[str, str]:
-    """(text, label for messages) of a built-in name or a file path."""
-    builtins = _builtin_files()
-    if isinstance(source, str) and source in builtins:
-        return builtins[source].read_text(encoding="utf-8"), f"{source} (built-in)"
-    path = Path(source).expanduser()
-    label = os.fspath(source)
-    if path.is_dir():
-        raise ScenarioError(f"{label} is a folder; give a scenario file such as {path / 'scenario.toml'}")
-    if not path.exists():
-        raise ScenarioError(
-            f"no built-in scenario or file named {label!r}; built-in scenarios are "
-            f"{', '.join(sorted(builtins))}, or give the path of a .toml file"
-        )
-    try:
-        return path.read_text(encoding="utf-8"), label
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError(f"{label}: cannot be read ({error}); check the file and its permissions") from None
-
 
 def load_scenario(source: str | os.PathLike) -> Scenario:
     """Load and validate a scenario.
@@ -69,7 +26,7 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
     Parameters
     ----------
     source : str or path-like
-        A built-in name (see :func:`builtin_scenarios`) or the path of a TOML scenario file.
+        A built-in name (see :func:`.sources.builtin_scenarios`) or the path of a TOML scenario file.
 
     Returns
     -------
