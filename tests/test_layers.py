@@ -71,3 +71,18 @@ def test_the_walk_sees_function_level_imports(tmp_path):
     hidden.write_text("def f():\n    from ..scenarios import runner\n")
     assert _imports(hidden, tmp_path / "actuatorlab") == {"actuatorlab.scenarios"}
     assert RANK["scenarios"] < RANK["numerics"]
+
+
+def test_the_architecture_page_draws_the_same_layers():
+    """docs/architecture.md's layer diagram lists these layers, top to bottom, in this order."""
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    diagram = page.split("```")[1].strip().splitlines()
+    drawn = []
+    for line in diagram:
+        names = []
+        for word in line.split():
+            if not (word.endswith("/") or word.endswith(".py")):
+                break
+            names.append(word.removesuffix("/").removesuffix(".py"))
+        drawn.append(tuple(names))
+    assert [set(names) for names in drawn] == [set(layer) for layer in LAYERS], drawn
