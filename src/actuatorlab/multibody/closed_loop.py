@@ -15,13 +15,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 
 from ..control.pi import PIController
 from ..errors import ParameterError
 from .cylinders import Signal
 from .inputs import sample_signal
+from .model_file import movable_joint
 from .loop import CT_EVERY, CT_L0, CT_MODE, CT_PI, CT_QPOS, CTRL_JOINT, CTRL_STROKE, N_CTRL
 
 
@@ -54,17 +54,6 @@ def steps_per_sample(sample_time: float, h: float, who: str) -> int:
     return steps
 
 
-def _joint_qpos(model: mujoco.MjModel, name: str, who: str) -> int:
-    joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
-    movable = (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
-    if joint < 0 or model.jnt_type[joint] not in movable:
-        known = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)
-                 if model.jnt_type[j] in movable]
-        raise ParameterError(f"{who}: joint = {name!r} is not a hinge or slide joint of the model; its joints are "
-                             f"{known or 'none'}")
-    return int(model.jnt_qposadr[joint])
-
-
 def control_tables(system, controllers: Mapping[str, ClosedLoop], t: np.ndarray) -> tuple[np.ndarray, ...]:
     """(ctrl (n, N_CTRL), targets (n_steps, n), target rates (n_steps, n)) of the compiled loop
     for ``controllers`` by actuator name on the step grid ``t`` [s] of ``system``."""
@@ -90,7 +79,8 @@ def control_tables(system, controllers: Mapping[str, ClosedLoop], t: np.ndarray)
                 raise ParameterError(f"{who}: a stroke target needs the cylinder's retracted length (min_length)")
             ctrl[i, CT_MODE], ctrl[i, CT_L0] = CTRL_STROKE, lo
         else:
-            ctrl[i, CT_MODE], ctrl[i, CT_QPOS] = CTRL_JOINT, _joint_qpos(system.model, loop.joint, who)
+            ctrl[i, CT_MODE], ctrl[i, CT_QPOS] = CTRL_JOINT, system.model.jnt_qposadr[
+                movable_joint(system.model, loop.joint, f"{who}: joint")]
         ctrl[i, CT_EVERY] = every
         ctrl[i, CT_PI:] = loop.controller.kernel_array()
         period = every * h

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from contextvars import ContextVar
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -23,6 +24,8 @@ from .units import DIMENSIONS
 
 BUILTIN_DIR = "builtin"
 """Folder of the built-in scenarios inside the ``actuatorlab.scenarios`` package."""
+scenario_folder: ContextVar[Path | None] = ContextVar("scenario_folder", default=None)
+"""The folder of the scenario file being parsed (files named in it are relative to it)."""
 
 
 def _builtin_files() -> dict[str, Any]:
@@ -83,6 +86,9 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
         physics models reject, with the field path and what to change.
     """
     text, label = read_source(source)
+    builtins = _builtin_files()
+    folder = Path(str(builtins[source])).parent if isinstance(source, str) and source in builtins \
+        else Path(source).expanduser().absolute().parent
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -90,7 +96,11 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
             f"{label}: not valid TOML: {error}; fix the syntax there "
             '(quantities with units go in quotes, e.g. pump_flow = "500 L/min")'
         ) from None
-    return parse_scenario(data, label)
+    token = scenario_folder.set(folder)
+    try:
+        return parse_scenario(data, label)
+    finally:
+        scenario_folder.reset(token)
 
 
 def parse_scenario(data: Mapping[str, Any], source: str = "scenario") -> Scenario:

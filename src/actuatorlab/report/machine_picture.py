@@ -1,0 +1,147 @@
+"""A picture of a machine at a few instants: MuJoCo's own offscreen renderer where it works,
+else a drawing of bodies, pins and cylinders from the recorded poses.
+
+MuJoCo picks its OpenGL platform when it is first imported (``MUJOCO_GL``), long before a report
+is drawn, so the frames are rendered in a child process started with ``MUJOCO_GL=egl`` (then
+``osmesa``): it reads the compiled model (``mj_saveModel``) and the poses, renders each with a
+free camera, and writes the images. If no platform renders (no EGL or OSMesa library, no GPU
+driver), the picture is drawn instead: each body a line from its parent's origin to its own,
+the cylinders thick lines between their pins, pins as dots, on the chosen plane (``xz``: the
+side view, x forward, z up). A report always has a picture.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+
+import mujoco
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+PLATFORMS = ("egl", "osmesa")
+_AXES = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
+
+
+def render_frames(model: mujoco.MjModel, poses: np.ndarray, width: int = 480, height: int = 360,
+                  plane: str = "xz", timeout: float = 60.0) -> tuple[np.ndarray | None, str]:
+    """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered) of
+    ``poses`` (n, nq), each from MuJoCo's renderer in a child process."""
+    reasons = []
+    with tempfile.TemporaryDirectory() as folder:
+        model_path = os.path.join(folder, "model.mjb")
+        mujoco.mj_saveModel(model, model_path, None)
+        np.save(os.path.join(folder, "poses.npy"), np.asarray(poses, dtype=np.float64))
+        out = os.path.join(folder, "frames.npy")
+        for platform in PLATFORMS:
+            env = {**os.environ, "MUJOCO_GL": platform, "PYOPENGL_PLATFORM": platform}
+            try:
+                done = subprocess.run([sys.executable, "-m", __name__, model_path, os.path.join(folder, "poses.npy"),
+                                       out, str(width), str(height), plane], env=env, capture_output=True,
+                                      timeout=timeout, text=True)
+            except (OSError, subprocess.TimeoutExpired) as err:
+                reasons.append(f"{platform}: {err}")
+                continue
+            if done.returncode == 0 and os.path.isfile(out):
+                return np.load(out), platform
+            lines = (done.stderr or "").strip().splitlines()
+            reasons.append(f"{platform}: {lines[-1] if lines else 'failed'}")
+    return None, "; ".join(reasons)
+
+
+def _render_main(model_path: str, poses_path: str, out: str, width: int, height: int, plane: str) -> None:
+    model = mujoco.MjModel.from_binary_path(model_path)
+    model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
+    model.vis.global_.offheight = max(model.vis.global_.offheight, height)
+    model.vis.headlight.ambient[:] = 0.45  # models often carry no light of their own
+    model.vis.headlight.diffuse[:] = 0.7
+    data = mujoco.MjData(model)
+    renderer = mujoco.Renderer(model, height, width)
+    camera = mujoco.MjvCamera()
+    camera.type = mujoco.mjtCamera.mjCAMERA_FREE
+    camera.azimuth, camera.elevation = {"xz": (90.0, -10.0), "xy": (90.0, -89.0), "yz": (0.0, -10.0)}[plane]
+    poses = np.load(poses_path)
+    frames = np.empty((len(poses), height, width, 3), dtype=np.uint8)
+    # frame the whole motion: the centre and extent of the bodies over every pose
+    points = []
+    for q in poses:
+        data.qpos[:] = q
+        mujoco.mj_forward(model, data)
+        points.append(data.xpos[1:].copy() if model.nbody > 1 else data.xpos.copy())
+    points = np.concatenate(points)
+    centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
+    extent = float(np.max(points.max(axis=0) - points.min(axis=0))) or float(model.stat.extent)
+    camera.lookat[:] = centre
+    camera.distance = 1.3 * extent + 0.5
+    for k, q in enumerate(poses):
+        data.qpos[:] = q
+        mujoco.mj_forward(model, data)
+        renderer.update_scene(data, camera)
+        frames[k] = renderer.render()
+    renderer.close()
+    np.save(out, frames)
+
+
+def draw_machine(ax, model: mujoco.MjModel, pose: np.ndarray, pins: Sequence[tuple[int, int]], plane: str = "xz",
+                 colour="C0", label: str | None = None) -> None:
+    """Draw the machine at ``pose`` on ``ax``: bodies as lines parent → child origin (and to their
+    sites), cylinders (pairs of site ids) as thick lines, pins as dots, projected on ``plane``."""
+    data = mujoco.MjData(model)
+    data.qpos[:] = pose
+    mujoco.mj_kinematics(model, data)
+    i, j = _AXES[plane]
+    for body in range(1, model.nbody):
+        parent = model.body_parentid[body]
+        a, b = data.xpos[parent], data.xpos[body]
+        ax.plot([a[i], b[i]], [a[j], b[j]], "-", color=colour, lw=2, label=label if body == 1 else None)
+    for site in range(model.nsite):
+        body = model.site_bodyid[site]
+        a, b = data.xpos[body], data.site_xpos[site]
+        ax.plot([a[i], b[i]], [a[j], b[j]], "-", color=colour, lw=0.8, alpha=0.6)
+    for base, rod in pins:
+        a, b = data.site_xpos[base], data.site_xpos[rod]
+        ax.plot([a[i], b[i]], [a[j], b[j]], "-", color="0.3", lw=5, alpha=0.5, solid_capstyle="butt")
+        ax.plot([a[i], b[i]], [a[j], b[j]], "o", color="k", ms=3)
+
+
+def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarray, pins: Sequence[tuple[int, int]],
+                 renderer: str = "auto", plane: str = "xz") -> tuple[Figure, str]:
+    """(the figure, a note of how it was made): the frames of MuJoCo's renderer side by side, or
+    the drawing of every pose on one axis (``renderer`` ``"drawing"``, or ``"auto"`` when no
+    platform renders). ``renderer = "mujoco"`` raises ``RuntimeError`` if it cannot render."""
+    frames, how = (None, "drawing asked for") if renderer == "drawing" else render_frames(model, poses, plane=plane)
+    if frames is None and renderer == "mujoco":
+        raise RuntimeError(f"MuJoCo's offscreen renderer does not work here ({how}); set picture.renderer = "
+                           '"drawing" or "auto"')
+    if frames is not None:
+        fig = Figure(figsize=(3.2 * len(frames), 2.8))
+        FigureCanvasAgg(fig)
+        axes = np.atleast_1d(fig.subplots(1, len(frames)))
+        for ax, frame, t in zip(axes, frames, times):
+            ax.imshow(frame)
+            ax.set_title(f"t = {t:.2f} s", fontsize=9)
+            ax.axis("off")
+        fig.tight_layout()
+        return fig, f"Rendered by MuJoCo's offscreen renderer ({how})."
+    fig = Figure(figsize=(8, 6))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    for k, (t, pose) in enumerate(zip(times, poses)):
+        colour = f"C{k % 10}"
+        draw_machine(ax, model, pose, pins, plane, colour, f"t = {t:.2f} s")
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"{plane[0]} [m]")
+    ax.set_ylabel(f"{plane[1]} [m]")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("bodies (thin), cylinders (thick) and pins (dots)")
+    fig.tight_layout()
+    return fig, f"Drawn from the recorded poses (MuJoCo's renderer: {how})."
+
+
+if __name__ == "__main__":
+    _render_main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
