@@ -27,15 +27,17 @@ PLATFORMS = ("egl", "osmesa")
 _AXES = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 
 
-def render_frames(model: mujoco.MjModel, poses: np.ndarray, width: int = 480, height: int = 360,
-                  plane: str = "xz", timeout: float = 60.0) -> tuple[np.ndarray | None, str]:
+def render_frames(model: mujoco.MjModel, poses: np.ndarray, pins: Sequence[tuple[int, int]] = (), width: int = 480,
+                  height: int = 360, plane: str = "xz", timeout: float = 60.0) -> tuple[np.ndarray | None, str]:
     """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered) of
-    ``poses`` (n, nq), each from MuJoCo's renderer in a child process."""
+    ``poses`` (n, nq), each from MuJoCo's renderer in a child process; the cylinders (pairs of
+    pin site ids ``pins``) are drawn as grey capsules between their pins."""
     reasons = []
     with tempfile.TemporaryDirectory() as folder:
         model_path = os.path.join(folder, "model.mjb")
         mujoco.mj_saveModel(model, model_path, None)
         np.save(os.path.join(folder, "poses.npy"), np.asarray(poses, dtype=np.float64))
+        np.save(os.path.join(folder, "pins.npy"), np.asarray(pins, dtype=np.int64).reshape(-1, 2))
         out = os.path.join(folder, "frames.npy")
         for platform in PLATFORMS:
             env = {**os.environ, "MUJOCO_GL": platform, "PYOPENGL_PLATFORM": platform}
@@ -65,6 +67,7 @@ def _render_main(model_path: str, poses_path: str, out: str, width: int, height:
     camera.type = mujoco.mjtCamera.mjCAMERA_FREE
     camera.azimuth, camera.elevation = {"xz": (90.0, -10.0), "xy": (90.0, -89.0), "yz": (0.0, -10.0)}[plane]
     poses = np.load(poses_path)
+    pins = np.load(os.path.join(os.path.dirname(poses_path), "pins.npy"))
     frames = np.empty((len(poses), height, width, 3), dtype=np.uint8)
     # frame the whole motion: the centre and extent of the bodies over every pose
     points = []
@@ -81,6 +84,15 @@ def _render_main(model_path: str, poses_path: str, out: str, width: int, height:
         data.qpos[:] = q
         mujoco.mj_forward(model, data)
         renderer.update_scene(data, camera)
+        scene = renderer.scene
+        for base, rod in pins:
+            if scene.ngeom >= scene.maxgeom:
+                break
+            geom = scene.geoms[scene.ngeom]
+            mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), np.zeros(9),
+                                np.array([0.25, 0.25, 0.3, 1.0], dtype=np.float32))
+            mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, 0.045, data.site_xpos[base], data.site_xpos[rod])
+            scene.ngeom += 1
         frames[k] = renderer.render()
     renderer.close()
     np.save(out, frames)
@@ -113,7 +125,7 @@ def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarra
     """(the figure, a note of how it was made): the frames of MuJoCo's renderer side by side, or
     the drawing of every pose on one axis (``renderer`` ``"drawing"``, or ``"auto"`` when no
     platform renders). ``renderer = "mujoco"`` raises ``RuntimeError`` if it cannot render."""
-    frames, how = (None, "drawing asked for") if renderer == "drawing" else render_frames(model, poses, plane=plane)
+    frames, how = (None, "drawing asked for") if renderer == "drawing" else render_frames(model, poses, pins, plane=plane)
     if frames is None and renderer == "mujoco":
         raise RuntimeError(f"MuJoCo's offscreen renderer does not work here ({how}); set picture.renderer = "
                            '"drawing" or "auto"')
