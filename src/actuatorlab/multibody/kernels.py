@@ -257,9 +257,15 @@ def own_pump_supply(cp, uh, v: float, f: float) -> tuple[float, float, float]:
     return pressure, flow, relief
 
 
+# rows of the workspace ``work`` (N_WORK, n) of ``cylinder_forces``: contiguous per-cylinder
+# buffers allocated once per run (an allocation per step would cost more than a pump's root search)
+(W_FORCE, W_PPREV, W_LPREV, W_PNEW, W_FNEW, W_VNEW, W_K, W_B, W_LNOW, W_X, W_XDOT) = range(11)
+N_WORK = 11
+
+
 @nb.njit(cache=True, error_model="numpy")
 def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit, state,
-                    pump_states, group_edges, pgroup_edges, out):
+                    pump_states, group_edges, pgroup_edges, out, work, ybuf, rates, partials):
     """Forces of every cylinder at the current step from the lengths ``l_now`` and unit vectors
     ``unit`` of ``pin_lengths``; adds the pin forces to ``xfrc`` and the slide-joint forces to
     ``qfrc`` (the caller zeroes them first).
@@ -269,13 +275,12 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
     openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above; ``group_edges``:
     consecutive network groups [start, stop) in the internal order; ``pgroup_edges``: likewise
     the pressure cylinders' pump lines (an own line or a constant supply is a group of one);
-    ``out`` (n, N_OUT): rows ``O_*`` above. Returns (status, actuator index), the status one of
+    ``out`` (n, N_OUT): rows ``O_*`` above; ``work`` (N_WORK, n), ``ybuf`` (2n + 1), ``rates``
+    (2,), ``partials`` (2, 5): buffers, allocated once by the caller. Returns (status, actuator index), the status one of
     :mod:`actuatorlab.numerics.status`.
     """
     n = ints.shape[0]
-    force = np.empty(n)
-    rates = np.empty(2)
-    partials = np.empty((2, 5))
+    force = work[W_FORCE]
     # quasistatic on their own pump or on a constant-pressure supply
     for i in range(n):
         kind = ints[i, J_KIND]
@@ -309,9 +314,9 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
         s = pgroup_edges[g]
         e = pgroup_edges[g + 1]
         m = e - s
-        x = np.empty(m)
-        xdot = np.empty(m)
-        y = np.empty(2 * m + 1)
+        x = work[W_X, :m]
+        xdot = work[W_XDOT, :m]
+        y = ybuf[:2 * m + 1]
         for j in range(m):
             i = s + j
             xdot[j] = (l_now[i] - state[i, S_LENGTH]) / h
@@ -343,17 +348,22 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
         s = group_edges[g]
         e = group_edges[g + 1]
         m = e - s
-        p_prev = np.empty(m)
-        l_prev = np.empty(m)
-        p_new = np.empty(m)
-        f_new = np.empty(m)
-        v_new = np.empty(m)
+        p_prev = work[W_PPREV, :m]
+        l_prev = work[W_LPREV, :m]
+        p_new = work[W_PNEW, :m]
+        f_new = work[W_FNEW, :m]
+        v_new = work[W_VNEW, :m]
+        stiffness = work[W_K, :m]
+        damping = work[W_B, :m]
+        lengths = work[W_LNOW, :m]
         for j in range(m):
             p_prev[j] = state[s + j, S_ROD]
             l_prev[j] = state[s + j, S_LENGTH]
+            stiffness[j] = gain[s + j, G_STIFFNESS]
+            damping[j] = gain[s + j, G_DAMPING]
+            lengths[j] = l_now[s + j]
         pressure, status = relaxed_network_step_kernel(
-            cps[s:e], uhs[s:e], gain[s:e, G_STIFFNESS].copy(), gain[s:e, G_DAMPING].copy(), h, p_prev, l_prev,
-            l_now[s:e].copy(), p_new, f_new, v_new, pump_states[g])
+            cps[s:e], uhs[s:e], stiffness, damping, h, p_prev, l_prev, lengths, p_new, f_new, v_new, pump_states[g])
         if status != ROOT_OK:
             return STATUS_ROOT, s
         relief = 0.0

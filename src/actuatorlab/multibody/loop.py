@@ -29,7 +29,7 @@ import numpy as np
 from ..control.pi import pi_step
 from ..numerics.status import STATUS_OK
 from .cylinders import G_DAMPING, G_STIFFNESS, J_BASE_SITE, J_DOF, J_KIND, J_QPOS, J_ROD_SITE, KIND_PRESSURE
-from .kernels import O_BLEED, O_COMMAND, accumulate, cylinder_forces, pin_lengths
+from .kernels import N_WORK, O_BLEED, O_COMMAND, accumulate, cylinder_forces, pin_lengths
 from .native import jac_site, solve_m, step1, step2
 from .stability import oil_column_stiffness
 
@@ -103,6 +103,10 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
     minv_g = np.zeros((n, nv))
     jac_a = np.zeros((3, nv))
     jac_b = np.zeros((3, nv))
+    work = np.zeros((N_WORK, n))
+    ybuf = np.zeros(2 * n + 1)
+    rates = np.zeros(2)
+    partials = np.zeros((2, 5))
     for k in range(n_steps):
         step1(calls)
         pin_lengths(site_xpos, qpos, ints, gain, l_now, unit)
@@ -142,7 +146,8 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
         xfrc[:, :] = 0.0
         qfrc[:] = 0.0
         status, which = cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit,
-                                        state, pump_states, group_edges, pgroup_edges, out[k])
+                                        state, pump_states, group_edges, pgroup_edges, out[k], work, ybuf, rates,
+                                        partials)
         qpos_out[k] = qpos
         qvel_out[k] = qvel
         if status != STATUS_OK:
