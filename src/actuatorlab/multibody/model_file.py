@@ -34,21 +34,25 @@ _ASSET_KINDS = (("meshes", "mesh", "meshdir"), ("hfields", "hfield", "meshdir"),
 
 @dataclass(frozen=True)
 class PointSite:
-    """A site to add: ``name``, on ``body`` at ``point`` (body frame, m)."""
+    """A site to add: ``name``, on ``body`` at ``point`` (body frame, m); ``where`` names it in
+    errors (the scenario field)."""
 
     name: str
     body: str
     point: tuple[float, float, float]
+    where: str = ""
 
 
 @dataclass(frozen=True)
 class Payload:
-    """A point mass ``mass`` [kg] welded to ``body`` at ``point`` (body frame, m)."""
+    """A point mass ``mass`` [kg] welded to ``body`` at ``point`` (body frame, m); ``where`` as
+    for ``PointSite``."""
 
     name: str
     body: str
     point: tuple[float, float, float]
     mass: float
+    where: str = ""
 
 
 def is_urdf(path: str) -> bool:
@@ -159,9 +163,9 @@ def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_ass
         notes.append(f"Dropped the model's own actuators: {', '.join(names)}.")
     notes += _drop_missing_assets(spec, drop_missing_assets, label)
     for site in sites:
-        _body(spec, site.body, site.name).add_site(name=site.name, pos=list(site.point), size=[0.02, 0.02, 0.02])
+        _body(spec, site.body, site.where or site.name).add_site(name=site.name, pos=list(site.point), size=[0.02, 0.02, 0.02])
     for load in payloads:
-        carrier = _body(spec, load.body, load.name)
+        carrier = _body(spec, load.body, load.where or load.name)
         inertia = 0.4 * load.mass * 0.05**2  # a 0.1 m sphere: the payload is a point mass for the machine
         part = carrier.add_body(name=load.name, pos=list(load.point))
         part.mass, part.inertia, part.explicitinertial = load.mass, [inertia] * 3, True

@@ -174,17 +174,16 @@ class HydraulicMujocoSystem:
     def _check_lengths(self, lengths) -> None:
         for i, a in enumerate(self.actuators):
             lo, hi = self.gain[i, G_MIN_LENGTH], self.gain[i, G_MAX_LENGTH]
-            if lengths[i] < lo:
-                raise SimulationError(
-                    f"actuator {a.name!r}: pin-to-pin length ℓ = {lengths[i]:.6g} m is shorter than its minimum "
-                    f"(fully retracted) length {lo:.6g} m at the initial pose: change qpos, the sites or the "
-                    "cylinder's retracted length"
-                )
-            if lengths[i] > hi:
-                raise SimulationError(
-                    f"actuator {a.name!r}: pin-to-pin length ℓ = {lengths[i]:.6g} m exceeds its maximum "
-                    f"(fully extended) length {hi:.6g} m at the initial pose: change qpos, the sites or the stroke"
-                )
+            if lo <= lengths[i] <= hi:
+                continue
+            which = "shorter than its minimum (fully retracted)" if lengths[i] < lo else \
+                "longer than its maximum (fully extended)"
+            stroke = f", stroke {hi - lo:.6g} m" if math.isfinite(hi - lo) else ""
+            raise SimulationError(
+                f"actuator {a.name!r}: the pin-to-pin length at the initial pose is ℓ = {lengths[i]:.6g} m, {which} "
+                f"length: the cylinder spans [{lo:.6g}, {hi:.6g}] m{stroke}; change the initial pose, the pins or "
+                "the cylinder's retracted length and stroke"
+            )
 
     # -- stability ----------------------------------------------------------------------------
     def _bound(self) -> tuple[np.ndarray, ...]:

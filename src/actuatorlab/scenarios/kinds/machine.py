@@ -14,7 +14,7 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
-from ...errors import ParameterError, ScenarioError
+from ...errors import ActuatorlabError, ParameterError, ScenarioError, SimulationError
 from ...hydraulics.pressure_dynamics import PressureDynamics
 from ...hydraulics.quasistatic.relaxation import Relaxation
 from ...multibody.closed_loop import ClosedLoop
@@ -36,21 +36,31 @@ def _vector(signals) -> Callable:
     return lambda t: np.stack([p.sample(np.asarray(t, dtype=np.float64)) for p in parts], axis=-1)
 
 
-def _site(pin: PinSpec, name: str, extra: list[PointSite]) -> str:
-    """The site of ``pin``: its own, or a new one ``name`` at body + point."""
+def _site(pin: PinSpec, name: str, extra: list[PointSite], where: str) -> str:
+    """The site of ``pin``: its own, or a new one ``name`` at body + point (``where``: its field)."""
     if pin.site is not None:
         return pin.site
-    extra.append(PointSite(name, pin.body, tuple(pin.point or (0.0, 0.0, 0.0))))
+    extra.append(PointSite(name, pin.body, tuple(pin.point or (0.0, 0.0, 0.0)), f"{where}.body"))
     return name
 
 
-def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite]):
+def _located(err: ActuatorlabError, spec: MachineScenario) -> ActuatorlabError:
+    """``err`` naming the cylinder's table rather than the actuator: a ParameterError (a value of
+    the file) as a ScenarioError, a SimulationError as itself."""
+    message = str(err)
+    for i, c in enumerate(spec.cylinders):
+        message = message.replace(f"actuator {c.name!r}", f"cylinders[{i}] ({c.name})")
+    return SimulationError(message) if isinstance(err, SimulationError) else ScenarioError(message)
+
+
+def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], where: str):
     circuit_spec = next(s for s in spec.circuits if s.name == c.circuit)
     head, rod = c.areas()
     circuit = circuit_spec.circuit(head, rod)
     pins = {}
     if c.joint is None:
-        pins = {"base_site": _site(c.base, f"{c.name}.base", extra), "rod_site": _site(c.rod, f"{c.name}.rod", extra)}
+        pins = {"base_site": _site(c.base, f"{c.name}.base", extra, f"{where}.base"),
+                "rod_site": _site(c.rod, f"{c.name}.rod", extra, f"{where}.rod")}
     else:
         pins = {"joint": c.joint, "length_offset": c.length_offset}
     constant = circuit_spec.supply == "constant-pressure"
@@ -77,14 +87,15 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
     cylinders = []
     for i, c in enumerate(spec.cylinders):
         try:
-            cylinders.append(_cylinder(spec, c, extra))
+            cylinders.append(_cylinder(spec, c, extra, f"cylinders[{i}]"))
         except ParameterError as err:
             raise ScenarioError(f"cylinders[{i}] ({c.name}): {err}") from None
     loads = []
     for i, load in enumerate(spec.loads):
-        site = _site(load.pin(), f"load{i}", extra)
+        site = _site(load.pin(), f"load{i}", extra, f"loads[{i}]")
         loads.append(SiteLoad(site, _vector(load.force), _vector(load.moment)))
-    payloads = [Payload(f"payload{i}", p.body, tuple(p.point), p.mass) for i, p in enumerate(spec.payloads)]
+    payloads = [Payload(f"payload{i}", p.body, tuple(p.point), p.mass, f"payloads[{i}].body")
+                for i, p in enumerate(spec.payloads)]
     try:
         model, notes = load_machine_model(spec.model_file, spec.drop_actuators, spec.drop_missing_assets, extra,
                                           payloads, spec.contacts, spec.timestep)
@@ -93,7 +104,7 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
                                       == mujoco.mjtJoint.mjJNT_HINGE) for name in spec.initial_pose}
         qpos = joint_values(model, pose)
     except ParameterError as err:
-        raise ScenarioError(str(err)) from None
+        raise _located(err, spec) from None
     bleed, commands, controllers = {}, {}, {}
     for c in spec.cylinders:
         circuit = next(s for s in spec.circuits if s.name == c.circuit)
@@ -155,8 +166,8 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     system, kwargs, supplies, notes = build(scenario)
     try:
         result = system.simulate(**kwargs)
-    except ParameterError as err:
-        raise ScenarioError(str(err)) from None
+    except (ParameterError, SimulationError) as err:
+        raise _located(err, scenario) from None
     if progress is not None:
         progress(1.0)
     targets = _targets(result, system, kwargs)
