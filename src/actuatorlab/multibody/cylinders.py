@@ -198,7 +198,7 @@ def _check_supply(a) -> None:
     positive(f"{a.name}.supply_pressure", a.supply_pressure, "Pa")
     if a.pump is not None:
         raise ParameterError(
-            f"actuator {a.name!r}: supply_pressure = {a.supply_pressure!r} Pa is a constant-pressure supply, "
+            f"actuator {a.name!r}: supply_pressure = {a.supply_pressure:g} Pa is a constant-pressure supply, "
             f"pump = {a.pump!r} a shared fixed-displacement pump: give one of them"
         )
 
