@@ -27,32 +27,58 @@ PLATFORMS = ("egl", "osmesa")
 _AXES = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 
 
-def render_frames(model: mujoco.MjModel, poses: np.ndarray, pins: Sequence[tuple[int, int]] = (), width: int = 480,
-                  height: int = 360, plane: str = "xz", timeout: float = 60.0) -> tuple[np.ndarray | None, str]:
-    """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered) of
-    ``poses`` (n, nq), each from MuJoCo's renderer in a child process; the cylinders (pairs of
-    pin site ids ``pins``) are drawn as grey capsules between their pins."""
-    reasons = []
-    with tempfile.TemporaryDirectory() as folder:
-        model_path = os.path.join(folder, "model.mjb")
-        mujoco.mj_saveModel(model, model_path, None)
-        np.save(os.path.join(folder, "poses.npy"), np.asarray(poses, dtype=np.float64))
+class RenderJob:
+    """Frames of ``poses`` (n, nq) rendered by MuJoCo in a child process, started at once so that
+    the child's start-up overlaps the drawing of other figures; ``frames()`` waits for them. The
+    cylinders (pairs of pin site ids ``pins``) are drawn as grey capsules between their pins."""
+
+    def __init__(self, model: mujoco.MjModel, poses: np.ndarray, pins: Sequence[tuple[int, int]] = (),
+                 width: int = 480, height: int = 360, plane: str = "xz", timeout: float = 60.0):
+        self._folder = tempfile.TemporaryDirectory()
+        folder = self._folder.name
+        self._paths = [os.path.join(folder, name) for name in ("model.mjb", "poses.npy", "frames.npy")]
+        mujoco.mj_saveModel(model, self._paths[0], None)
+        np.save(self._paths[1], np.asarray(poses, dtype=np.float64))
         np.save(os.path.join(folder, "pins.npy"), np.asarray(pins, dtype=np.int64).reshape(-1, 2))
-        out = os.path.join(folder, "frames.npy")
-        for platform in PLATFORMS:
+        self._args = [str(width), str(height), plane]
+        self._timeout = timeout
+        self._reasons: list[str] = []
+        self._platforms = list(PLATFORMS)
+        self._child = self._start()
+
+    def _start(self) -> subprocess.Popen | None:
+        while self._platforms:
+            platform = self._platforms.pop(0)
             env = {**os.environ, "MUJOCO_GL": platform, "PYOPENGL_PLATFORM": platform}
             try:
-                done = subprocess.run([sys.executable, "-m", __name__, model_path, os.path.join(folder, "poses.npy"),
-                                       out, str(width), str(height), plane], env=env, capture_output=True,
-                                      timeout=timeout, text=True)
-            except (OSError, subprocess.TimeoutExpired) as err:
-                reasons.append(f"{platform}: {err}")
+                child = subprocess.Popen([sys.executable, "-m", __name__, *self._paths, *self._args], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            except OSError as err:
+                self._reasons.append(f"{platform}: {err}")
                 continue
-            if done.returncode == 0 and os.path.isfile(out):
-                return np.load(out), platform
-            lines = (done.stderr or "").strip().splitlines()
-            reasons.append(f"{platform}: {lines[-1] if lines else 'failed'}")
-    return None, "; ".join(reasons)
+            child.platform = platform
+            return child
+        return None
+
+    def frames(self) -> tuple[np.ndarray | None, str]:
+        """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered)."""
+        try:
+            while self._child is not None:
+                child = self._child
+                try:
+                    _, err = child.communicate(timeout=self._timeout)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.communicate()
+                    err = f"no frames after {self._timeout:g} s"
+                if child.returncode == 0 and os.path.isfile(self._paths[2]):
+                    return np.load(self._paths[2]), child.platform
+                lines = (err or "").strip().splitlines()
+                self._reasons.append(f"{child.platform}: {lines[-1] if lines else 'failed'}")
+                self._child = self._start()
+            return None, "; ".join(self._reasons)
+        finally:
+            self._folder.cleanup()
 
 
 def _render_main(model_path: str, poses_path: str, out: str, width: int, height: int, plane: str) -> None:
@@ -121,11 +147,15 @@ def draw_machine(ax, model: mujoco.MjModel, pose: np.ndarray, pins: Sequence[tup
 
 
 def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarray, pins: Sequence[tuple[int, int]],
-                 renderer: str = "auto", plane: str = "xz") -> tuple[Figure, str]:
-    """(the figure, a note of how it was made): the frames of MuJoCo's renderer side by side, or
-    the drawing of every pose on one axis (``renderer`` ``"drawing"``, or ``"auto"`` when no
-    platform renders). ``renderer = "mujoco"`` raises ``RuntimeError`` if it cannot render."""
-    frames, how = (None, "drawing asked for") if renderer == "drawing" else render_frames(model, poses, pins, plane=plane)
+                 renderer: str = "auto", plane: str = "xz", job: RenderJob | None = None) -> tuple[Figure, str]:
+    """(the figure, a note of how it was made): the frames of MuJoCo's renderer side by side (from
+    ``job`` if one was started, else a new one), or the drawing of every pose on one axis
+    (``renderer`` ``"drawing"``, or ``"auto"`` when no platform renders). ``renderer = "mujoco"``
+    raises ``RuntimeError`` if it cannot render."""
+    if renderer == "drawing":
+        frames, how = None, "drawing asked for"
+    else:
+        frames, how = (job or RenderJob(model, poses, pins, plane=plane)).frames()
     if frames is None and renderer == "mujoco":
         raise RuntimeError(f"MuJoCo's offscreen renderer does not work here ({how}); set picture.renderer = "
                            '"drawing" or "auto"')

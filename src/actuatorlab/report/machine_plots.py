@@ -2,7 +2,9 @@
 joint angles and tracking errors, from the channels of :mod:`actuatorlab.multibody.machine`.
 
 Built with the object-oriented API on the Agg canvas (no pyplot). Axes in SI scaled for reading:
-m, mm/s → m/s, kN, MPa, L/min, kW, kJ, deg.
+m, m/s, kN, MPa, L/min, kW, kJ, deg. Long runs are drawn at every k-th sample so that each line
+keeps at most ``MAX_POINTS`` points, with the extremes of every stretch of k samples kept (the
+peak of a relief spike is not lost).
 """
 
 from __future__ import annotations
@@ -14,6 +16,29 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..simulation.result import SimulationResult
+
+
+MAX_POINTS = 4000
+
+
+def _xy(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(t, y) thinned to at most about MAX_POINTS points: of every stretch of k samples the
+    smallest and the largest y are kept, in time order."""
+    k = max(1, -(-2 * t.size // MAX_POINTS))
+    if k == 1:
+        return t, y
+    n = t.size // k * k
+    blocks = y[:n].reshape(-1, k)
+    rows = np.arange(blocks.shape[0]) * k
+    low, high = rows + blocks.argmin(axis=1), rows + blocks.argmax(axis=1)
+    keep = np.concatenate([np.stack([np.minimum(low, high), np.maximum(low, high)], axis=1).ravel(),
+                           np.arange(n, t.size)])
+    return t[keep], y[keep]
+
+
+def _plot(ax, result: SimulationResult, values: np.ndarray, *args, **kwargs):
+    """``ax.plot`` of ``values`` (one per sample of ``result``) against t, thinned by ``_xy``."""
+    return ax.plot(*_xy(result.t, values), *args, **kwargs)
 
 
 def _figure(rows: int, height: float = 2.4) -> tuple[Figure, np.ndarray]:
@@ -37,12 +62,11 @@ def _finish(fig: Figure, axes) -> Figure:
 def plot_strokes(result: SimulationResult, cylinders: Sequence[str]) -> Figure:
     """Strokes x = ℓ − ℓ₀ [m] (closed-loop targets dashed) and extension rates ℓ̇ [m/s]."""
     fig, axes = _figure(2)
-    t = result.t
     for name in cylinders:
-        line, = axes[0].plot(t, result[f"{name}.stroke"], label=name)
+        line, = _plot(axes[0], result, result[f"{name}.stroke"], label=name)
         if f"{name}.target" in result.channels and result.units()[f"{name}.target"] == "m":
-            axes[0].plot(t, result[f"{name}.target"], "--", color=line.get_color(), lw=1, label=f"{name} target")
-        axes[1].plot(t, result[f"{name}.velocity"], label=name)
+            _plot(axes[0], result, result[f"{name}.target"], "--", color=line.get_color(), lw=1, label=f"{name} target")
+        _plot(axes[1], result, result[f"{name}.velocity"], label=name)
     axes[0].set_ylabel("stroke [m]")
     axes[1].set_ylabel("velocity [m/s]")
     return _finish(fig, axes)
@@ -52,7 +76,7 @@ def plot_forces(result: SimulationResult, cylinders: Sequence[str]) -> Figure:
     """Cylinder forces f [kN] (> 0 pushes the pins apart)."""
     fig, axes = _figure(1, 3.0)
     for name in cylinders:
-        axes[0].plot(result.t, result[f"{name}.force"] / 1e3, label=name)
+        _plot(axes[0], result, result[f"{name}.force"] / 1e3, label=name)
     axes[0].set_ylabel("force [kN]")
     return _finish(fig, axes)
 
@@ -61,10 +85,10 @@ def plot_pressures(result: SimulationResult, cylinders: Sequence[str], supplies:
     """Head and rod chamber pressures of each cylinder and the pump or supply pressures [MPa]."""
     fig, axes = _figure(2)
     for name in cylinders:
-        line, = axes[0].plot(result.t, result[f"{name}.head_pressure"] / 1e6, label=f"{name} head")
-        axes[0].plot(result.t, result[f"{name}.rod_pressure"] / 1e6, ":", color=line.get_color(), label=f"{name} rod")
+        line, = _plot(axes[0], result, result[f"{name}.head_pressure"] / 1e6, label=f"{name} head")
+        _plot(axes[0], result, result[f"{name}.rod_pressure"] / 1e6, ":", color=line.get_color(), label=f"{name} rod")
     for name in supplies:
-        axes[1].plot(result.t, result[f"supply.{name}.pressure"] / 1e6, label=name)
+        _plot(axes[1], result, result[f"supply.{name}.pressure"] / 1e6, label=name)
     axes[0].set_ylabel("chamber p [MPa]")
     axes[1].set_ylabel("pump / supply P [MPa]")
     return _finish(fig, axes)
@@ -74,9 +98,9 @@ def plot_flows(result: SimulationResult, cylinders: Sequence[str]) -> Figure:
     """Flow from the supply into each cylinder and the pump relief flows [L/min]."""
     fig, axes = _figure(2)
     for name in cylinders:
-        axes[0].plot(result.t, result[f"{name}.supply_flow"] * 60000.0, label=name)
+        _plot(axes[0], result, result[f"{name}.supply_flow"] * 60000.0, label=name)
         if f"{name}.pump_relief_flow" in result.channels:
-            axes[1].plot(result.t, result[f"{name}.pump_relief_flow"] * 60000.0, label=f"relief ({name}'s pump)")
+            _plot(axes[1], result, result[f"{name}.pump_relief_flow"] * 60000.0, label=f"relief ({name}'s pump)")
     axes[0].set_ylabel("supply flow [L/min]")
     axes[1].set_ylabel("relief flow [L/min]")
     return _finish(fig, axes)
@@ -90,11 +114,11 @@ def plot_power(result: SimulationResult, cylinders: Sequence[str], supplies: Seq
     FigureCanvasAgg(fig)
     top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [3, 2]})
     for name in supplies:
-        line, = top.plot(result.t, result[f"supply.{name}.power"] / 1e3, label=f"{name}: power in")
-        top.plot(result.t, result[f"supply.{name}.losses"] / 1e3, ":", color=line.get_color(),
+        line, = _plot(top, result, result[f"supply.{name}.power"] / 1e3, label=f"{name}: power in")
+        _plot(top, result, result[f"supply.{name}.losses"] / 1e3, ":", color=line.get_color(),
                  label=f"{name}: losses")
     for name in cylinders:
-        top.plot(result.t, result[f"{name}.mechanical_power"] / 1e3, lw=0.8, label=f"{name}: f·ℓ̇")
+        _plot(top, result, result[f"{name}.mechanical_power"] / 1e3, lw=0.8, label=f"{name}: f·ℓ̇")
     top.set_xlabel("t [s]")
     top.set_ylabel("power [kW]")
     top.grid(True, alpha=0.3)
@@ -125,7 +149,7 @@ def plot_joints(result: SimulationResult, joints: Sequence[str]) -> Figure:
     for ax, group, scale, label in ((axes[0], hinges, 180.0 / np.pi, "angle [deg]"),
                                      (axes[-1], slides, 1.0, "position [m]")):
         for j in group:
-            ax.plot(result.t, result[f"joint.{j}"] * scale, label=j)
+            _plot(ax, result, result[f"joint.{j}"] * scale, label=j)
         if group:
             ax.set_ylabel(label)
     return _finish(fig, axes)
@@ -137,9 +161,9 @@ def plot_tracking(result: SimulationResult, loops: Sequence[str]) -> Figure:
     units = result.units()
     for name in loops:
         metres = units[f"{name}.tracking_error"] == "m"
-        axes[0].plot(result.t, result[f"{name}.tracking_error"] * (1e3 if metres else 180.0 / np.pi),
+        _plot(axes[0], result, result[f"{name}.tracking_error"] * (1e3 if metres else 180.0 / np.pi),
                      label=f"{name} [{'mm' if metres else 'deg'}]")
-        axes[1].plot(result.t, result[f"{name}.valve_command"], label=name)
+        _plot(axes[1], result, result[f"{name}.valve_command"], label=name)
     axes[0].set_ylabel("tracking error")
     axes[1].set_ylabel("valve command u_c")
     return _finish(fig, axes)

@@ -152,7 +152,7 @@ def _unit(key: str) -> str:
 
 
 def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
-    from ...report.machine_picture import plot_picture
+    from ...report.machine_picture import RenderJob, plot_picture
     from ...report.machine_plots import (
         plot_flows,
         plot_forces,
@@ -191,15 +191,17 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     qpos = np.column_stack([result[f"qpos_{i}"] for i in range(system.model.nq)])
     pins = [(int(system.ints[i, 0]), int(system.ints[i, 1])) for i in range(len(cylinders)) if system.ints[i, 0] >= 0]
 
+    # MuJoCo renders in a child process: started now, it works while the other figures are drawn
+    job = RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane) \
+        if scenario.outputs.plots and scenario.picture.renderer != "drawing" else None
+
     def picture():
         fig, how = plot_picture(system.model, [t[k] for k in steps], qpos[steps], pins, scenario.picture.renderer,
-                                scenario.picture.plane)
+                                scenario.picture.plane, job)
         fig.text(0.01, 0.01, how, fontsize=7, color="0.3")
         return fig
 
     figures = [
-        FigureSpec("machine.png", "The machine at a few instants (MuJoCo's offscreen renderer where it works, else "
-                   "a drawing of bodies, cylinders and pins from the recorded poses).", picture),
         FigureSpec("strokes.png", "Cylinder strokes (closed-loop targets dashed) and extension rates.",
                    lambda: plot_strokes(result, cylinders)),
         FigureSpec("forces.png", "Cylinder forces (> 0 pushes the pins apart).", lambda: plot_forces(result, cylinders)),
@@ -214,6 +216,8 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     if loops:
         figures.append(FigureSpec("tracking.png", "Tracking errors and valve commands of the closed loops.",
                                   lambda: plot_tracking(result, loops)))
+    figures.append(FigureSpec("machine.png", "The machine at a few instants (MuJoCo's offscreen renderer where it "
+                              "works, else a drawing of bodies, cylinders and pins from the recorded poses).", picture))
     notes = [f"Model file {scenario.model_file} ({scenario.model} cylinders, MuJoCo step {system.timestep:g} s); the "
              "machine starts held at rest at the initial pose (cylinder forces from MuJoCo's inverse dynamics).",
              *notes]
