@@ -5,6 +5,7 @@ import bench_crane
 import bench_emla
 import bench_emla_optimisation
 import bench_excavator
+import bench_machine
 import bench_identification
 import bench_ieha
 import bench_lam
@@ -26,3 +27,4 @@ if __name__ == "__main__":
     bench_emla.main()
     bench_emla_optimisation.main()
     bench_excavator.main()
+    bench_machine.main()
