@@ -95,12 +95,15 @@ def _render_main(model_path: str, poses_path: str, out: str, width: int, height:
     poses = np.load(poses_path)
     pins = np.load(os.path.join(os.path.dirname(poses_path), "pins.npy"))
     frames = np.empty((len(poses), height, width, 3), dtype=np.uint8)
-    # frame the whole motion: the centre and extent of the bodies over every pose
+    # frame the whole motion: the bodies' origins and their geoms' bounding spheres over every pose
     points = []
     for q in poses:
         data.qpos[:] = q
         mujoco.mj_forward(model, data)
         points.append(data.xpos[1:].copy() if model.nbody > 1 else data.xpos.copy())
+        moving = model.geom_bodyid > 0
+        for sign in (-1.0, 1.0):
+            points.append(data.geom_xpos[moving] + sign * model.geom_rbound[moving, None])
     points = np.concatenate(points)
     centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
     extent = float(np.max(points.max(axis=0) - points.min(axis=0))) or float(model.stat.extent)

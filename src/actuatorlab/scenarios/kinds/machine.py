@@ -191,19 +191,26 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     qpos = np.column_stack([result[f"qpos_{i}"] for i in range(system.model.nq)])
     pins = [(int(system.ints[i, 0]), int(system.ints[i, 1])) for i in range(len(cylinders)) if system.ints[i, 0] >= 0]
 
-    # MuJoCo renders in a child process: started now, it works while the other figures are drawn
-    job = RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane) \
-        if scenario.outputs.plots and scenario.picture.renderer != "drawing" else None
+    # MuJoCo renders in a child process, started when the first figure is drawn (never if none is),
+    # so that it works while the other figures are drawn; the picture is drawn last
+    jobs: list[RenderJob] = []
+
+    def first(build: Callable) -> Callable:
+        def started():
+            if not jobs and scenario.picture.renderer != "drawing":
+                jobs.append(RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane))
+            return build()
+        return started
 
     def picture():
         fig, how = plot_picture(system.model, [t[k] for k in steps], qpos[steps], pins, scenario.picture.renderer,
-                                scenario.picture.plane, job)
+                                scenario.picture.plane, jobs[0] if jobs else None)
         fig.text(0.01, 0.01, how, fontsize=7, color="0.3")
         return fig
 
     figures = [
         FigureSpec("strokes.png", "Cylinder strokes (closed-loop targets dashed) and extension rates.",
-                   lambda: plot_strokes(result, cylinders)),
+                   first(lambda: plot_strokes(result, cylinders))),
         FigureSpec("forces.png", "Cylinder forces (> 0 pushes the pins apart).", lambda: plot_forces(result, cylinders)),
         FigureSpec("pressures.png", "Chamber pressures and pump or supply pressures.",
                    lambda: plot_pressures(result, cylinders, supply_names)),
