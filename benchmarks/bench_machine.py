@@ -1,7 +1,8 @@
 """Speed of the ``machine`` kind, and the constant-pressure cylinder against the Exudyn peer.
 
 1. ``crane-pick-place`` (three quasistatic cylinders on one pump under closed-loop stroke control,
-   h = 1 ms, 13 s) and ``excavator-dig`` (three cylinders on one pump, open loop, 12 s): the
+   h = 1 ms, 13 s; also with one pump per cylinder and on a constant-pressure supply) and
+   ``excavator-dig`` (three cylinders on one pump, open loop, 12 s): the
    compiled loop's wall time (median of 5 after a warm-up) and real-time factor (target ≥ 100 ×),
    and MuJoCo's own ``mj_step`` on the same compiled model for the same number of steps
    (``mj_step(m, d, nstep)``, no Python per step; median of 5, interleaved with ours so that the
@@ -34,7 +35,7 @@ import mujoco
 import numpy as np
 
 from actuatorlab.scenarios.kinds import machine as machine_kind
-from actuatorlab.scenarios.loading import load_scenario
+from actuatorlab.scenarios.loading import load_scenario, parse_scenario
 
 PEERS = next((folder / "shared" / "peers" for folder in Path(__file__).resolve().parents
               if (folder / "shared" / "peers").is_dir()), Path("shared/peers"))
@@ -50,8 +51,11 @@ def _mj_step_time(model: mujoco.MjModel, qpos: np.ndarray, n: int) -> float:
     return time.perf_counter() - t0
 
 
-def machine_speed(name: str, repeats: int = 5) -> dict[str, float]:
-    system, kwargs, _, _ = machine_kind.build(load_scenario(name))
+def machine_speed(name: str, repeats: int = 5, label: str = "", **circuit) -> dict[str, float]:
+    """Loop and mj_step times of built-in ``name``, its first circuit changed by ``circuit``."""
+    data = load_scenario(name).model_dump()
+    data["circuits"][0].update(circuit)
+    system, kwargs, _, _ = machine_kind.build(parse_scenario(data))
     system.simulate(**kwargs)  # warm-up: the numba cache
     ours, theirs = [], []
     for _ in range(repeats):
@@ -62,7 +66,7 @@ def machine_speed(name: str, repeats: int = 5) -> dict[str, float]:
     duration = result.t[-1] + system.timestep
     figures = {"loop_s": loop, "mj_step_s": step, "realtime_factor": duration / loop, "overhead": loop / step - 1.0,
                "us_per_step": loop / result.t.size * 1e6, "mj_step_us": step / result.t.size * 1e6}
-    print(f"{name}: {len(system.actuators)} cylinders, h = {system.timestep * 1e3:g} ms, {duration:.1f} s: loop "
+    print(f"{name}{label}: {len(system.actuators)} cylinders, h = {system.timestep * 1e3:g} ms, {duration:.1f} s: loop "
           f"{loop * 1e3:.1f} ms ({figures['us_per_step']:.2f} us/step) -> {figures['realtime_factor']:.0f} x real "
           f"time (target >= {REALTIME_TARGET:g}); MuJoCo's mj_step alone {step * 1e3:.1f} ms "
           f"({figures['mj_step_us']:.2f} us/step): cost beyond it {figures['overhead'] * 100:.0f} % "
@@ -202,6 +206,12 @@ def main() -> dict[str, float]:
     figures = {}
     for name in ("crane-pick-place", "excavator-dig"):
         figures.update({f"{name}.{key}": value for key, value in machine_speed(name).items()})
+    # the same crane with one pump per cylinder, and on a 21 MPa constant-pressure supply
+    for label, circuit in ((" (own pumps)", dict(shared=False)),
+                           (" (constant 21 MPa)", dict(supply="constant-pressure", supply_pressure=21e6,
+                                                       open_centre=False))):
+        figures.update({f"crane{label}.{key}": value
+                        for key, value in machine_speed("crane-pick-place", label=label, **circuit).items()})
     figures["command_s"] = whole_command()
     figures.update(exudyn_comparison())
     return figures
