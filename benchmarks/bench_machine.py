@@ -22,7 +22,6 @@ Run: .venv/bin/python benchmarks/bench_machine.py
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
 import subprocess
@@ -36,6 +35,9 @@ import numpy as np
 
 from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario, parse_scenario
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from machine_models import write_peer_arm  # noqa: E402 (the peer arm's files, shared with the tests)
 
 PEERS = next((folder / "shared" / "peers" for folder in Path(__file__).resolve().parents
               if (folder / "shared" / "peers").is_dir()), Path("shared/peers"))
@@ -91,52 +93,8 @@ def whole_command(repeats: int = 3) -> float:
     return wall
 
 
-ARM_SCENARIO = """kind = "machine"
-name = "peer-arm"
-description = "the peers' one-arm mechanism on a 36 MPa supply"
-model_file = "arm.xml"
-model = "pressure-dynamics"
-duration = "10 s"
-timestep = "{h} s"
-
-[[circuits]]
-name = "supply"
-supply = "constant-pressure"
-supply_pressure = "{supply} Pa"
-valve_rated_flow = "{qn_flow} m^3/s"
-valve_rated_pressure_drop = "{supply} Pa"
-head_relief_pressure = "100 MPa"
-rod_relief_pressure = "100 MPa"
-laminar_pressure = "1 kPa"
-bulk_modulus = "{beta} Pa"
-
-[[cylinders]]
-name = "cylinder"
-circuit = "supply"
-base = {{ site = "base" }}
-rod = {{ site = "rod" }}
-head_area = "{a0} m^2"
-rod_area = "{a1} m^2"
-stroke = "{stroke} m"
-retracted_length = "{offset} m"
-head_dead_volume = "{dead} m^3"
-rod_dead_volume = "{dead} m^3"
-initial_low_pressure = "{p0} Pa"
-command = {{ type = "steps", times = [{t_open}, {t_close}], values = [-{u}, 0.0] }}
-"""
-
-
 def _ours_on_the_peer_arm(P, folder: Path, h: float):
-    (folder / "arm.xml").write_text(f"""<mujoco><option timestep="{h!r}" gravity="0 0 -{P.G}" integrator="Euler">
-<flag contact="disable"/></option><worldbody><site name="base" pos="{P.BASE[0]!r} 0 {P.BASE[1]!r}"/>
-<body name="arm"><joint name="theta" type="hinge" axis="0 -1 0"/>
-<inertial pos="{P.LG} 0 0" mass="{P.M}" diaginertia="{P.J_COM} {P.J_COM} {P.J_COM}"/>
-<site name="rod" pos="{P.R_LOC[0]!r} 0 {P.R_LOC[1]!r}"/></body></worldbody></mujoco>""")
-    (folder / "arm.toml").write_text(ARM_SCENARIO.format(
-        h=h, supply=P.P_SUPPLY, qn_flow=P.valve_coefficient("supply") * math.sqrt(P.P_SUPPLY), beta=P.BETA, a0=P.A0,
-        a1=P.A1, stroke=P.L_STROKE, offset=P.L_OFFSET, dead=P.V_DEAD, p0=P.P0_INIT, t_open=P.T_OPEN,
-        t_close=P.T_CLOSE, u=P.U_OPEN))
-    system, kwargs, _, _ = machine_kind.build(load_scenario(folder / "arm.toml"))
+    system, kwargs, _, _ = machine_kind.build(load_scenario(write_peer_arm(folder, P, h)))
     system.simulate(**kwargs)
     runs = [system.simulate(**kwargs) for _ in range(3)]
     return runs[-1], statistics.median(r.counters["loop_time_s"] for r in runs)

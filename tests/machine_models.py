@@ -89,3 +89,54 @@ def write_boom(folder: Path, urdf: bool = False, extra: str = "", duration: str 
     scenario = folder / "boom.toml"
     scenario.write_text(text)
     return scenario
+
+
+PEER_ARM_SCENARIO = """kind = "machine"
+name = "peer-arm"
+description = "the peers' one-arm mechanism on a constant-pressure supply"
+model_file = "arm.xml"
+model = "pressure-dynamics"
+duration = "{t_end} s"
+
+[[circuits]]
+name = "supply"
+supply = "constant-pressure"
+supply_pressure = "{supply!r} Pa"
+valve_rated_flow = "{rated_flow!r} m^3/s"
+valve_rated_pressure_drop = "{supply!r} Pa"
+head_relief_pressure = "100 MPa"
+rod_relief_pressure = "100 MPa"
+laminar_pressure = "1 kPa"
+bulk_modulus = "{beta!r} Pa"
+
+[[cylinders]]
+name = "cylinder"
+circuit = "supply"
+base = {{ site = "base" }}
+rod = {{ site = "rod" }}
+head_area = "{a0!r} m^2"
+rod_area = "{a1!r} m^2"
+stroke = "{stroke!r} m"
+retracted_length = "{offset!r} m"
+head_dead_volume = "{dead!r} m^3"
+rod_dead_volume = "{dead!r} m^3"
+initial_low_pressure = "{p0!r} Pa"
+command = {{ type = "steps", times = [{t_open!r}, {t_close!r}], values = [-{u!r}, 0.0] }}
+"""
+
+
+def write_peer_arm(folder: Path, P, h: float) -> Path:
+    """Write the one-arm mechanism of the peers (``../shared/peers/arm_params.py``: ``P`` is that
+    module or an object with its names) as ``arm.xml`` and the scenario ``arm.toml`` (the
+    constant-pressure pressure-dynamics cylinder, MuJoCo step ``h`` [s]); returns the scenario."""
+    (folder / "arm.xml").write_text(f"""<mujoco><option timestep="{h!r}" gravity="0 0 -{P.G!r}" integrator="Euler">
+<flag contact="disable"/></option><worldbody><site name="base" pos="{P.BASE[0]!r} 0 {P.BASE[1]!r}"/>
+<body name="arm"><joint name="theta" type="hinge" axis="0 -1 0"/>
+<inertial pos="{P.LG!r} 0 0" mass="{P.M!r}" diaginertia="{P.J_COM!r} {P.J_COM!r} {P.J_COM!r}"/>
+<site name="rod" pos="{P.R_LOC[0]!r} 0 {P.R_LOC[1]!r}"/></body></worldbody></mujoco>""")
+    scenario = folder / "arm.toml"
+    scenario.write_text(PEER_ARM_SCENARIO.format(
+        t_end=P.T_END, supply=P.P_SUPPLY, rated_flow=P.valve_coefficient("supply") * P.P_SUPPLY**0.5, beta=P.BETA,
+        a0=P.A0, a1=P.A1, stroke=P.L_STROKE, offset=P.L_OFFSET, dead=P.V_DEAD, p0=P.P0_INIT, t_open=P.T_OPEN,
+        t_close=P.T_CLOSE, u=P.U_OPEN))
+    return scenario

@@ -13,6 +13,7 @@ rtol 1e-10 from the equations the peers document for Exudyn's HydraulicActuatorS
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from actuatorlab.multibody.cylinders import PressureCylinder, QuasistaticCylinde
 from actuatorlab.multibody.system import HydraulicMujocoSystem
 from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario
+from machine_models import write_peer_arm
 
 SLIDE = """<mujoco><option timestep="0.001" integrator="Euler"><flag contact="disable"/></option>
 <worldbody><body name="carriage"><joint name="x" type="slide" axis="1 0 0"/>
@@ -82,45 +84,9 @@ QN = (500.0 / 60000.0) / math.sqrt(P_S)
 ROD = (LM * math.cos(math.pi + ALPHA), LM * math.sin(math.pi + ALPHA))
 _D = (math.cos(math.pi + ALPHA + math.pi / 2), math.sin(math.pi + ALPHA + math.pi / 2))
 BASE = (ROD[0] + L_CYL0 * _D[0], ROD[1] + L_CYL0 * _D[1])
-
-ARM = f"""<mujoco><option timestep="{{h}}" gravity="0 0 -{G}" integrator="Euler"><flag contact="disable"/></option>
-<worldbody><site name="base" pos="{BASE[0]!r} 0 {BASE[1]!r}"/>
-<body name="arm"><joint name="theta" type="hinge" axis="0 -1 0"/>
-<inertial pos="{LG} 0 0" mass="{M}" diaginertia="{J_COM} {J_COM} {J_COM}"/>
-<site name="rod" pos="{ROD[0]!r} 0 {ROD[1]!r}"/></body></worldbody></mujoco>"""
-
-ARM_SCENARIO = """kind = "machine"
-name = "peer-arm"
-description = "the peers' one-arm mechanism on a 36 MPa supply"
-model_file = "arm.xml"
-model = "pressure-dynamics"
-duration = "10 s"
-
-[[circuits]]
-name = "supply"
-supply = "constant-pressure"
-supply_pressure = "36 MPa"
-valve_rated_flow = "500 L/min"
-valve_rated_pressure_drop = "36 MPa"
-head_relief_pressure = "100 MPa"
-rod_relief_pressure = "100 MPa"
-laminar_pressure = "1 kPa"
-bulk_modulus = "1.5 GPa"
-
-[[cylinders]]
-name = "cylinder"
-circuit = "supply"
-base = { site = "base" }
-rod = { site = "rod" }
-head_area = "0.024 m^2"
-rod_area = "0.012 m^2"
-stroke = "0.8 m"
-retracted_length = "1 m"
-head_dead_volume = "0.5 L"
-rod_dead_volume = "0.5 L"
-initial_low_pressure = "2 MPa"
-command = { type = "steps", times = [3.0, 6.0], values = [-0.5, 0.0] }
-"""
+PEER = SimpleNamespace(M=M, J_COM=J_COM, LG=LG, G=G, A0=A0, A1=A1, BETA=BETA, P_SUPPLY=P_S, V_DEAD=V_DEAD,
+                       L_OFFSET=L_OFFSET, L_STROKE=L_STROKE, R_LOC=ROD, BASE=BASE, P0_INIT=2e6, T_OPEN=3.0,
+                       T_CLOSE=6.0, T_END=10.0, U_OPEN=0.5, valve_coefficient=lambda rating: QN)
 
 
 def _length(theta):
@@ -171,9 +137,7 @@ def reference():
 
 
 def _arm(tmp_path, h):
-    (tmp_path / "arm.xml").write_text(ARM.replace("{h}", repr(h)))
-    (tmp_path / "arm.toml").write_text(ARM_SCENARIO)
-    system, kwargs, _, _ = machine_kind.build(load_scenario(tmp_path / "arm.toml"))
+    system, kwargs, _, _ = machine_kind.build(load_scenario(write_peer_arm(tmp_path, PEER, h)))
     return system.simulate(**kwargs)
 
 
