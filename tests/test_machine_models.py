@@ -124,3 +124,48 @@ def test_a_urdf_link_without_inertia_is_named(tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
     assert_clean_refusal(result, out, "urdf inertia")
     assert "link 'boom'" in result.output and "<inertial>" in result.output
+
+
+def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    force = '\n[[loads]]\nbody = "boom"\npoint = ["2 m", 0, 0]\nforce = [0, 0, "-1 kN"]\n'
+    # (2 m, 0, 0) × (0, 0, −1 kN) = (0, 2 kN m, 0): the same torque about the hinge
+    moment = '\n[[loads]]\nbody = "boom"\nmoment = [0, "2 kN m", 0]\n'
+    a = write_boom(tmp_path / "a")
+    a.write_text(a.read_text() + force)
+    b = write_boom(tmp_path / "b")
+    b.write_text(b.read_text() + moment)
+    ra, _ = _run(a)
+    rb, _ = _run(b)
+    held = ra.t < 0.2  # valves closed: the boom stays horizontal, both loads give one torque
+    np.testing.assert_allclose(ra["qpos_0"][held], rb["qpos_0"][held], atol=1e-12)
+    np.testing.assert_allclose(ra["lift.force"][held], rb["lift.force"][held], rtol=1e-9)
+    # as the boom rises the vertical force's lever shrinks (2 m·cos θ), the moment's does not
+    assert ra["qpos_0"][-1] > rb["qpos_0"][-1] > 0.05
+    plain, _ = _run(write_boom(tmp_path))
+    assert abs(ra["lift.force"][0] - plain["lift.force"][0]) > 1e3  # the load is held: a different force
+
+
+SCHEMA = {
+    "constant supply without its pressure": ({'pump_flow = "100 L/min"': 'supply = "constant-pressure"'},
+                                             r"circuits\[0\]\.supply_pressure: required"),
+    "both valve sizes": ({'bleed = 0.3': 'bleed = 0.3\nvalve_area = "1 cm^2"\nvalve_rated_flow = "60 L/min"'},
+                         r"circuits\[0\]: give valve_area or valve_rated_flow, not both"),
+    "size twice": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\nhead_area = "50 cm^2"\nrod_area = "30 cm^2"'},
+                   r"cylinders\[0\]: give the size as bore and rod_diameter, or as head_area and rod_area"),
+    "unknown circuit": ({'circuit = "pump"': 'circuit = "pumps"'},
+                        r"cylinders\[0\]\.circuit = 'pumps' is not a circuit; the circuits are \['pump'\]"),
+    "regeneration, quasistatic": ({'retracted_length = "0.8 m"': 'retracted_length = "0.8 m"\nregeneration = 0.5'},
+                                  r"cylinders\[0\]\.regeneration: .*pressure-dynamics"),
+    "sites and joint": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\njoint = "hinge"'},
+                        r"cylinders\[0\]: give the pins \(base, rod\) or joint, not both"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMA))
+def test_schema_refusals_name_the_field(tmp_path, case):
+    changes, pattern = SCHEMA[case]
+    path = write_boom(tmp_path, **changes)
+    with pytest.raises(ActuatorlabError, match=pattern):
+        load_scenario(path)
