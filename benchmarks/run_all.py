@@ -6,6 +6,7 @@ import bench_emla
 import bench_emla_optimisation
 import bench_excavator
 import bench_fmu
+import bench_machine
 import bench_identification
 import bench_ieha
 import bench_lam
@@ -28,3 +29,4 @@ if __name__ == "__main__":
     bench_emla_optimisation.main()
     bench_excavator.main()
     bench_fmu.main()
+    bench_machine.main()

@@ -1,13 +1,17 @@
-"""The excavator-dig scenario (issue: hydraulic actuators inside MuJoCo), shortened for CI."""
+"""The excavator-dig kind (the excavator's own scenario kind, kept for existing files; the built-in
+``excavator-dig`` is now a ``machine`` file, tested in test_machine.py), shortened for CI."""
 
-from actuatorlab.scenarios.loading import load_scenario, parse_scenario
+import pytest
+
+from actuatorlab.errors import ScenarioError, SimulationError
+from actuatorlab.scenarios.loading import parse_scenario
 from actuatorlab.scenarios.runner import run_scenario
+
+OLD = {"kind": "excavator-dig", "name": "dig", "description": "the excavator's own kind", "timestep": "1 ms"}
 
 
 def test_dig_cycle_runs_with_both_models_and_reports(tmp_path):
-    data = load_scenario("excavator-dig").model_dump()
-    data["cycle_scale"] = 0.4
-    output, files = run_scenario(parse_scenario(data), tmp_path)
+    output, files = run_scenario(parse_scenario({**OLD, "cycle_scale": 0.4}), tmp_path)
     summary = output.summary_dict()
     relief = 34.3e6  # the pump relief of ExcavatorParameters (typical 20 t machine)
     assert 0 < summary["quasistatic.peak_pump_pressure_Pa"] <= relief * 1.02
@@ -17,15 +21,19 @@ def test_dig_cycle_runs_with_both_models_and_reports(tmp_path):
 
 
 def test_an_unstable_relaxation_is_refused_before_anything_runs(tmp_path):
-    import pytest
-
-    from actuatorlab.errors import ScenarioError, SimulationError
-
-    data = load_scenario("excavator-dig").model_dump()
-    data["stiffness"] = -1.0
     with pytest.raises(ScenarioError, match="stiffness"):
-        parse_scenario(data)
-    data = load_scenario("excavator-dig").model_dump()
-    data.update(stiffness=5e9, cycle_scale=0.2, compare=False)
+        parse_scenario({**OLD, "stiffness": -1.0})
     with pytest.raises(SimulationError, match="stiffness below"):
-        run_scenario(parse_scenario(data), tmp_path)
+        run_scenario(parse_scenario({**OLD, "stiffness": 5e9, "cycle_scale": 0.2, "compare": False}), tmp_path)
+
+
+def test_the_machine_file_refuses_an_unstable_relaxation_with_a_stable_k(tmp_path):
+    from actuatorlab.scenarios.loading import load_scenario
+
+    data = load_scenario("excavator-dig").model_dump()
+    data["relaxation"]["stiffness"] = 5e10
+    data["duration"] = 0.5
+    out = tmp_path / "out"
+    with pytest.raises(SimulationError, match="stiffness below"):
+        run_scenario(parse_scenario(data), out)
+    assert not out.exists()

@@ -22,11 +22,14 @@ Actuator models (all reuse the project's compiled kernels; no equation is repeat
   displacement p in series with a virtual spring–damper (K, B), f = K(p − ℓ) + B(ṗ − ℓ̇)
   (68a), stepped by algorithm (72) (``relaxed_step_scalar``) with ℓ_k, ℓ_{k−1} read from the
   sites. With ``pump`` = a name, all cylinders of that name share one pump (``PumpNetwork``,
-  Sec. 6.2: ``relaxed_network_step_kernel``); otherwise each has its own pump.
+  Sec. 6.2: ``relaxed_network_step_kernel``); otherwise each has its own pump, or with
+  ``supply_pressure`` P_s [Pa] a constant-pressure supply (pressure-compensated pump or
+  accumulator): Λ̂(P_s, β, f̄) of (122), the shared-pump Λ at a pump pressure that is given.
 - ``PressureCylinder``: the pressure-dynamics (bulk-modulus) cylinder of
   :mod:`actuatorlab.hydraulics.pressure_dynamics`, on its own pump line or (``pump`` = a name)
-  on one pump line shared with the other pressure cylinders of that name. Piston position
-  x = ℓ − ℓ₀ (ℓ₀ = ``fluid.retracted_length``), f = A_h p_h − A_r p_r.
+  on one pump line shared with the other pressure cylinders of that name, or with
+  ``supply_pressure`` on a line held at P_s. Piston position x = ℓ − ℓ₀
+  (ℓ₀ = ``fluid.retracted_length``), f = A_h p_h − A_r p_r.
 
 External forces are ``SiteLoad`` objects (a force [N] in the world frame at a site).
 
@@ -56,15 +59,17 @@ from ..validation import non_negative, positive
 KIND_QUASISTATIC = 0
 KIND_NETWORK = 1
 KIND_PRESSURE = 2
+KIND_SUPPLY = 3  # quasistatic on a constant-pressure supply
 
 # columns of the integer table ``ints`` (n, N_INTS): the pin sites and their bodies (−1 on a
 # slide joint), the actuator kind, the slide joint's qpos and dof addresses (−1 between sites)
 (J_BASE_SITE, J_ROD_SITE, J_BASE_BODY, J_ROD_BODY, J_KIND, J_QPOS, J_DOF) = range(7)
 N_INTS = 7
 # columns of the float table ``gain`` (n, N_GAIN): relaxation K [N/m] and B [N s/m] (quasistatic;
-# 0 for a pressure cylinder), the pin-to-pin length limits [m], the slide-joint length offset [m]
-(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET) = range(5)
-N_GAIN = 5
+# 0 for a pressure cylinder), the pin-to-pin length limits [m], the slide-joint length offset [m],
+# the constant supply pressure P_s [Pa] (0: a fixed-displacement pump)
+(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET, G_SUPPLY) = range(6)
+N_GAIN = 6
 
 
 def _site_name(name: str, value) -> str:
@@ -108,7 +113,9 @@ class QuasistaticCylinder:
     its degree of freedom (f > 0 pushes towards larger qpos); ``circuit``: the
     four-valve circuit; ``relaxation``: the virtual spring–damper K [N/m], B [N s/m];
     ``pump``: None for an own pump, or the name of a pump shared with the other cylinders of
-    that name (their circuits must agree on the pump fields); ``min_length``, ``max_length``
+    that name (their circuits must agree on the pump fields); ``supply_pressure`` P_s [Pa]:
+    a constant-pressure supply instead of a pump (no ``pump``; the circuit's pump flow, bleed
+    and pump relief are not used); ``min_length``, ``max_length``
     [m]: optional pin-to-pin limits (fully retracted / extended), checked at the start and at
     every step.
     """
@@ -123,9 +130,11 @@ class QuasistaticCylinder:
     max_length: float | None = None
     joint: str | None = None
     length_offset: float = 0.0
+    supply_pressure: float | None = None
 
     def __post_init__(self) -> None:
         _check_attachment(self)
+        _check_supply(self)
         if not isinstance(self.circuit, ValveCircuit):
             raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
         if not isinstance(self.relaxation, Relaxation):
@@ -150,6 +159,8 @@ class PressureCylinder:
     cylinders of that name; their circuits must agree on the pump fields (Q, P_M, c_b) and their
     fluids on the pump-line fields (bulk_modulus, pump_line_volume, laminar_pressure,
     relief_flow_gain, check_flow_gain), which are read from the first of them.
+    ``supply_pressure`` P_s [Pa]: the line is held at P_s (a constant-pressure supply; no
+    ``pump``).
     """
 
     name: str
@@ -161,9 +172,11 @@ class PressureCylinder:
     pump: str | None = None
     joint: str | None = None
     length_offset: float = 0.0
+    supply_pressure: float | None = None
 
     def __post_init__(self) -> None:
         _check_attachment(self)
+        _check_supply(self)
         if not isinstance(self.circuit, ValveCircuit):
             raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
         if not isinstance(self.fluid, PressureDynamics):
@@ -176,6 +189,18 @@ class PressureCylinder:
 
 
 Cylinder = QuasistaticCylinder | PressureCylinder
+
+
+def _check_supply(a) -> None:
+    """A constant supply pressure is finite and > 0, and excludes a shared pump."""
+    if a.supply_pressure is None:
+        return
+    positive(f"{a.name}.supply_pressure", a.supply_pressure, "Pa")
+    if a.pump is not None:
+        raise ParameterError(
+            f"actuator {a.name!r}: supply_pressure = {a.supply_pressure:g} Pa is a constant-pressure supply, "
+            f"pump = {a.pump!r} a shared fixed-displacement pump: give one of them"
+        )
 
 
 def _check_limits(name, lo, hi) -> None:
@@ -212,12 +237,13 @@ Signal = float | np.ndarray | Callable
 
 @dataclass(frozen=True)
 class SiteLoad:
-    """An external force [N] (world frame, 3 components) applied at a site; ``force`` is a
-    constant 3-vector, an array (n_steps, 3) or a callable t ↦ 3-vector (or (n, 3) for an
-    array of t)."""
+    """An external force [N] (world frame, 3 components) applied at a site, and optionally a
+    moment [N m] (world frame) on the site's body; ``force`` and ``moment`` are each a constant
+    3-vector, an array (n_steps, 3) or a callable t ↦ 3-vector (or (n, 3) for an array of t)."""
 
     site: str
     force: Signal
+    moment: Signal | None = None
 
     def __post_init__(self) -> None:
         _site_name("site", self.site)
@@ -272,7 +298,7 @@ def slide_joint(model: mujoco.MjModel, name: str, who: str = "") -> tuple[int, i
 class CylinderArrays:
     """The cylinders of one model in the kernel's order and their packed parameters.
 
-    ``actuators``: own-pump quasistatic cylinders, then the pressure cylinders one pump line
+    ``actuators``: own-pump (or constant-supply) quasistatic cylinders, then the pressure cylinders one pump line
     after the other (an own line is a group of one), then each quasistatic pump group together;
     ``networks``: the ``PumpNetwork`` of each quasistatic pump name; ``group_edges``: the pump
     groups as consecutive [start, stop) ranges of that order; ``pgroup_edges``: likewise the
@@ -350,8 +376,11 @@ def pack_cylinders(model: mujoco.MjModel, actuators: Sequence[Cylinder]) -> Cyli
                     f"actuator {a.name!r}: sites {a.base_site!r} and {a.rod_site!r} are on the same body "
                     f"({body_name(model, body_base)!r}); the pins must be on two different bodies"
                 )
+        if a.supply_pressure is not None:
+            gain[i, G_SUPPLY] = a.supply_pressure
         if isinstance(a, QuasistaticCylinder):
-            kind = KIND_NETWORK if a.pump is not None else KIND_QUASISTATIC
+            kind = KIND_NETWORK if a.pump is not None else KIND_SUPPLY if a.supply_pressure is not None \
+                else KIND_QUASISTATIC
             gain[i, G_STIFFNESS] = a.relaxation.stiffness
             gain[i, G_DAMPING] = a.relaxation.damping
         else:

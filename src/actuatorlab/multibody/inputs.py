@@ -2,22 +2,24 @@
 
 A signal (``Signal`` of :mod:`.cylinders`) is a constant, an array with one sample per step
 t_k = k·h [s], or a callable of t. Valve commands u_c ∈ [−1, 1] (> 0 extends), bleed openings
-u_b ∈ [0, 1] and regeneration openings u_a ∈ [0, 1] become the opening arrays of the kernel
-(normalised openings for quasistatic cylinders, raw openings for pressure cylinders); site
-loads are forces [N] in the world frame.
+u_b ∈ [0, 1] (or an open-centre bleed that follows the commands) and regeneration openings
+u_a ∈ [0, 1] become the tables of the compiled loop (:mod:`.loop`), which forms the openings
+of (67) at each step; site loads are forces [N] and moments [N m] in the world frame.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from ..errors import ParameterError
-from ..hydraulics.pressure_dynamics import N_OPENINGS, openings_from_command
-from ..hydraulics.quasistatic.circuit import Openings, normalised_openings
+from ..hydraulics.quasistatic.circuit import Openings, ValveCircuit, normalised_openings
+from ..validation import positive
+from .loop import B_AUTO, B_GROUP, B_MIN, B_SPAN, N_BLEED
 from .cylinders import Cylinder, PressureCylinder, Signal, SiteLoad
 
 
@@ -68,64 +70,94 @@ def sample_signal(name: str, signal, t: np.ndarray, width: int | None = None) ->
     return values
 
 
-def initial_load(load: SiteLoad) -> np.ndarray:
-    """The force [N] of ``load`` at t = 0."""
-    if callable(load.force):
-        return sample_signal(f"load at {load.site!r}", load.force, np.zeros(1), 3)[0]
-    values = np.asarray(load.force, dtype=np.float64)
+def _initial(name: str, signal) -> np.ndarray:
+    """The 3-vector of ``signal`` at t = 0."""
+    if callable(signal):
+        return sample_signal(name, signal, np.zeros(1), 3)[0]
+    values = np.asarray(signal, dtype=np.float64)
     values = values[0] if values.ndim == 2 else values
     if values.shape != (3,) or not np.all(np.isfinite(values)):
-        raise ParameterError(f"load at {load.site!r}: give a finite 3-vector [N], an array (n_steps, 3) or a callable")
+        raise ParameterError(f"{name}: give a finite 3-vector, an array (n_steps, 3) or a callable")
     return values
 
 
-def sample_openings(actuators: Sequence[Cylinder], pump_groups: Sequence[np.ndarray], t: np.ndarray,
-                    valve_commands: Mapping[str, Signal], bleed: Mapping[str, Signal] | Signal,
-                    regeneration: Mapping[str, Signal] | None) -> tuple[np.ndarray, ...]:
-    """(u_c, u_b (n_steps, n), normalised openings (n_steps, n, 5), raw openings (n_steps, n, 6))
-    of ``actuators`` on the grid ``t`` [s]; missing names are held closed (u_c = 0), ``bleed`` is
-    one signal for all or one per name and must be equal within each of ``pump_groups`` (edge
-    arrays of consecutive [start, stop) groups); ``regeneration`` u_a applies to pressure
-    cylinders only (default 0)."""
+def initial_load(load: SiteLoad) -> tuple[np.ndarray, np.ndarray]:
+    """(force [N], moment [N m]) of ``load`` at t = 0."""
+    moment = np.zeros(3) if load.moment is None else _initial(f"moment at {load.site!r}", load.moment)
+    return _initial(f"load at {load.site!r}", load.force), moment
+
+
+@dataclass(frozen=True)
+class OpenCentreBleed:
+    """The bleed of an open-centre valve block: u_b = clip(1 − Σ|u_c|/``span``, ``minimum``, 1)
+    over the cylinders of one pump, from the commands of the step (closed loops included):
+    open when every valve is centred, closing as the valves open. ``span`` > 0 [-],
+    ``minimum`` ∈ [0, 1] [-]."""
+
+    span: float = 1.0
+    minimum: float = 0.0
+
+    def __post_init__(self) -> None:
+        positive("bleed.span", self.span, "")
+        if not 0.0 <= float(self.minimum) <= 1.0:
+            raise ParameterError(f"bleed.minimum = {self.minimum!r}: a valve opening must lie in [0, 1]")
+
+
+def valve_scale(circuit: ValveCircuit) -> np.ndarray:
+    """(5,) factors u → û of the four main valves and the bleed, (40)–(43): û = u·scale."""
+    return (normalised_openings(circuit, Openings(1.0, 1.0, 0.0, 0.0, 1.0))
+            + normalised_openings(circuit, Openings(0.0, 0.0, 1.0, 1.0, 0.0)))
+
+
+def sample_inputs(actuators: Sequence[Cylinder], groups: np.ndarray, t: np.ndarray,
+                  valve_commands: Mapping[str, Signal], bleed, regeneration: Mapping[str, Signal] | None
+                  ) -> tuple[np.ndarray, ...]:
+    """(u_c, u_b (n_steps, n), the bleed table (n, N_BLEED) of :mod:`.loop`, u_a (n_steps, n)) of
+    ``actuators`` on the grid ``t`` [s]; ``groups`` (n,): the pump group of each cylinder.
+
+    Missing names are held closed (u_c = 0) and every u_c must lie in [−1, 1]; ``bleed`` is one
+    signal or ``OpenCentreBleed`` for all, or one per name, equal within each pump group;
+    ``regeneration`` u_a applies to pressure cylinders only (default 0)."""
     n = t.size
     names = {a.name for a in actuators}
     unknown = sorted(set(valve_commands) - names)
     if unknown:
         raise ParameterError(f"valve_commands: unknown actuators {unknown}; the actuators are {sorted(names)}")
+    if isinstance(bleed, Mapping):
+        extra = sorted(set(bleed) - names)
+        if extra:
+            raise ParameterError(f"bleed: unknown actuators {extra}; the actuators are {sorted(names)}")
     n_act = len(actuators)
     u_c = np.zeros((n, n_act))
     u_b = np.zeros((n, n_act))
     u_a = np.zeros((n, n_act))
+    table = np.zeros((n_act, N_BLEED))
+    table[:, B_GROUP] = groups
     for i, a in enumerate(actuators):
         u_c[:, i] = sample_signal(f"valve_commands[{a.name!r}]", valve_commands.get(a.name, 0.0), t)
-        if isinstance(bleed, Mapping):
-            extra = sorted(set(bleed) - names)
-            if extra:
-                raise ParameterError(f"bleed: unknown actuators {extra}; the actuators are {sorted(names)}")
-            u_b[:, i] = sample_signal(f"bleed[{a.name!r}]", bleed.get(a.name, 0.0), t)
+        bad = np.flatnonzero(~((u_c[:, i] >= -1.0) & (u_c[:, i] <= 1.0)))
+        if bad.size:
+            raise ParameterError(f"actuator {a.name!r}: u_c = {u_c[bad[0], i]!r} at t = {t[bad[0]]:g} s: the valve "
+                                 "command must lie in [-1, 1]")
+        spec = bleed.get(a.name, 0.0) if isinstance(bleed, Mapping) else bleed
+        if isinstance(spec, OpenCentreBleed):
+            table[i, [B_AUTO, B_SPAN, B_MIN]] = 1.0, spec.span, spec.minimum
         else:
-            u_b[:, i] = sample_signal("bleed", bleed, t)
+            u_b[:, i] = sample_signal(f"bleed[{a.name!r}]", spec, t)
+            if np.any(~((u_b[:, i] >= 0.0) & (u_b[:, i] <= 1.0))):
+                raise ParameterError(f"bleed[{a.name!r}]: the bleed opening u_b must lie in [0, 1]")
         if regeneration and a.name in regeneration:
             if not isinstance(a, PressureCylinder):
                 raise ParameterError(f"regeneration[{a.name!r}]: only PressureCylinder actuators take u_a here")
             u_a[:, i] = sample_signal(f"regeneration[{a.name!r}]", regeneration[a.name], t)
-    for edges in pump_groups:
-        for g in range(edges.size - 1):
-            s, e = edges[g], edges[g + 1]
-            if np.any(u_b[:, s:e] != u_b[:, s:s + 1]):
-                raise ParameterError(
-                    f"bleed: the cylinders {[a.name for a in actuators[s:e]]} share one pump and its "
-                    "bleed valve; give them the same u_b"
-                )
-    uhs = np.zeros((n, n_act, 5))
-    raw = np.zeros((n, n_act, N_OPENINGS))
-    for i, a in enumerate(actuators):
-        try:
-            openings = Openings.from_command(u_c[:, i], u_b[:, i])
-        except ParameterError as err:
-            raise ParameterError(f"actuator {a.name!r}: {err}") from None
-        if isinstance(a, PressureCylinder):
-            raw[:, i] = openings_from_command(u_c[:, i], u_b[:, i], u_a[:, i])
-        else:
-            uhs[:, i] = normalised_openings(a.circuit, openings)
-    return u_c, u_b, uhs, raw
+            if np.any(~((u_a[:, i] >= 0.0) & (u_a[:, i] <= 1.0))):
+                raise ParameterError(f"regeneration[{a.name!r}]: the opening u_a must lie in [0, 1]")
+    for g in np.unique(groups):
+        members = np.flatnonzero(groups == g)
+        first = members[0]
+        if np.any(table[members, :B_GROUP] != table[first, :B_GROUP]) or np.any(u_b[:, members] != u_b[:, [first]]):
+            raise ParameterError(
+                f"bleed: the cylinders {[actuators[i].name for i in members]} share one pump and its "
+                "bleed valve; give them the same u_b"
+            )
+    return u_c, u_b, table, u_a

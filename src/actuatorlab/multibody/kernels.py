@@ -1,13 +1,19 @@
-"""The compiled step of cylinders inside MuJoCo: one call per MuJoCo step reads the pins and
-writes the pin forces, and the backward-Euler pressure step of a pump line.
+"""The compiled step of cylinders inside MuJoCo: the pin lengths, the cylinder forces written as
+pin forces, and the backward-Euler pressure step of a pump line.
 
-Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``): ``mj_step1`` (positions and
-velocities at q_k), then one call of ``actuators_step`` that reads the pin positions, computes
-every cylinder force f_k, and writes the pin forces and the external site loads into
+Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``) the loop of :mod:`.loop` calls
+``mj_step1`` (positions and velocities at q_k), ``pin_lengths`` (ℓ_k and the pin-line unit
+vectors), the valve commands, then ``cylinder_forces``: every cylinder force f_k, written into
 ``data.xfrc_applied`` (force at each body's centre of mass plus the moment of the pin offset)
-and the slide-joint forces into ``data.qfrc_applied``, then ``mj_step2``. With MuJoCo's Euler
+and, for slide-joint cylinders, ``data.qfrc_applied``; then ``mj_step2``. With MuJoCo's Euler
 integrator this is exactly the scheme of :mod:`actuatorlab.simulation.arm`: the force from q_k,
 then semi-implicit Euler. Signs as in :mod:`.cylinders`: f > 0 pushes the pins apart.
+
+Supplies: a cylinder on its own fixed-displacement pump (flow Q, bleed, relief P_M), on a pump
+shared with others (Sec. 6), or on a constant-pressure supply P_s (pressure-compensated pump or
+accumulator; column ``G_SUPPLY`` > 0). At constant pressure a quasistatic cylinder follows
+Λ̂(P_s, β, f̄) of (122), the Λ with the pump pressure as a parameter and without the bleed
+segments, and a pressure cylinder's pump line is held at P_s (no pump-line state).
 
 Pressure cylinders: the pressures of a pump line — (p_h, p_r) of each of its m cylinders and
 the line pressure P, 2m + 1 states [Pa] — are advanced over each step by backward Euler: Newton
@@ -38,9 +44,14 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_rate,
     pump_line_stiffness,
 )
-from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM
-from ..hydraulics.quasistatic.kernels import relaxed_step_scalar
-from ..hydraulics.quasistatic.network import pump_balance_scalar, relaxed_network_step_kernel
+from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR
+from ..hydraulics.quasistatic.kernels import chamber_forces_scalar, relaxation_terms_scalar, relaxed_step_scalar
+from ..hydraulics.quasistatic.network import (
+    lam_hat_scalar,
+    pump_balance_scalar,
+    pump_flow_scalar,
+    relaxed_network_step_kernel,
+)
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
     STATUS_CHATTER,
@@ -58,6 +69,7 @@ from .cylinders import (
     G_MIN_LENGTH,
     G_OFFSET,
     G_STIFFNESS,
+    G_SUPPLY,
     J_BASE_BODY,
     J_BASE_SITE,
     J_DOF,
@@ -66,6 +78,7 @@ from .cylinders import (
     J_ROD_BODY,
     J_ROD_SITE,
     KIND_QUASISTATIC,
+    KIND_SUPPLY,
 )
 
 MAX_STRETCH = 0.5
@@ -82,18 +95,21 @@ MAX_HALVINGS = 10
 (S_ROD, S_LENGTH, S_PH, S_PR, S_PUMP, S_FORCE, S_DFORCE, S_CHATTER) = range(8)
 N_STATE = 8
 # rows of the per-actuator output out[k, i, row]: ℓ [m], (ℓ_k − ℓ_{k−1})/h [m/s], f [N], p [m],
-# v [m/s], p_h, p_r, P [Pa], the pump relief flow [m³/s] (NaN where a row does not apply)
-(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF) = range(9)
-N_OUT = 9
+# v [m/s], p_h, p_r, P [Pa], the pump relief flow [m³/s], the flow the supply feeds the cylinder
+# [m³/s], the valve command u_c and the bleed opening u_b [-] (NaN where a row does not apply)
+(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF, O_SUPPLY_FLOW, O_COMMAND,
+ O_BLEED) = range(12)
+N_OUT = 12
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _pressure_substep(cps, hps, us, x, xdot, y0, h, y):
+def _pressure_substep(cps, hps, us, x, xdot, y0, h, fixed, y):
     """One backward-Euler step of a pump line's pressures y = [p_h,0, p_r,0, …, p_h,m−1, p_r,m−1, P]
     from ``y0`` over ``h`` at fixed x, ẋ (m,): Newton on y − y0 − h·ẏ(y) = 0 with the analytic
     partials. The Jacobian is an arrow (each cylinder couples to P only): each 2×2 chamber block
     is eliminated and the Schur complement solved for P. The pump line's parameters are those of
-    cylinder 0. Writes ``y``; returns True if converged."""
+    cylinder 0. ``fixed``: P is a constant supply pressure (only the chambers are solved).
+    Writes ``y``; returns True if converged."""
     m = x.shape[0]
     rates = np.empty(2)
     partials = np.empty((2, 5))
@@ -132,10 +148,12 @@ def _pressure_substep(cps, hps, us, x, xdot, y0, h, y):
             c[j, 1] = h * kp * dq_pr
             schur -= c[j, 0] * w[j, 0] + c[j, 1] * w[j, 1]
             rhs -= c[j, 0] * z[j, 0] + c[j, 1] * z[j, 1]
-        pump_rate, d_pump = pump_line_rate(cps[0], hps[0], us[0, U_B], pump, draw)
-        schur += 1.0 - h * (d_pump - kp * dq_p_sum)
-        rhs += pump - y0[npr] - h * pump_rate
-        delta_p = rhs / schur
+        delta_p = 0.0
+        if not fixed:
+            pump_rate, d_pump = pump_line_rate(cps[0], hps[0], us[0, U_B], pump, draw)
+            schur += 1.0 - h * (d_pump - kp * dq_p_sum)
+            rhs += pump - y0[npr] - h * pump_rate
+            delta_p = rhs / schur
         done = abs(delta_p) <= NEWTON_TOL + 1e-12 * abs(pump - delta_p)
         y[npr] = pump - delta_p
         for j in range(m):
@@ -150,12 +168,12 @@ def _pressure_substep(cps, hps, us, x, xdot, y0, h, y):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def pressure_step(cps, hps, us, x, xdot, y, h) -> bool:
+def pressure_step(cps, hps, us, x, xdot, y, h, fixed=False) -> bool:
     """Advance the pressures ``y`` = [p_h,0, p_r,0, …, P] [Pa] of one pump line with m cylinders
     (``cps`` (m, N_CIRCUIT), ``hps`` (m, N_PRESSURE), raw openings ``us`` (m, 6)) in place over
     one step h [s] by backward Euler at piston positions x [m] and rates ẋ [m/s] (m,); split
-    into 2, 4, … substeps (up to 2^MAX_HALVINGS) when Newton does not converge. Returns False
-    if it never converged."""
+    into 2, 4, … substeps (up to 2^MAX_HALVINGS) when Newton does not converge. ``fixed``: P
+    is held (a constant-pressure supply). Returns False if it never converged."""
     y0 = y.copy()
     out = np.empty(y.shape[0])
     for halvings in range(MAX_HALVINGS + 1):
@@ -164,7 +182,7 @@ def pressure_step(cps, hps, us, x, xdot, y, h) -> bool:
         start = y0.copy()
         ok = True
         for _ in range(n_sub):
-            if not _pressure_substep(cps, hps, us, x, xdot, start, hs, out):
+            if not _pressure_substep(cps, hps, us, x, xdot, start, hs, fixed, out):
                 ok = False
                 break
             start[:] = out
@@ -175,7 +193,7 @@ def pressure_step(cps, hps, us, x, xdot, y, h) -> bool:
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _accumulate(xfrc, xipos, body, point, fx, fy, fz):
+def accumulate(xfrc, xipos, body, point, fx, fy, fz):
     """Add the force (fx, fy, fz) [N] acting at ``point`` to body ``body``'s xfrc_applied row."""
     if body == 0:
         return
@@ -191,27 +209,11 @@ def _accumulate(xfrc, xipos, body, point, fx, fy, fz):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def actuators_step(k, h, site_xpos, xipos, xfrc, qpos, qfrc, ints, cps, hps, gain, uhs, raw, state, pump_states,
-                   group_edges, pgroup_edges, load_sites, load_bodies, loads, out):
-    """Forces of every cylinder at step k from the pin positions (or slide-joint positions
-    ``qpos``); writes ``xfrc`` and ``qfrc`` (both zeroed first).
-
-    ``ints`` (n, N_INTS) and ``gain`` (n, N_GAIN): the tables of :mod:`.cylinders` (columns
-    ``J_*``, ``G_*``); ``uhs`` (n_steps, n, 5) normalised openings (quasistatic); ``raw``
-    (n_steps, n, 6) raw openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above;
-    ``group_edges``: consecutive network groups [start, stop) in the internal order;
-    ``pgroup_edges``: likewise the pressure cylinders' pump lines (an own pump line is a group
-    of one); ``loads`` (n_steps, n_loads, 3) the site-load forces [N] at ``load_sites`` on
-    ``load_bodies``; ``out`` (n_steps, n, N_OUT): rows ``O_*`` above.
-    Returns (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
-    """
-    n = ints.shape[0]
-    xfrc[:, :] = 0.0
-    qfrc[:] = 0.0
-    l_now = np.empty(n)
-    unit = np.empty((n, 3))
-    for i in range(n):
-        if ints[i, J_QPOS] >= 0:  # slide joint: ℓ = qpos + offset
+def pin_lengths(site_xpos, qpos, ints, gain, l_now, unit) -> None:
+    """Pin-to-pin lengths ℓ [m] into ``l_now`` (n,) and the unit vectors from the base pin to the
+    rod pin into ``unit`` (n, 3) (slide joints: ℓ = qpos + offset, ``unit`` unused)."""
+    for i in range(ints.shape[0]):
+        if ints[i, J_QPOS] >= 0:
             l_now[i] = qpos[ints[i, J_QPOS]] + gain[i, G_OFFSET]
             continue
         a = site_xpos[ints[i, J_ROD_SITE]]
@@ -224,90 +226,167 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, qpos, qfrc, ints, cps, hps, gai
         unit[i, 0] = dx / length
         unit[i, 1] = dy / length
         unit[i, 2] = dz / length
-    force = np.empty(n)
-    # quasistatic on their own pump
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def own_pump_supply(cp, uh, v: float, f: float) -> tuple[float, float, float]:
+    """(P [Pa], the flow Q_p the pump feeds the cylinder [m³/s], the relief flow [m³/s]) of a
+    quasistatic cylinder on its own pump at (v, f) (Kikuuwe et al. (39), (61)–(62)).
+
+    Extending (v > 0, û_ph > 0): Q_p = A_h v through the pump→head valve, so
+    A_h P = F_h + v²/û_ph² with F_h the head chamber force; retracting likewise on the rod side.
+    Otherwise Q_p = 0 and the bleed passes Q at P = (Q/U_b)², capped at P_M. The relief passes
+    what neither the cylinder nor the bleed takes once P reaches P_M.
+    """
+    q = cp[I_Q]
+    if v > 0.0 and uh[J_PH] > 0.0:
+        head, _ = chamber_forces_scalar(cp, uh, v, f)
+        flow = cp[I_AH] * v
+        pressure = (head + v * v / (uh[J_PH] * uh[J_PH])) / cp[I_AH]
+    elif v < 0.0 and uh[J_PR] > 0.0:
+        _, rod = chamber_forces_scalar(cp, uh, v, f)
+        flow = -cp[I_AR] * v
+        pressure = (rod + v * v / (uh[J_PR] * uh[J_PR])) / cp[I_AR]
+    else:
+        flow = 0.0
+        pressure = cp[I_PM] if uh[J_B] <= 0.0 else min(cp[I_PM], (q / uh[J_B]) ** 2)
+    pressure = min(pressure, cp[I_PM])
+    relief = 0.0
+    if pressure >= cp[I_PM]:
+        relief = max(q - flow - uh[J_B] * math.sqrt(pressure), 0.0)
+    return pressure, flow, relief
+
+
+# rows of the workspace ``work`` (N_WORK, n) of ``cylinder_forces``: contiguous per-cylinder
+# buffers allocated once per run (an allocation per step would cost more than a pump's root search)
+(W_FORCE, W_PPREV, W_LPREV, W_PNEW, W_FNEW, W_VNEW, W_K, W_B, W_LNOW, W_X, W_XDOT) = range(11)
+N_WORK = 11
+
+
+@nb.njit(cache=True, error_model="numpy")
+def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit, state,
+                    pump_states, group_edges, pgroup_edges, out, work, ybuf, rates, partials):
+    """Forces of every cylinder at the current step from the lengths ``l_now`` and unit vectors
+    ``unit`` of ``pin_lengths``; adds the pin forces to ``xfrc`` and the slide-joint forces to
+    ``qfrc`` (the caller zeroes them first).
+
+    ``ints`` (n, N_INTS) and ``gain`` (n, N_GAIN): the tables of :mod:`.cylinders` (columns
+    ``J_*``, ``G_*``); ``uhs`` (n, 5) normalised openings (quasistatic); ``raw`` (n, 6) raw
+    openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above; ``group_edges``:
+    consecutive network groups [start, stop) in the internal order; ``pgroup_edges``: likewise
+    the pressure cylinders' pump lines (an own line or a constant supply is a group of one);
+    ``out`` (n, N_OUT): rows ``O_*`` above; ``work`` (N_WORK, n), ``ybuf`` (2n + 1), ``rates``
+    (2,), ``partials`` (2, 5): buffers, allocated once by the caller. Returns (status, actuator index), the status one of
+    :mod:`actuatorlab.numerics.status`.
+    """
+    n = ints.shape[0]
+    force = work[W_FORCE]
+    # quasistatic on their own pump or on a constant-pressure supply
     for i in range(n):
-        if ints[i, J_KIND] == KIND_QUASISTATIC:
-            p, f, v = relaxed_step_scalar(cps[i], uhs[k, i], gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
-                                          state[i, S_ROD], state[i, S_LENGTH], l_now[i])
-            out[k, i, O_ROD] = p
-            out[k, i, O_VEL] = v
-            out[k, i, O_PH] = np.nan
-            out[k, i, O_PR] = np.nan
-            out[k, i, O_PUMP] = np.nan
-            out[k, i, O_RELIEF] = np.nan
+        kind = ints[i, J_KIND]
+        if kind == KIND_QUASISTATIC or kind == KIND_SUPPLY:
+            if kind == KIND_QUASISTATIC:
+                p, f, v = relaxed_step_scalar(cps[i], uhs[i], gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
+                                              state[i, S_ROD], state[i, S_LENGTH], l_now[i])
+                pressure, flow, relief = own_pump_supply(cps[i], uhs[i], v, f)
+            else:
+                pressure = gain[i, G_SUPPLY]
+                beta, fbar = relaxation_terms_scalar(gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD],
+                                                     state[i, S_LENGTH], l_now[i])
+                v = lam_hat_scalar(cps[i], uhs[i], pressure, beta, fbar)
+                p = state[i, S_ROD] + h * v
+                f = fbar + beta * v
+                flow = pump_flow_scalar(cps[i], uhs[i], pressure, v, f)
+                relief = np.nan
+            out[i, O_ROD] = p
+            out[i, O_VEL] = v
+            out[i, O_PH] = np.nan
+            out[i, O_PR] = np.nan
+            out[i, O_PUMP] = pressure
+            out[i, O_RELIEF] = relief
+            out[i, O_SUPPLY_FLOW] = flow
             state[i, S_ROD] = p
             force[i] = f
             if abs(p - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
-    # pressure cylinders, one pump line at a time
+    # pressure cylinders, one pump line (or constant supply) at a time
     for g in range(pgroup_edges.shape[0] - 1):
         s = pgroup_edges[g]
         e = pgroup_edges[g + 1]
         m = e - s
-        x = np.empty(m)
-        xdot = np.empty(m)
-        y = np.empty(2 * m + 1)
+        x = work[W_X, :m]
+        xdot = work[W_XDOT, :m]
+        y = ybuf[:2 * m + 1]
         for j in range(m):
             i = s + j
             xdot[j] = (l_now[i] - state[i, S_LENGTH]) / h
             x[j] = l_now[i] - hps[i, H_L0]
             y[2 * j] = state[i, S_PH]
             y[2 * j + 1] = state[i, S_PR]
-        y[2 * m] = state[s, S_PUMP]
-        if not pressure_step(cps[s:e], hps[s:e], raw[k, s:e], x, xdot, y, h):
+        fixed = gain[s, G_SUPPLY] > 0.0
+        y[2 * m] = gain[s, G_SUPPLY] if fixed else state[s, S_PUMP]
+        if not pressure_step(cps[s:e], hps[s:e], raw[s:e], x, xdot, y, h, fixed):
             return STATUS_NEWTON, s
-        relief = hps[s, H_GRELIEF] * max(y[2 * m] - cps[s, I_PM], 0.0)
+        relief = np.nan if fixed else hps[s, H_GRELIEF] * max(y[2 * m] - cps[s, I_PM], 0.0)
         for j in range(m):
             i = s + j
             state[i, S_PH] = y[2 * j]
             state[i, S_PR] = y[2 * j + 1]
             state[i, S_PUMP] = y[2 * m]
             force[i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
-            out[k, i, O_ROD] = np.nan
-            out[k, i, O_VEL] = xdot[j]
-            out[k, i, O_PH] = state[i, S_PH]
-            out[k, i, O_PR] = state[i, S_PR]
-            out[k, i, O_PUMP] = state[i, S_PUMP]
-            out[k, i, O_RELIEF] = relief
+            draw, _, _, _ = chamber_rates(cps[i], hps[i], raw[i], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[2 * m],
+                                          rates, partials)
+            out[i, O_ROD] = np.nan
+            out[i, O_VEL] = xdot[j]
+            out[i, O_PH] = state[i, S_PH]
+            out[i, O_PR] = state[i, S_PR]
+            out[i, O_PUMP] = state[i, S_PUMP]
+            out[i, O_RELIEF] = relief
+            out[i, O_SUPPLY_FLOW] = draw
     # pump networks
     for g in range(group_edges.shape[0] - 1):
         s = group_edges[g]
         e = group_edges[g + 1]
         m = e - s
-        p_prev = np.empty(m)
-        l_prev = np.empty(m)
-        p_new = np.empty(m)
-        f_new = np.empty(m)
-        v_new = np.empty(m)
+        p_prev = work[W_PPREV, :m]
+        l_prev = work[W_LPREV, :m]
+        p_new = work[W_PNEW, :m]
+        f_new = work[W_FNEW, :m]
+        v_new = work[W_VNEW, :m]
+        stiffness = work[W_K, :m]
+        damping = work[W_B, :m]
+        lengths = work[W_LNOW, :m]
         for j in range(m):
             p_prev[j] = state[s + j, S_ROD]
             l_prev[j] = state[s + j, S_LENGTH]
+            stiffness[j] = gain[s + j, G_STIFFNESS]
+            damping[j] = gain[s + j, G_DAMPING]
+            lengths[j] = l_now[s + j]
         pressure, status = relaxed_network_step_kernel(
-            cps[s:e], uhs[k, s:e], gain[s:e, G_STIFFNESS].copy(), gain[s:e, G_DAMPING].copy(), h, p_prev, l_prev, l_now[s:e].copy(),
-            p_new, f_new, v_new, pump_states[g])
+            cps[s:e], uhs[s:e], stiffness, damping, h, p_prev, l_prev, lengths, p_new, f_new, v_new, pump_states[g])
         if status != ROOT_OK:
             return STATUS_ROOT, s
         relief = 0.0
         if pressure >= cps[s, I_PM]:  # the relief is open: it passes the node's surplus Ξ_P(P_M) (117)
-            relief = max(pump_balance_scalar(pressure, cps[s:e], uhs[k, s:e], v_new), 0.0)
+            relief = max(pump_balance_scalar(pressure, cps[s:e], uhs[s:e], v_new), 0.0)
         for j in range(m):
             i = s + j
             state[i, S_ROD] = p_new[j]
             force[i] = f_new[j]
-            out[k, i, O_ROD] = p_new[j]
-            out[k, i, O_VEL] = v_new[j]
-            out[k, i, O_PH] = np.nan
-            out[k, i, O_PR] = np.nan
-            out[k, i, O_PUMP] = pressure
-            out[k, i, O_RELIEF] = relief
+            out[i, O_ROD] = p_new[j]
+            out[i, O_VEL] = v_new[j]
+            out[i, O_PH] = np.nan
+            out[i, O_PR] = np.nan
+            out[i, O_PUMP] = pressure
+            out[i, O_RELIEF] = relief
+            out[i, O_SUPPLY_FLOW] = pump_flow_scalar(cps[i], uhs[i], pressure, v_new[j], f_new[j])
             if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
     for i in range(n):
         f = force[i]
-        out[k, i, O_LENGTH] = l_now[i]
-        out[k, i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
-        out[k, i, O_FORCE] = f
+        out[i, O_LENGTH] = l_now[i]
+        out[i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
+        out[i, O_FORCE] = f
         state[i, S_LENGTH] = l_now[i]
         if not (np.isfinite(f) and np.isfinite(l_now[i])):
             return STATUS_NOT_FINITE, i
@@ -328,9 +407,6 @@ def actuators_step(k, h, site_xpos, xipos, xfrc, qpos, qfrc, ints, cps, hps, gai
         fx = f * unit[i, 0]
         fy = f * unit[i, 1]
         fz = f * unit[i, 2]
-        _accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos[ints[i, J_ROD_SITE]], fx, fy, fz)
-        _accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos[ints[i, J_BASE_SITE]], -fx, -fy, -fz)
-    for j in range(load_sites.shape[0]):
-        _accumulate(xfrc, xipos, load_bodies[j], site_xpos[load_sites[j]], loads[k, j, 0], loads[k, j, 1],
-                    loads[k, j, 2])
+        accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos[ints[i, J_ROD_SITE]], fx, fy, fz)
+        accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos[ints[i, J_BASE_SITE]], -fx, -fy, -fz)
     return STATUS_OK, 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from ..errors import SimulationError
@@ -23,6 +24,17 @@ from ..hydraulics.pressure_dynamics import H_BETA, H_L0, H_STROKE, H_VH0, H_VR0
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR
 from ..hydraulics.quasistatic.relaxation import stable_relaxation_advice
 from .cylinders import G_DAMPING, G_STIFFNESS, CylinderArrays, QuasistaticCylinder
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def oil_column_stiffness(cp, hp, length: float) -> float:
+    """β(A_h²/V_h + A_r²/V_r) [N/m] of a pressure cylinder at pin length ``length`` [m], the piston
+    position x = ℓ − ℓ₀ clipped to the stroke; ``cp``, ``hp``: its circuit and fluid vectors."""
+    stroke = hp[H_STROKE]
+    x = min(max(length - hp[H_L0], 0.0), stroke)
+    ah = cp[I_AH]
+    ar = cp[I_AR]
+    return hp[H_BETA] * (ah * ah / (hp[H_VH0] + ah * x) + ar * ar / (hp[H_VR0] + ar * (stroke - x)))
 
 
 @dataclass(frozen=True)
@@ -45,14 +57,9 @@ def closed_valve_bound(arrays: CylinderArrays, pressure: np.ndarray, h: float, l
     lengths ``lengths`` [m] and inverse effective masses ``inv_mass`` [1/kg]; ``pressure``: the
     indices of the pressure cylinders; stable = (h²K + 2hB)/m < 4."""
     stiffness, damping = arrays.gain[:, G_STIFFNESS].copy(), arrays.gain[:, G_DAMPING].copy()
-    p = pressure
-    if p.size:  # the oil column of a pressure cylinder at its piston position
-        hp, cp = arrays.hps[p], arrays.cps[p]
-        stroke = hp[:, H_STROKE]
-        x = np.clip(lengths[p] - hp[:, H_L0], 0.0, stroke)
-        stiffness[p] = hp[:, H_BETA] * (cp[:, I_AH] ** 2 / (hp[:, H_VH0] + cp[:, I_AH] * x)
-                                        + cp[:, I_AR] ** 2 / (hp[:, H_VR0] + cp[:, I_AR] * (stroke - x)))
-        damping[p] = 0.0
+    for i in pressure:  # the oil column of a pressure cylinder at its piston position
+        stiffness[i] = oil_column_stiffness(arrays.cps[i], arrays.hps[i], float(lengths[i]))
+        damping[i] = 0.0
     stable = (h * h * stiffness + 2.0 * h * damping) * inv_mass < 4.0
     return inv_mass, stiffness, damping, stable
 

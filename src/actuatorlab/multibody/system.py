@@ -1,19 +1,19 @@
 """An MJCF model with hydraulic cylinders attached to its sites or slide joints, stepped with MuJoCo.
 
 ``HydraulicMujocoSystem`` loads the model, packs its cylinders (:mod:`.cylinders`; signs there:
-f > 0 pushes the pins apart, v, ℓ̇ > 0 extend) and drives the run: per MuJoCo step k
-(t_k = k·h, h = ``model.opt.timestep`` [s]) ``mj_step1``, one call of the compiled
-``actuators_step`` (:mod:`.kernels`) that writes the pin forces and the site loads, then
-``mj_step2``. The model must use the Euler or an implicit integrator (MuJoCo's RK4 cannot be
-split into step1/step2). A run starts with ``mj_resetData`` (then the given qpos, qvel) and
-overwrites ``data.xfrc_applied`` and ``data.qfrc_applied`` each step: give external forces as
-``SiteLoad``.
+f > 0 pushes the pins apart, v, ℓ̇ > 0 extend) and drives the run: one call of the compiled
+loop of :mod:`.loop`, which per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep`` [s])
+calls ``mj_step1``, samples the valve commands and closed loops, writes the pin forces and the
+loads, and calls ``mj_step2``. The model must use the Euler or an implicit integrator (MuJoCo's
+RK4 cannot be split into step1/step2). A run starts with ``mj_resetData`` (then the given qpos,
+qvel) and overwrites ``data.xfrc_applied`` and ``data.qfrc_applied`` each step: give external
+forces as ``SiteLoad``.
 
 Stability (:mod:`.stability`) is checked before a run at the initial pose and every
 ``check_interval`` = 50 ms of simulated time along it, since the effective masses change with
-the pose; the run-time check evaluates all effective masses at once (one ``mj_solveM`` on the
-stacked gradients, from the mass-matrix factor ``mj_step1`` has just computed), off the
-per-step path. Consistent initial states (:mod:`.holding`) come from ``mj_inverse`` at rest.
+the pose; the loop evaluates all effective masses at once (one ``mj_solveM`` on the stacked
+gradients, from the mass-matrix factor ``mj_step1`` has just computed) and stops at a pose that
+violates the bound, which the driver then names. Consistent initial states (:mod:`.holding`) come from ``mj_inverse`` at rest.
 A failed step returns a status of :mod:`actuatorlab.numerics.status`; ``simulate`` raises one
 ``SimulationError`` naming the actuator, the time, the cause and the remedy.
 """
@@ -61,11 +61,14 @@ from .cylinders import (
     site_id,
 )
 from .holding import InitialState, holding_state
-from .inputs import initial_load, load_model, sample_openings, sample_signal
+from .closed_loop import ClosedLoop, control_tables
+from .inputs import OpenCentreBleed, initial_load, load_model, sample_inputs, sample_signal, valve_scale
 from .kernels import (
     MAX_STRETCH,
     N_OUT,
     N_STATE,
+    O_BLEED,
+    O_COMMAND,
     O_FORCE,
     O_LENGTH,
     O_PH,
@@ -74,13 +77,15 @@ from .kernels import (
     O_RATE,
     O_RELIEF,
     O_ROD,
+    O_SUPPLY_FLOW,
     O_VEL,
     S_LENGTH,
     S_PH,
     S_PUMP,
     S_ROD,
-    actuators_step,
 )
+from .loop import B_AUTO, run_loop
+from .native import MujocoCalls
 from .stability import ActuatorStability, closed_valve_bound, stability_limits, unstable_error
 
 
@@ -169,17 +174,16 @@ class HydraulicMujocoSystem:
     def _check_lengths(self, lengths) -> None:
         for i, a in enumerate(self.actuators):
             lo, hi = self.gain[i, G_MIN_LENGTH], self.gain[i, G_MAX_LENGTH]
-            if lengths[i] < lo:
-                raise SimulationError(
-                    f"actuator {a.name!r}: pin-to-pin length ℓ = {lengths[i]:.6g} m is shorter than its minimum "
-                    f"(fully retracted) length {lo:.6g} m at the initial pose: change qpos, the sites or the "
-                    "cylinder's retracted length"
-                )
-            if lengths[i] > hi:
-                raise SimulationError(
-                    f"actuator {a.name!r}: pin-to-pin length ℓ = {lengths[i]:.6g} m exceeds its maximum "
-                    f"(fully extended) length {hi:.6g} m at the initial pose: change qpos, the sites or the stroke"
-                )
+            if lo <= lengths[i] <= hi:
+                continue
+            which = "shorter than its minimum (fully retracted)" if lengths[i] < lo else \
+                "longer than its maximum (fully extended)"
+            stroke = f", stroke {hi - lo:.6g} m" if math.isfinite(hi - lo) else ""
+            raise SimulationError(
+                f"actuator {a.name!r}: the pin-to-pin length at the initial pose is ℓ = {lengths[i]:.6g} m, {which} "
+                f"length: the cylinder spans [{lo:.6g}, {hi:.6g}] m{stroke}; change the initial pose, the pins or "
+                "the cylinder's retracted length and stroke"
+            )
 
     # -- stability ----------------------------------------------------------------------------
     def _bound(self) -> tuple[np.ndarray, ...]:
@@ -219,12 +223,12 @@ class HydraulicMujocoSystem:
             raise self._unstable_error(lim, f"at the pose reached at t = {time_:.6g} s")
 
     # -- consistent initialisation -------------------------------------------------------------
-    def _load_torque(self, load_sites, load_forces) -> np.ndarray:
+    def _load_torque(self, load_sites, load_values) -> np.ndarray:
         tau = np.zeros(self.model.nv)
-        for site, force in zip(load_sites, load_forces):
+        for site, (force, moment) in zip(load_sites, load_values):
             body = int(self.model.site_bodyid[site])
-            mujoco.mj_applyFT(self.model, self.data, np.asarray(force, dtype=np.float64), np.zeros(3),
-                              self.data.site_xpos[site].copy(), body, tau)
+            mujoco.mj_applyFT(self.model, self.data, np.asarray(force, dtype=np.float64),
+                              np.asarray(moment, dtype=np.float64), self.data.site_xpos[site].copy(), body, tau)
         return tau
 
     def holding_forces(self, qpos=None, loads: Sequence[SiteLoad] = ()) -> tuple[np.ndarray, float, np.ndarray]:
@@ -263,11 +267,20 @@ class HydraulicMujocoSystem:
         return holding_state(self.actuators, forces, residual, lengths, dict(bleed0 or {}))
 
     # -- simulation ---------------------------------------------------------------------------
+    def pump_groups(self) -> np.ndarray:
+        """(n,) the pump group of each cylinder (internal order): one per own pump, constant
+        supply or pressure line, one per shared quasistatic pump."""
+        groups = np.arange(len(self.actuators))
+        for edges in (self.pgroup_edges, self.group_edges):
+            for s, e in zip(edges[:-1], edges[1:]):
+                groups[s:e] = s
+        return groups
+
     def simulate(
         self,
         duration: float,
         valve_commands: Mapping[str, Signal],
-        bleed: Mapping[str, Signal] | Signal = 0.0,
+        bleed: Mapping[str, Signal | OpenCentreBleed] | Signal | OpenCentreBleed = 0.0,
         loads: Sequence[SiteLoad] = (),
         qpos=None,
         qvel=None,
@@ -275,16 +288,19 @@ class HydraulicMujocoSystem:
         regeneration: Mapping[str, Signal] | None = None,
         check: bool = True,
         check_interval: float | None = 0.05,
+        controllers: Mapping[str, ClosedLoop] | None = None,
     ) -> SimulationResult:
         """Step the model for ``duration`` [s] on t_k = k·h, k = 0 … round(duration/h).
 
         ``valve_commands``: u_c ∈ [−1, 1] per actuator name (67) (> 0 extends); missing names
-        are held closed (u_c = 0). ``bleed``: u_b ∈ [0, 1], one signal for all or one per name
-        (equal within a pump group). ``loads``: external site forces [N]. ``qpos``, ``qvel``:
-        initial state (default the model's qpos0, at rest). ``consistent``: start from the
-        holding state of ``initial_state`` (at rest only); otherwise every relaxed element
-        starts unstretched (p = ℓ, the paper's p(0) = ℓ(0)) and every pressure cylinder from
-        the holding pressures. ``regeneration``: u_a per pressure cylinder (default 0).
+        are held closed (u_c = 0). ``controllers``: a ``ClosedLoop`` per actuator name, whose
+        PI controller sets that cylinder's u_c instead (sampled every ``sample_time``, a multiple
+        of h). ``bleed``: u_b ∈ [0, 1] or an ``OpenCentreBleed``, one for all or one per name
+        (equal within a pump group). ``loads``: external site forces [N] and moments [N m].
+        ``qpos``, ``qvel``: initial state (default the model's qpos0, at rest). ``consistent``:
+        start from the holding state of ``initial_state`` (at rest only); otherwise every relaxed
+        element starts unstretched (p = ℓ, the paper's p(0) = ℓ(0)) and every pressure cylinder
+        from the holding pressures. ``regeneration``: u_a per pressure cylinder (default 0).
         ``check``: refuse an unstable K/B/step at the initial pose (``check_stability``) and,
         every ``check_interval`` [s] of simulated time (None: only at the start), at the current
         pose, where the effective masses have changed along the motion (a violation raises
@@ -293,11 +309,13 @@ class HydraulicMujocoSystem:
         non-finite state) raises ``SimulationError`` when it shows.
 
         Returns a ``SimulationResult`` with channels ``qpos_<i>``, ``qvel_<i>`` (state at t_k,
-        before step k) and per actuator ``<name>.length`` ℓ [m], ``.length_rate`` (ℓ_k − ℓ_{k−1})/h
-        [m/s], ``.force`` f [N], and ``.rod_position`` p [m], ``.rod_velocity`` v [m/s]
-        (quasistatic) or ``.head_pressure``, ``.rod_pressure`` [Pa]; ``.pump_pressure`` [Pa] and
-        ``.pump_relief_flow`` [m³/s] (flow through the pump relief valve) for pressure cylinders and
-        pump groups; counters ``loop_time_s`` and ``real_time_factor``.
+        before step k) and per actuator ``<name>.valve_command`` u_c, ``.bleed`` u_b,
+        ``.length`` ℓ [m], ``.length_rate`` (ℓ_k − ℓ_{k−1})/h [m/s], ``.force`` f [N],
+        ``.supply_flow`` [m³/s] (the flow its pump or supply feeds it), and ``.rod_position`` p
+        [m], ``.rod_velocity`` v [m/s] (quasistatic) or ``.head_pressure``, ``.rod_pressure``
+        [Pa]; ``.pump_pressure`` [Pa] (pump or supply pressure) and ``.pump_relief_flow``
+        [m³/s] (flow through the pump relief valve; none at a constant supply); counters
+        ``loop_time_s`` and ``real_time_factor``.
         """
         h = self.timestep
         n = round(positive("duration", duration, "s") / h) + 1
@@ -305,29 +323,35 @@ class HydraulicMujocoSystem:
         if check and check_interval is not None:
             n_check = max(1, round(positive("check_interval", check_interval, "s") / h))
         t = np.arange(n) * h
-        u_c, u_b, uhs, raw = sample_openings(self.actuators, (self.group_edges, self.pgroup_edges), t, valve_commands,
-                                             bleed, regeneration)
+        u_c, u_b, bleed_table, u_a = sample_inputs(self.actuators, self.pump_groups(), t, valve_commands, bleed,
+                                                   regeneration)
+        ctrl, targets, rates = control_tables(self, controllers or {}, t)
         load_sites = np.array([self.site_id(load.site) for load in loads], dtype=np.int64)
         load_bodies = np.array([int(self.model.site_bodyid[s]) for s in load_sites], dtype=np.int64)
-        load_values = np.zeros((n, len(loads), 3))
+        load_forces = np.zeros((n, len(loads), 3))
+        load_moments = np.zeros((n, len(loads), 3))
         for j, load in enumerate(loads):
-            load_values[:, j] = sample_signal(f"load at {load.site!r}", load.force, t, 3)
+            load_forces[:, j] = sample_signal(f"load at {load.site!r}", load.force, t, 3)
+            if load.moment is not None:
+                load_moments[:, j] = sample_signal(f"moment at {load.site!r}", load.moment, t, 3)
 
         # initial state
         if check:
             self.check_stability(qpos)
         n_act = len(self.actuators)
         state = np.zeros((n_act, N_STATE))
+        bleed0 = {a.name: (float(u_b[0, i]) if bleed_table[i, B_AUTO] == 0.0 else 1.0)
+                  for i, a in enumerate(self.actuators)}
         if consistent:
             if qvel is not None and np.any(np.asarray(qvel) != 0.0):
                 raise ParameterError("consistent initialisation holds the machine at rest: give qvel = None or zeros")
-            init = self.initial_state(qpos, loads, {a.name: u_b[0, i] for i, a in enumerate(self.actuators)})
+            init = self.initial_state(qpos, loads, bleed0)
         self.set_pose(qpos, qvel)
         lengths, grads = self.length_gradients()
         self._check_lengths(lengths)
-        rates = grads.T @ self.data.qvel
+        rates0 = grads.T @ self.data.qvel
         state[:, S_ROD] = lengths
-        state[:, S_LENGTH] = lengths - h * rates
+        state[:, S_LENGTH] = lengths - h * rates0
         for i, a in enumerate(self.actuators):
             if isinstance(a, PressureCylinder):
                 if consistent:
@@ -337,47 +361,43 @@ class HydraulicMujocoSystem:
                     forces, _, _ = self.holding_forces(qpos, loads)
                     self.set_pose(qpos, qvel)
                     p_h, p_r = holding_pressures(a.circuit, float(forces[i]), a.initial_low_pressure)
-                    state[i, S_PH:S_PUMP + 1] = p_h, p_r, idle_pump_pressure(a.circuit, float(u_b[0, i]))
+                    state[i, S_PH:S_PUMP + 1] = p_h, p_r, idle_pump_pressure(a.circuit, bleed0[a.name])
             elif consistent:
                 state[i, S_ROD] = lengths[i] + init.stretch[a.name]
         pump_states = np.array([new_pump_state(net) for net in self.networks.values()]).reshape(-1, 2)
         out = np.full((n, n_act, N_OUT), np.nan)
         qpos_out = np.empty((n, self.model.nq))
         qvel_out = np.empty((n, self.model.nv))
+        scale = np.array([valve_scale(a.circuit) for a in self.actuators]).reshape(n_act, 5)
 
         model, data = self.model, self.data
-        site_xpos, xipos, xfrc = data.site_xpos, data.xipos, data.xfrc_applied
-        qpos_d, qfrc = data.qpos, data.qfrc_applied
-        args = (self.ints, self.cps, self.hps, self.gain, uhs, raw, state, pump_states, self.group_edges,
-                self.pgroup_edges, load_sites, load_bodies, load_values, out)
-        # compile (or load from the cache) outside the timed loop on copies
+        calls = MujocoCalls.of(model, data).as_tuple()
+
+        def loop(steps, *arrays):
+            return run_loop(calls, h, n_check, data.site_xpos, data.xipos, data.xfrc_applied, data.qpos, data.qvel,
+                            data.qfrc_applied, self.ints, self.cps, self.hps, self.gain, scale, ctrl,
+                            bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
+                            self.group_edges, self.pgroup_edges, load_sites, load_bodies, load_forces[:steps],
+                            load_moments[:steps], *(a[:steps] for a in (out, qpos_out, qvel_out)))
+
+        # compile (or load from the cache) outside the timed loop: one step on copies, then reset
         t0 = time.perf_counter()
-        actuators_step(0, h, site_xpos.copy(), xipos.copy(), xfrc.copy(), qpos_d.copy(), qfrc.copy(), self.ints,
-                       self.cps, self.hps, self.gain, uhs, raw, state.copy(), pump_states.copy(), self.group_edges,
-                       self.pgroup_edges, load_sites, load_bodies, load_values, out.copy())
+        loop(1, state.copy(), pump_states.copy())
         compile_time = time.perf_counter() - t0
-        step1, step2 = mujoco.mj_step1, mujoco.mj_step2
-        status, which, k_fail = STATUS_OK, 0, n
+        out[:] = np.nan
+        self.set_pose(qpos, qvel)
         t0 = time.perf_counter()
-        for k in range(n):
-            step1(model, data)
-            if n_check and k and k % n_check == 0:
-                self._check_running(float(t[k]))
-            status, which = actuators_step(k, h, site_xpos, xipos, xfrc, qpos_d, qfrc, *args)
-            qpos_out[k] = data.qpos
-            qvel_out[k] = data.qvel
-            if status != STATUS_OK:
-                k_fail = k
-                break
-            step2(model, data)
+        status, which, k_fail, k_unstable = loop(n, state, pump_states)
         loop_time = time.perf_counter() - t0
+        if k_unstable >= 0:
+            self._check_running(float(t[k_unstable]))
         if status != STATUS_OK:
             self._raise_failure(status, which, t[k_fail], out[k_fail, which])
         if not (np.all(np.isfinite(qpos_out)) and np.all(np.isfinite(qvel_out))):
             k = int(np.argmax(~np.isfinite(qpos_out).all(axis=1) | ~np.isfinite(qvel_out).all(axis=1)))
             raise SimulationError(f"the MuJoCo state became non-finite at t = {t[k]:.4g} s: reduce the timestep "
                                   "or the relaxation stiffness")
-        return self._result(t, qpos_out, qvel_out, out, u_c, u_b, loop_time, compile_time)
+        return self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
 
     def _raise_failure(self, status, which, time_, row) -> None:
         a = self.actuators[which]
@@ -397,7 +417,7 @@ class HydraulicMujocoSystem:
             f"{LoopStatus(status).description}{detail}: {remedy}"
         )
 
-    def _result(self, t, qpos, qvel, out, u_c, u_b, loop_time, compile_time) -> SimulationResult:
+    def _result(self, t, qpos, qvel, out, loop_time, compile_time) -> SimulationResult:
         channels: dict[str, Channel] = {}
         for i in range(self.model.nq):
             channels[f"qpos_{i}"] = Channel(qpos[:, i], "m or rad", f"qpos[{i}]")
@@ -406,24 +426,23 @@ class HydraulicMujocoSystem:
         for i, a in enumerate(self.actuators):
             rows = out[:, i]
             ch = {
-                "valve_command": Channel(u_c[:, i], "1", "valve command u_c"),
-                "bleed": Channel(u_b[:, i], "1", "bleed opening u_b"),
+                "valve_command": Channel(rows[:, O_COMMAND], "1", "valve command u_c"),
+                "bleed": Channel(rows[:, O_BLEED], "1", "bleed opening u_b"),
                 "length": Channel(rows[:, O_LENGTH], "m", "pin-to-pin length ℓ"),
                 "length_rate": Channel(rows[:, O_RATE], "m/s", "length rate (ℓ_k − ℓ_{k−1})/h"),
                 "force": Channel(rows[:, O_FORCE], "N", "cylinder force f (> 0 pushes the pins apart)"),
+                "supply_flow": Channel(rows[:, O_SUPPLY_FLOW], "m^3/s", "flow from the pump or supply into the cylinder"),
+                "pump_pressure": Channel(rows[:, O_PUMP], "Pa", "pump (or supply) pressure P"),
             }
             if isinstance(a, QuasistaticCylinder):
                 ch["rod_position"] = Channel(rows[:, O_ROD], "m", "rod displacement p")
                 ch["rod_velocity"] = Channel(rows[:, O_VEL], "m/s", "rod velocity v")
                 ch["stretch"] = Channel(rows[:, O_ROD] - rows[:, O_LENGTH], "m", "relaxed element p − ℓ")
-                if a.pump is not None:
-                    ch["pump_pressure"] = Channel(rows[:, O_PUMP], "Pa", "shared pump pressure P (126)")
-                    ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow Ξ_P (117)")
             else:
                 ch["head_pressure"] = Channel(rows[:, O_PH], "Pa", "head-side pressure p_h")
                 ch["rod_pressure"] = Channel(rows[:, O_PR], "Pa", "rod-side pressure p_r")
-                ch["pump_pressure"] = Channel(rows[:, O_PUMP], "Pa", "pump-line pressure P")
-                ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow g_relief·max(P − P_M, 0)")
+            if a.supply_pressure is None:
+                ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow")
             channels.update({f"{a.name}.{key}": value for key, value in ch.items()})
         duration = float(t[-1] + self.timestep)
         counters = {"steps": float(t.size), "compile_time_s": compile_time, "loop_time_s": loop_time,

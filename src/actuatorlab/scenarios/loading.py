@@ -9,17 +9,21 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError
-from .sources import read_source
+from .sources import read_source, source_folder
 from .schema import LOC_TAGS, SCENARIO_CLASSES, Scenario, scenario_class
 from .spec_base import QuantityMarker, UnknownFieldError
 from .units import DIMENSIONS
 
+scenario_folder: ContextVar[Path | None] = ContextVar("scenario_folder", default=None)
+"""The folder of the scenario file being parsed (files named in it are relative to it)."""
 def load_scenario(source: str | os.PathLike) -> Scenario:
     """Load and validate a scenario.
 
@@ -40,6 +44,7 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
         physics models reject, with the field path and what to change.
     """
     text, label = read_source(source)
+    folder = source_folder(source)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -47,7 +52,11 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
             f"{label}: not valid TOML: {error}; fix the syntax there "
             '(quantities with units go in quotes, e.g. pump_flow = "500 L/min")'
         ) from None
-    return parse_scenario(data, label)
+    token = scenario_folder.set(folder)
+    try:
+        return parse_scenario(data, label)
+    finally:
+        scenario_folder.reset(token)
 
 
 def parse_scenario(data: Mapping[str, Any], source: str = "scenario") -> Scenario:

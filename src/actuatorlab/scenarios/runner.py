@@ -36,6 +36,7 @@ KIND_MODULES = {
     "emla-bilevel": "emla_bilevel",
     "emla-tracking": "emla_tracking",
     "excavator-dig": "excavator_dig",
+    "machine": "machine",
 }
 """Scenario kind → module of ``scenarios.kinds`` with ``run(scenario, progress) -> ScenarioOutput``,
 imported when a scenario of that kind runs (an arm run does not load the crane's or the EMLA's stack)."""

@@ -33,6 +33,7 @@ SCENARIO_CLASSES: dict[str, str] = {
     "emla-bilevel": "emla_schema:BilevelScenario",
     "emla-tracking": "emla_schema:TrackingScenario",
     "excavator-dig": "excavator_schema:ExcavatorDigScenario",
+    "machine": "machine_schema:MachineScenario",
 }
 """Scenario kind → "module:class" of its schema in ``scenarios``, imported when a scenario of
 that kind is parsed (an arm file does not load the crane's, the EMLA's or MuJoCo's stack)."""

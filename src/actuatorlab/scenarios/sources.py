@@ -54,3 +54,11 @@ def read_source(source: str | os.PathLike) -> tuple[str, str]:
         return path.read_text(encoding="utf-8"), label
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(f"{label}: cannot be read ({error}); check the file and its permissions") from None
+
+
+def source_folder(source: str | os.PathLike) -> Path:
+    """The folder of a built-in scenario or a scenario file: files it names are relative to it."""
+    builtins = _builtin_files()
+    if isinstance(source, str) and source in builtins:
+        return Path(str(builtins[source])).parent
+    return Path(source).expanduser().absolute().parent

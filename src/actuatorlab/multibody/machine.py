@@ -1,0 +1,145 @@
+"""A machine run's derived channels and figures of merit: strokes, chamber pressures, power and energy.
+
+From a ``SimulationResult`` of ``HydraulicMujocoSystem.simulate`` (signs of :mod:`.cylinders`:
+f > 0 pushes the pins apart, ℓ̇ > 0 extends) this adds, per cylinder ``c``:
+
+- ``c.stroke`` x = ℓ − ℓ₀ [m] and ``c.velocity`` ℓ̇ [m/s];
+- quasistatic model: ``c.head_pressure``, ``c.rod_pressure`` [Pa] from the state (v, f) by
+  (61)–(62) and (106) (:mod:`actuatorlab.hydraulics.quasistatic.chambers`);
+- ``c.hydraulic_power`` P·Q_p [W], the power the supply delivers into the cylinder's valves
+  (pump or supply pressure P times the flow Q_p it feeds the cylinder), and
+  ``c.mechanical_power`` f·ℓ̇ [W], the power the cylinder delivers to the machine (< 0 when the
+  load drives it); their time integrals ``c.hydraulic_energy`` and ``c.work`` [J]; the valve
+  losses of the cylinder are the difference (meter-in and meter-out throttling, chamber reliefs);
+- closed loops: ``c.target`` and ``c.tracking_error`` (target − measurement) [m or rad];
+
+and per supply ``supply.<name>.power`` [W]: P·Q of a fixed-displacement pump (its whole flow at
+its pressure: what the cylinders take, the bleed and the relief), P_s·ΣQ_p of a constant-pressure
+supply; ``supply.<name>.losses`` [W] = that power − Σ f·ℓ̇ of its cylinders (valves, bleed and
+relief); and ``joint.<name>`` the named hinge [rad] and slide [m] joints.
+
+Energies are the rectangle sums Σ P_k·h over the samples t_k. The relaxed element's stored
+energy (K(p − ℓ)²/2, under 1 J at the default K) and the oil's compression energy of the
+pressure-dynamics model are not separated out: they show in the losses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..hydraulics.quasistatic.chambers import run_chamber_pressures
+from ..simulation.result import Channel, SimulationResult
+from .cylinders import QuasistaticCylinder
+from .inputs import valve_scale
+from .model_file import MOVABLE
+from .system import HydraulicMujocoSystem
+
+
+@dataclass(frozen=True)
+class Supply:
+    """A supply of the run: ``name``, its cylinders (names), and whether it is a
+    fixed-displacement pump of flow ``pump_flow`` [m³/s] (else a constant-pressure supply)."""
+
+    name: str
+    cylinders: tuple[str, ...]
+    fixed_displacement: bool
+    pump_flow: float = 0.0
+
+
+def _quasistatic_pressures(system: HydraulicMujocoSystem, result: SimulationResult, a: QuasistaticCylinder):
+    u = result[f"{a.name}.valve_command"]
+    openings = np.column_stack([np.maximum(u, 0.0), np.maximum(u, 0.0), np.maximum(-u, 0.0), np.maximum(-u, 0.0),
+                                result[f"{a.name}.bleed"]]) * valve_scale(a.circuit)
+    shared = a.pump is not None or a.supply_pressure is not None
+    pump = result[f"{a.name}.pump_pressure"] if shared else np.full(result.t.size, np.nan)
+    return run_chamber_pressures(a.circuit.kernel_array(), openings, np.zeros(result.t.size), pump,
+                                 result[f"{a.name}.rod_velocity"], result[f"{a.name}.force"])
+
+
+def add_machine_channels(result: SimulationResult, system: HydraulicMujocoSystem, supplies: Sequence[Supply],
+                         targets: Mapping[str, tuple[np.ndarray, np.ndarray, str]]) -> None:
+    """Add the channels of the module docstring to ``result`` in place. ``targets``: per
+    closed-loop cylinder (target, measurement, unit) sampled on ``result.t``."""
+    h = system.timestep
+    ch = result.channels
+    for a in system.actuators:
+        name = a.name
+        ch[f"{name}.stroke"] = Channel(result[f"{name}.length"] - a.length_limits[0], "m",
+                                       f"{name} stroke x = ℓ − ℓ₀")
+        ch[f"{name}.velocity"] = Channel(result[f"{name}.length_rate"], "m/s", f"{name} extension rate ℓ̇")
+        if isinstance(a, QuasistaticCylinder):
+            head, rod = _quasistatic_pressures(system, result, a)
+            ch[f"{name}.head_pressure"] = Channel(head, "Pa", "head-side pressure p_h (from v, f)")
+            ch[f"{name}.rod_pressure"] = Channel(rod, "Pa", "rod-side pressure p_r (from v, f)")
+        power_in = result[f"{name}.pump_pressure"] * result[f"{name}.supply_flow"]
+        power_out = result[f"{name}.force"] * result[f"{name}.length_rate"]
+        ch[f"{name}.hydraulic_power"] = Channel(power_in, "W", f"{name}: supply power into its valves P·Q_p")
+        ch[f"{name}.mechanical_power"] = Channel(power_out, "W", f"{name}: power to the machine f·ℓ̇")
+        ch[f"{name}.hydraulic_energy"] = Channel(np.cumsum(power_in) * h, "J", f"{name}: supply energy ∫P·Q_p dt")
+        ch[f"{name}.work"] = Channel(np.cumsum(power_out) * h, "J", f"{name}: work on the machine ∫f·ℓ̇ dt")
+    for name, (target, measured, unit) in targets.items():
+        ch[f"{name}.target"] = Channel(target, unit, f"{name}: closed-loop target")
+        ch[f"{name}.tracking_error"] = Channel(target - measured, unit, f"{name}: target − measurement")
+    for s in supplies:
+        first = s.cylinders[0]
+        pressure = result[f"{first}.pump_pressure"]
+        if s.fixed_displacement:
+            power = pressure * s.pump_flow
+        else:
+            power = sum(result[f"{c}.hydraulic_power"] for c in s.cylinders)
+        work = sum(result[f"{c}.mechanical_power"] for c in s.cylinders)
+        ch[f"supply.{s.name}.pressure"] = Channel(pressure, "Pa", f"{s.name}: pump or supply pressure")
+        ch[f"supply.{s.name}.power"] = Channel(power, "W", f"{s.name}: hydraulic power delivered by the supply")
+        ch[f"supply.{s.name}.losses"] = Channel(power - work, "W", f"{s.name}: power lost (valves, bleed, relief)")
+    model = system.model
+    for j in range(model.njnt):
+        kind = model.jnt_type[j]
+        joint = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+        if joint and int(kind) in MOVABLE:
+            unit = "rad" if kind == mujoco.mjtJoint.mjJNT_HINGE else "m"
+            ch[f"joint.{joint}"] = Channel(result[f"qpos_{model.jnt_qposadr[j]}"], unit, f"joint {joint}")
+
+
+def machine_summary(result: SimulationResult, system: HydraulicMujocoSystem, supplies: Sequence[Supply],
+                    closed_loops: Mapping[str, str]) -> dict[str, float]:
+    """Figures of merit (keys end with their unit): per cylinder the peak |f|, the stroke range,
+    the supply energy, the work and the valve losses; per supply the energy, the losses and the
+    peak pressure; in total the supply energy, the work, the losses and the efficiency (work /
+    supply energy, of the work done on the machine, ≤ 1); the RMS and largest tracking error of
+    each closed loop (``closed_loops``: name → unit of its measurement, m or rad); the loop's
+    real-time factor."""
+    h = system.timestep
+    out: dict[str, float] = {}
+    for a in system.actuators:
+        name = a.name
+        energy = float(np.sum(result[f"{name}.hydraulic_power"]) * h)
+        work = float(np.sum(result[f"{name}.mechanical_power"]) * h)
+        out[f"{name}.peak_force_N"] = float(np.max(np.abs(result[f"{name}.force"])))
+        out[f"{name}.stroke_range_m"] = float(np.ptp(result[f"{name}.stroke"]))
+        out[f"{name}.hydraulic_energy_J"] = energy
+        out[f"{name}.work_J"] = work
+        out[f"{name}.valve_losses_J"] = energy - work
+    total_energy = total_work = 0.0
+    for s in supplies:
+        energy = float(np.sum(result[f"supply.{s.name}.power"]) * h)
+        losses = float(np.sum(result[f"supply.{s.name}.losses"]) * h)
+        out[f"supply.{s.name}.energy_J"] = energy
+        out[f"supply.{s.name}.losses_J"] = losses
+        out[f"supply.{s.name}.peak_pressure_Pa"] = float(np.max(result[f"supply.{s.name}.pressure"]))
+        total_energy += energy
+        total_work += energy - losses
+    out["total.energy_J"] = total_energy
+    out["total.work_J"] = total_work
+    out["total.losses_J"] = total_energy - total_work
+    out["total.efficiency"] = total_work / total_energy if total_energy > 0.0 else float("nan")
+    for name, unit in closed_loops.items():
+        error = result[f"{name}.tracking_error"]
+        out[f"{name}.tracking_rms_{unit}"] = float(np.sqrt(np.mean(error**2)))
+        out[f"{name}.tracking_max_{unit}"] = float(np.max(np.abs(error)))
+    out["real_time_factor"] = float(result.counters["real_time_factor"])
+    out["loop_time_s"] = float(result.counters["loop_time_s"])
+    return out

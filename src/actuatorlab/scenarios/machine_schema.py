@@ -1,0 +1,345 @@
+"""Schema of the ``machine`` scenario: the user's MJCF or URDF model with hydraulic cylinders,
+circuits, valve commands or closed loops, loads and an initial pose, all in one file.
+
+Tables: ``[relaxation]`` (quasistatic model), ``[[circuits]]`` (a supply: the papers'
+fixed-displacement pump with bleed and relief — shared by its cylinders (Sec. 6) or one per
+cylinder — or a constant-pressure supply; valve sizes, reliefs, fluid), ``[[cylinders]]`` (pins,
+size, circuit, and either an open-loop ``command`` or a ``[cylinders.control]`` closed loop),
+``[[loads]]`` and ``[[payloads]]``, ``initial_pose`` (joint values), ``[picture]``. The model file
+is read relative to the scenario file and never modified (:mod:`actuatorlab.multibody.model_file`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
+
+from ..control.pi import PIController
+from ..errors import ParameterError, ScenarioError
+from ..hydraulics.pressure_dynamics import PressureDynamics
+from ..hydraulics.quasistatic.circuit import ValveCircuit
+from ..hydraulics.quasistatic.relaxation import Relaxation
+from .loading import scenario_folder
+from .signal_specs import DimensionlessSignal, ForceSignal, signal_spec
+from .spec_base import (
+    Area,
+    Damping,
+    Density,
+    Dimensionless,
+    FlowGain,
+    Length,
+    Mass,
+    OutputsSpec,
+    Pressure,
+    Spec,
+    Stiffness,
+    Time,
+    Volume,
+    VolumeFlow,
+    defaults_of,
+    reported_at,
+)
+from .units import convert
+
+LengthSignal = signal_spec("length")
+AngleSignal = signal_spec("angle")
+TorqueSignal = signal_spec("torque")
+_FLUID = defaults_of(PressureDynamics)
+_CIRCUIT = defaults_of(ValveCircuit)
+_RELAX = defaults_of(Relaxation)
+
+
+def _three(value, what: str):
+    if value is not None and len(value) != 3:
+        raise ValueError(f"give three components [x, y, z] of the {what}, received {len(value)}")
+    return value
+
+
+class PinSpec(Spec):
+    """A cylinder end or load point: an existing ``site``, or ``body`` + ``point`` (body frame)."""
+
+    site: StrictStr | None = None
+    body: StrictStr | None = None
+    point: list[Length] | None = None
+
+    @field_validator("point")
+    @classmethod
+    def _point(cls, value):
+        return _three(value, "point")
+
+    def check_at(self, where: str) -> None:
+        if (self.site is None) == (self.body is None):
+            raise ScenarioError(f"{where}: give site = the name of a site, or body (and point), not both or neither")
+        if self.site is not None and self.point is not None:
+            raise ScenarioError(f"{where}.point: a site fixes the point already; drop point or give body instead")
+
+
+class RelaxationSpec(Spec):
+    """The virtual spring–damper of the quasistatic cylinders (K [N/m], B [N s/m], (68a))."""
+
+    stiffness: Stiffness = _RELAX["stiffness"]
+    damping: Damping = _RELAX["damping"]
+
+
+class CircuitSpec(Spec):
+    """One supply and the valves of its cylinders (every cylinder of the circuit gets its own four
+    main valves and chamber reliefs of these sizes). ``supply = "pump"``: the fixed-displacement
+    pump (``pump_flow``, relief ``pump_relief_pressure``, bleed valve ``bleed_area`` opened by
+    ``bleed`` or open-centre), shared by all its cylinders if ``shared`` (Sec. 6) or one per
+    cylinder; ``"constant-pressure"``: a pressure-compensated pump or accumulator at
+    ``supply_pressure``. Valve size: ``valve_area`` with ``discharge_coefficient``, or the rated
+    flow ``valve_rated_flow`` at the drop ``valve_rated_pressure_drop``."""
+
+    name: StrictStr
+    supply: Literal["pump", "constant-pressure"] = "pump"
+    shared: StrictBool = True
+    pump_flow: VolumeFlow = _CIRCUIT["pump_flow"]
+    pump_relief_pressure: Pressure = _CIRCUIT["pump_relief_pressure"]
+    supply_pressure: Pressure | None = None
+    bleed_area: Area = 1.0e-4
+    bleed: DimensionlessSignal = Field(0.0, validate_default=True)
+    open_centre: StrictBool = False
+    bleed_span: Dimensionless = 1.0
+    bleed_min: Dimensionless = 0.0
+    valve_area: Area | None = None
+    valve_rated_flow: VolumeFlow | None = None
+    valve_rated_pressure_drop: Pressure = 3.5e6
+    discharge_coefficient: Dimensionless = 0.6
+    oil_density: Density = _CIRCUIT["oil_density"]
+    head_relief_pressure: Pressure = _CIRCUIT["head_relief_pressure"]
+    rod_relief_pressure: Pressure = _CIRCUIT["rod_relief_pressure"]
+    regeneration_area: Area = _CIRCUIT["regeneration_max_area"]
+    bulk_modulus: Pressure = _FLUID["bulk_modulus"]
+    pump_line_volume: Volume = _FLUID["pump_line_volume"]
+    laminar_pressure: Pressure = _FLUID["laminar_pressure"]
+    relief_flow_gain: FlowGain = _FLUID["relief_flow_gain"]
+    check_flow_gain: FlowGain = _FLUID["check_flow_gain"]
+
+    def main_valve_area(self) -> float:
+        """a [m²] of each main valve: given, or from the rated flow Q_n at Δp_n,
+        Q_n = C·a·√(2Δp_n/ρ)."""
+        if self.valve_rated_flow is None:
+            return 1.0e-4 if self.valve_area is None else self.valve_area
+        return self.valve_rated_flow / (self.discharge_coefficient
+                                        * math.sqrt(2.0 * self.valve_rated_pressure_drop / self.oil_density))
+
+    def circuit(self, head_area: float, rod_area: float) -> ValveCircuit:
+        area = self.main_valve_area()
+        return ValveCircuit(
+            discharge_coefficient=self.discharge_coefficient,
+            max_area={"ph": area, "tr": area, "pr": area, "th": area, "b": self.bleed_area},
+            oil_density=self.oil_density, head_area=head_area, rod_area=rod_area,
+            head_relief_pressure=self.head_relief_pressure, rod_relief_pressure=self.rod_relief_pressure,
+            pump_relief_pressure=self.pump_relief_pressure if self.supply == "pump" else self.supply_pressure,
+            pump_flow=self.pump_flow, regeneration_max_area=self.regeneration_area,
+        )
+
+    def check_at(self, where: str) -> None:
+        if self.valve_area is not None and self.valve_rated_flow is not None:
+            raise ScenarioError(f"{where}: give valve_area or valve_rated_flow, not both")
+        if self.supply == "constant-pressure":
+            if self.supply_pressure is None:
+                raise ScenarioError(f'{where}.supply_pressure: required with supply = "constant-pressure"; add '
+                                    'supply_pressure = "21 MPa"')
+            if self.open_centre:
+                raise ScenarioError(f"{where}.open_centre: a constant-pressure supply has no bleed; drop open_centre")
+        elif self.supply_pressure is not None:
+            raise ScenarioError(f'{where}.supply_pressure: applies to supply = "constant-pressure" only; the pump\'s '
+                                "pressure follows from its flow and relief (pump_relief_pressure)")
+        with reported_at(where):
+            self.circuit(0.02, 0.01)
+
+
+class ControlSpec(Spec):
+    """A closed loop: the target ``stroke`` [m] of the cylinder, or the ``angle`` [rad] of hinge
+    ``joint``, as a signal of time; PI gains ``kp`` [1/m or 1/rad], ``ki`` [1/(m s) or
+    1/(rad s)], feed-forward ``kff`` [s/m or s/rad], saturation ``limit`` of |u_c| and
+    ``sample_time`` (a multiple of the model's timestep)."""
+
+    stroke: LengthSignal | None = None
+    joint: StrictStr | None = None
+    angle: AngleSignal | None = None
+    kp: float
+    ki: float = 0.0
+    kff: float = 0.0
+    limit: Dimensionless = 1.0
+    sample_time: Time = 0.01
+
+    def check_at(self, where: str) -> None:
+        if (self.stroke is None) == (self.angle is None):
+            raise ScenarioError(f"{where}: give the target stroke, or joint and angle (one of them)")
+        if (self.angle is None) != (self.joint is None):
+            raise ScenarioError(f"{where}: an angle target needs joint = the hinge it is measured on, and back")
+        with reported_at(where, own_prefix="controller."):
+            self.controller()
+
+    def controller(self) -> PIController:
+        return PIController(self.kp, self.ki, self.kff, self.limit, self.sample_time)
+
+
+class CylinderSpec(Spec):
+    """One cylinder: its pins (``base`` and ``rod`` ends, or a slide ``joint`` with
+    ``length_offset``: ℓ = qpos + offset), its size (``bore`` and ``rod_diameter`` with ``count``
+    cylinders acting together, or ``head_area`` and ``rod_area``), ``stroke``,
+    ``retracted_length`` (pin to pin, fully retracted), chamber dead volumes (hoses included),
+    its ``circuit``, and its valve: an open-loop ``command`` u_c ∈ [−1, 1] (> 0 extends) or a
+    ``control`` closed loop; ``regeneration`` u_a (pressure-dynamics model)."""
+
+    name: StrictStr
+    circuit: StrictStr
+    base: PinSpec | None = None
+    rod: PinSpec | None = None
+    joint: StrictStr | None = None
+    length_offset: Length = 0.0
+    bore: Length | None = None
+    rod_diameter: Length | None = None
+    count: StrictInt = 1
+    head_area: Area | None = None
+    rod_area: Area | None = None
+    stroke: Length
+    retracted_length: Length
+    head_dead_volume: Volume = _FLUID["head_dead_volume"]
+    rod_dead_volume: Volume = _FLUID["rod_dead_volume"]
+    initial_low_pressure: Pressure = 2.0e6
+    command: DimensionlessSignal = Field(0.0, validate_default=True)
+    control: ControlSpec | None = None
+    regeneration: DimensionlessSignal = Field(0.0, validate_default=True)
+
+    def areas(self) -> tuple[float, float]:
+        """(A_h, A_r) [m²]."""
+        if self.bore is not None:
+            rod = self.rod_diameter or 0.0
+            return (self.count * math.pi * self.bore**2 / 4.0, self.count * math.pi * (self.bore**2 - rod**2) / 4.0)
+        return self.head_area, self.rod_area
+
+    def check_at(self, where: str) -> None:
+        if self.joint is None:
+            if self.base is None or self.rod is None:
+                raise ScenarioError(f"{where}: give both pins, base and rod (a site, or body and point), or joint = a "
+                                    "slide joint")
+            self.base.check_at(f"{where}.base")
+            self.rod.check_at(f"{where}.rod")
+        elif self.base is not None or self.rod is not None:
+            raise ScenarioError(f"{where}: give the pins (base, rod) or joint, not both")
+        sized = (self.bore is not None and self.rod_diameter is not None, self.head_area is not None
+                 and self.rod_area is not None)
+        if sized[0] == sized[1] or (sized[0] and (self.head_area or self.rod_area)):
+            raise ScenarioError(f"{where}: give the size as bore and rod_diameter, or as head_area and rod_area")
+        if self.count < 1:
+            raise ScenarioError(f"{where}.count = {self.count}: give the number of cylinders acting together, >= 1")
+        if self.control is not None:
+            self.control.check_at(f"{where}.control")
+
+
+class LoadSpec(Spec):
+    """An external load on a body: ``force`` [N] at the point (``site``, or ``body`` + ``point``)
+    and ``moment`` [N m] on its body, each three signals of time in the world frame."""
+
+    site: StrictStr | None = None
+    body: StrictStr | None = None
+    point: list[Length] | None = None
+    force: list[ForceSignal] = Field(default_factory=lambda: [0.0, 0.0, 0.0], validate_default=True)
+    moment: list[TorqueSignal] = Field(default_factory=lambda: [0.0, 0.0, 0.0], validate_default=True)
+
+    @field_validator("point", "force", "moment")
+    @classmethod
+    def _vector(cls, value, info):
+        return _three(value, info.field_name)
+
+    def pin(self) -> PinSpec:
+        return PinSpec(site=self.site, body=self.body, point=self.point)
+
+
+class PayloadSpec(Spec):
+    """A payload ``mass`` [kg] carried by ``body`` at ``point`` (body frame): weight and inertia."""
+
+    body: StrictStr
+    point: list[Length] = Field(default_factory=lambda: [0.0, 0.0, 0.0])
+    mass: Mass
+
+    @field_validator("point")
+    @classmethod
+    def _point(cls, value):
+        return _three(value, "point")
+
+
+class PictureSpec(Spec):
+    """The picture of the machine: ``times`` (default 4 instants over the run), ``renderer``
+    ``"auto"`` (MuJoCo's offscreen renderer where it works, else a drawing), ``"mujoco"`` or
+    ``"drawing"``; ``plane`` of the drawing (``"xz"`` side view, ``"xy"`` top, ``"yz"``)."""
+
+    times: list[Time] | None = None
+    renderer: Literal["auto", "mujoco", "drawing"] = "auto"
+    plane: Literal["xz", "xy", "yz"] = "xz"
+
+
+class MachineScenario(Spec):
+    """Hydraulic cylinders in the user's model file: see the module docstring and docs/machines.md."""
+
+    kind: Literal["machine"] = "machine"
+    name: StrictStr
+    description: StrictStr
+    model_file: StrictStr
+    model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"
+    duration: Time
+    timestep: Time | None = None
+    drop_actuators: StrictBool = False
+    drop_missing_assets: StrictBool = False
+    contacts: StrictBool = True
+    initial_pose: dict[str, float | StrictStr] = Field(default_factory=dict)
+    check_interval: Time = 0.05
+    relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
+    circuits: list[CircuitSpec]
+    cylinders: list[CylinderSpec]
+    loads: list[LoadSpec] = Field(default_factory=list)
+    payloads: list[PayloadSpec] = Field(default_factory=list)
+    picture: PictureSpec = Field(default_factory=PictureSpec)
+    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @field_validator("model_file")
+    @classmethod
+    def _resolve(cls, value: str) -> str:
+        """The model file as an absolute path: relative to the scenario file's folder (the current
+        folder for a scenario built in Python)."""
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            path = (scenario_folder.get() or Path.cwd()) / path
+        return str(path.resolve())
+
+    def pose_value(self, name: str, hinge: bool) -> float:
+        """``initial_pose[name]`` in SI: rad for a hinge, m for a slide joint."""
+        with reported_at(f"initial_pose.{name}"):
+            try:
+                return convert(self.initial_pose[name], "angle" if hinge else "length")
+            except ScenarioError as err:
+                raise ParameterError(str(err)) from None
+
+    def check(self) -> None:
+        circuits = [c.name for c in self.circuits]
+        if not self.circuits:
+            raise ScenarioError("circuits: empty; add at least one [[circuits]] table")
+        if not self.cylinders:
+            raise ScenarioError("cylinders: empty; add at least one [[cylinders]] table")
+        for names, what in ((circuits, "circuits"), ([c.name for c in self.cylinders], "cylinders")):
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            if repeated:
+                raise ScenarioError(f"{what}: the name {repeated[0]!r} is used twice; give each a distinct name")
+        for i, c in enumerate(self.circuits):
+            c.check_at(f"circuits[{i}]")
+        for i, c in enumerate(self.cylinders):
+            where = f"cylinders[{i}]"
+            c.check_at(where)
+            if c.circuit not in circuits:
+                raise ScenarioError(f"{where}.circuit = {c.circuit!r} is not a circuit; the circuits are {circuits}")
+            if self.model == "quasistatic" and (c.regeneration.type != "constant" or c.regeneration.value != 0.0):
+                raise ScenarioError(f'{where}.regeneration: the regeneration valve inside a multibody model needs '
+                                    'model = "pressure-dynamics"; drop regeneration or change the model')
+        for i, load in enumerate(self.loads):
+            load.pin().check_at(f"loads[{i}]")
+        with reported_at("relaxation"):
+            Relaxation(self.relaxation.stiffness, self.relaxation.damping)
+        if self.timestep is not None and not 0 < self.timestep <= 0.01:
+            raise ScenarioError(f"timestep = {self.timestep} s: give a step in (0, 10 ms]")

@@ -1,0 +1,171 @@
+"""The machine kind on models the tests generate: the same boom as MJCF and as URDF, pins as sites
+or as body points, and every refusal of bad input (one line, the field named, nothing written)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.errors import ActuatorlabError
+from actuatorlab.scenarios.kinds import machine as machine_kind
+from actuatorlab.scenarios.loading import load_scenario
+from actuatorlab.scenarios.runner import run_scenario
+from clean_refusal import assert_clean_refusal
+from machine_models import BOOM_POINT, GROUND_POINT, URDF, write_boom
+
+runner = CliRunner()
+
+
+def _run(path):
+    spec = load_scenario(path)
+    system, kwargs, supplies, notes = machine_kind.build(spec)
+    return system.simulate(**kwargs), notes
+
+
+def test_urdf_and_mjcf_of_one_boom_move_alike(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    mjcf, _ = _run(write_boom(tmp_path / "a"))
+    points, _ = _run(write_boom(tmp_path / "b", base=GROUND_POINT, rod=BOOM_POINT))
+    urdf, notes = _run(write_boom(tmp_path / "c", urdf=True))
+    assert np.ptp(mjcf["qpos_0"]) > 0.05  # the boom moves (0.5 s at u_c = 0.6)
+    # the pins as sites or as body points: the same machine to round-off
+    np.testing.assert_allclose(points["qpos_0"], mjcf["qpos_0"], atol=1e-12)
+    # URDF: MuJoCo's default timestep is 2 ms and the visual mesh is discarded, so the motion agrees
+    # to the step's discretisation error (within 1 % of the swing), not to round-off
+    t = mjcf.t
+    assert urdf.t[1] - urdf.t[0] == pytest.approx(0.002)
+    np.testing.assert_allclose(np.interp(t, urdf.t, urdf["qpos_0"]), mjcf["qpos_0"],
+                               atol=0.01 * np.ptp(mjcf["qpos_0"]))
+
+
+def test_urdf_with_the_mjcf_timestep_matches_closely(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mjcf, _ = _run(write_boom(tmp_path / "a"))
+    path = write_boom(tmp_path / "b", urdf=True, **{'duration = "1 s"': 'duration = "1 s"\ntimestep = "1 ms"'})
+    urdf, _ = _run(path)
+    np.testing.assert_allclose(urdf["qpos_0"], mjcf["qpos_0"], atol=1e-9)
+
+
+def test_dropping_own_actuators_and_missing_meshes_is_noted(tmp_path):
+    extra = ('<asset><mesh name="shell" file="shell.stl"/></asset>'
+             '<actuator><motor name="servo" joint="hinge"/></actuator>')
+    text = write_boom(tmp_path, extra=extra).read_text()
+    model = (tmp_path / "boom.xml").read_text().replace(
+        '<site name="boom_pin" ', '<geom type="mesh" mesh="shell"/><site name="boom_pin" ')
+    (tmp_path / "boom.xml").write_text(model)
+    with pytest.raises(ActuatorlabError, match=r"own actuators \['servo'\].*drop_actuators = true"):
+        _run(tmp_path / "boom.toml")
+    (tmp_path / "boom.toml").write_text(text.replace('duration = "1 s"', 'duration = "1 s"\ndrop_actuators = true'))
+    with pytest.raises(ActuatorlabError, match="shell.stl.*drop_missing_assets = true"):
+        _run(tmp_path / "boom.toml")
+    (tmp_path / "boom.toml").write_text(text.replace(
+        'duration = "1 s"', 'duration = "1 s"\ndrop_actuators = true\ndrop_missing_assets = true'))
+    _, notes = _run(tmp_path / "boom.toml")
+    assert any("servo" in n for n in notes) and any("shell" in n and "1 geoms" in n for n in notes)
+    assert (tmp_path / "boom.xml").read_text() == model
+
+
+BAD = {
+    "unknown site": ({"rod": '{ site = "no_such_pin" }'}, r"cylinders\[0\] \(lift\): unknown site 'no_such_pin'.*"
+                     r"'ground_pin', 'boom_pin', 'boom_pin_2'"),
+    "unknown body": ({"rod": '{ body = "stick", point = [0, 0, 0] }'},
+                     r"cylinders\[0\]\.rod\.body: unknown body 'stick'.*'world', 'boom'"),
+    "unknown joint": ({"replace": {'hinge = "0 deg"': 'knee = "0 deg"'}},
+                      r"initial_pose\.knee.*unknown joint 'knee'.*\['hinge'\]"),
+    "pins on one body": ({"base": '{ site = "boom_pin_2" }'}, r"same body \('boom'\)"),
+    "outside the stroke": ({"replace": {'retracted_length = "0.8 m"': 'retracted_length = "1.1 m"'}},
+                           r"ℓ = 0\.98\d* m.*spans \[1\.1, 1\.7\] m, stroke 0\.6 m"),
+    "unstable relaxation": ({"replace": {'stiffness = "5e7 N/m"': 'stiffness = "5e10 N/m"'}},
+                            r"stiffness = 5e\+10 N/m.*stiffness below"),
+    "sample time": ({"replace": {'command = { type = "steps", times = [0.2, 0.7], values = [0.6, 0.0] }':
+                                 '[cylinders.control]\nstroke = "0.35 m"\nkp = 10.0\nsample_time = "2.5 ms"'}},
+                    r"sample_time = 0\.0025 s is not a multiple of the model's timestep 0\.001 s; give 0\.002 s or "
+                    r"0\.003 s"),
+    "relief cannot hold": ({"replace": {'bore = "80 mm"': 'bore = "12 mm"', 'rod_diameter = "45 mm"':
+                                        'rod_diameter = "8 mm"'}},
+                           r"holding the initial pose needs f = .* beyond the chamber relief range"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_is_one_line_naming_the_field_and_writes_nothing(tmp_path, case):
+    changes, pattern = BAD[case]
+    path = write_boom(tmp_path, base=changes.get("base"), rod=changes.get("rod"), **changes.get("replace", {}))
+    out = tmp_path / "out"
+    with pytest.raises(ActuatorlabError, match=pattern):
+        run_scenario(load_scenario(path), out)
+    assert not out.exists()
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, case)
+
+
+def test_a_model_file_that_does_not_parse_names_the_line(tmp_path):
+    path = write_boom(tmp_path)
+    (tmp_path / "boom.xml").write_text((tmp_path / "boom.xml").read_text().replace("<site name=\"boom_pin\"",
+                                                                                     "<sight name=\"boom_pin\""))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "parse")
+    line = next(i for i, text in enumerate((tmp_path / "boom.xml").read_text().splitlines(), 1) if "<sight" in text)
+    assert "cannot be parsed by MuJoCo" in result.output and f"'sight', line {line}" in result.output
+
+
+def test_a_urdf_link_without_inertia_is_named(tmp_path):
+    path = write_boom(tmp_path, urdf=True)
+    (tmp_path / "boom.urdf").write_text(URDF.replace('<inertial><origin xyz="1.2 0 0"/><mass value="400"/>\n'
+                                                     '      <inertia ixx="200" iyy="200" izz="200" ixy="0" ixz="0" '
+                                                     'iyz="0"/></inertial>', ""))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "urdf inertia")
+    assert "link 'boom'" in result.output and "<inertial>" in result.output
+
+
+def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    force = '\n[[loads]]\nbody = "boom"\npoint = ["2 m", 0, 0]\nforce = [0, 0, "-1 kN"]\n'
+    # (2 m, 0, 0) × (0, 0, −1 kN) = (0, 2 kN m, 0): the same torque about the hinge
+    moment = '\n[[loads]]\nbody = "boom"\nmoment = [0, "2 kN m", 0]\n'
+    a = write_boom(tmp_path / "a")
+    a.write_text(a.read_text() + force)
+    b = write_boom(tmp_path / "b")
+    b.write_text(b.read_text() + moment)
+    ra, _ = _run(a)
+    rb, _ = _run(b)
+    held = ra.t < 0.2  # valves closed: the boom stays horizontal, both loads give one torque
+    np.testing.assert_allclose(ra["qpos_0"][held], rb["qpos_0"][held], atol=1e-12)
+    np.testing.assert_allclose(ra["lift.force"][held], rb["lift.force"][held], rtol=1e-9)
+    # as the boom rises the vertical force's lever shrinks (2 m·cos θ), the moment's does not
+    assert ra["qpos_0"][-1] > rb["qpos_0"][-1] > 0.05
+    plain, _ = _run(write_boom(tmp_path))
+    assert abs(ra["lift.force"][0] - plain["lift.force"][0]) > 1e3  # the load is held: a different force
+
+
+SCHEMA = {
+    "constant supply without its pressure": ({'pump_flow = "100 L/min"': 'supply = "constant-pressure"'},
+                                             r"circuits\[0\]\.supply_pressure: required"),
+    "both valve sizes": ({'bleed = 0.3': 'bleed = 0.3\nvalve_area = "1 cm^2"\nvalve_rated_flow = "60 L/min"'},
+                         r"circuits\[0\]: give valve_area or valve_rated_flow, not both"),
+    "size twice": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\nhead_area = "50 cm^2"\nrod_area = "30 cm^2"'},
+                   r"cylinders\[0\]: give the size as bore and rod_diameter, or as head_area and rod_area"),
+    "unknown circuit": ({'circuit = "pump"': 'circuit = "pumps"'},
+                        r"cylinders\[0\]\.circuit = 'pumps' is not a circuit; the circuits are \['pump'\]"),
+    "regeneration, quasistatic": ({'retracted_length = "0.8 m"': 'retracted_length = "0.8 m"\nregeneration = 0.5'},
+                                  r"cylinders\[0\]\.regeneration: .*pressure-dynamics"),
+    "sites and joint": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\njoint = "hinge"'},
+                        r"cylinders\[0\]: give the pins \(base, rod\) or joint, not both"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMA))
+def test_schema_refusals_name_the_field(tmp_path, case):
+    changes, pattern = SCHEMA[case]
+    path = write_boom(tmp_path, **changes)
+    with pytest.raises(ActuatorlabError, match=pattern):
+        load_scenario(path)
