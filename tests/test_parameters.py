@@ -37,6 +37,8 @@ COMPUTED = {
     "mechanics/mujoco_model.py:ComparisonStats": "statistics of the inverse-dynamics comparison",
     "mechanics/parallel_serial.py:Workspace": "scratch arrays of the compiled recursions",
     "multibody/cylinders.py:CylinderArrays": "the packed kernel arrays of validated cylinders",
+    "multibody/machine.py:Supply": "a supply's cylinders, gathered from validated circuits",
+    "multibody/native.py:MujocoCalls": "addresses of MuJoCo's C functions and of a model and its data",
     "multibody/holding.py:InitialState": "the consistent initial state computed at the initial pose",
     "multibody/stability.py:ActuatorStability": "a stability margin computed from the effective mass",
     "optimization/leader.py:Evaluation": "one follower solve of the leader's search",
@@ -112,3 +114,12 @@ def test_a_bad_value_is_refused_naming_its_field(cls, field, value):
 def test_a_locked_step_is_checked_when_it_is_built(angles, driven, field):
     with pytest.raises(ParameterError, match=field):
         LockedStep("step", angles, driven)
+
+
+def test_a_payload_needs_a_mass_and_a_point():
+    from actuatorlab.multibody.model_file import Payload
+
+    with pytest.raises(ParameterError, match="mass"):
+        Payload("load", "boom", (1.0, 0.0, 0.0), 0.0, "payloads[0]")
+    with pytest.raises(ParameterError, match=r"payloads\[0\].point"):
+        Payload("load", "boom", (1.0, float("nan"), 0.0), 10.0, "payloads[0]")

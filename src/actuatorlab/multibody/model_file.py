@@ -27,6 +27,7 @@ import mujoco
 import numpy as np
 
 from ..errors import ParameterError
+from ..validation import positive
 
 _ASSET_KINDS = (("meshes", "mesh", "meshdir"), ("hfields", "hfield", "meshdir"), ("skins", "skin", "meshdir"),
                 ("textures", "texture", "texturedir"))
@@ -42,6 +43,9 @@ class PointSite:
     point: tuple[float, float, float]
     where: str = ""
 
+    def __post_init__(self) -> None:
+        _check_point(self.where or self.name, self.point)
+
 
 @dataclass(frozen=True)
 class Payload:
@@ -53,6 +57,16 @@ class Payload:
     point: tuple[float, float, float]
     mass: float
     where: str = ""
+
+    def __post_init__(self) -> None:
+        _check_point(self.where or self.name, self.point)
+        positive(f"{self.where or self.name}.mass", self.mass, "kg")
+
+
+def _check_point(where: str, point) -> None:
+    """A point in a body frame: three finite coordinates [m]."""
+    if len(point) != 3 or not all(math.isfinite(float(x)) for x in point):
+        raise ParameterError(f"{where}.point = {list(point)!r} m: give three finite coordinates in the body's frame")
 
 
 def is_urdf(path: str) -> bool:
