@@ -9,13 +9,14 @@ example (CI); without it the examples run their full versions.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(HERE))  # docs/_ext
+sys.path.insert(0, str(HERE / "_ext"))  # report_figures, the gallery scraper of RunResult.plot()
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -33,6 +34,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "unit_tables",  # docs/_ext: the units-table directive, tables read from scenarios/units.py
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
@@ -98,7 +100,7 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "matplotlib_animations": False,
-    "image_scrapers": ("matplotlib",),
+    "image_scrapers": ("matplotlib", "report_figures"),  # docs/_ext/report_figures.py: RunResult.plot()
     "reset_modules": ("matplotlib",),
     "show_memory": False,
     "plot_gallery": "True",
@@ -130,6 +132,31 @@ def _drop_missing_pages(app, docname, source):
     source[0] = "".join(kept)
 
 
+_LITERAL_OR_ROLE = re.compile(r"(``.+?``|:[\w:]+:`[^`]*`)")
+
+
+def _escape_bars(app, what, name, obj, options, lines):
+    """Docstrings write |x| for an absolute value or norm (no reST substitutions are used in
+    this project): escape those bars so docutils does not read them as substitution references.
+    Inline literals, roles (:math:) and ``.. math::`` blocks are left as they are."""
+    in_math, math_indent = False, 0
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if in_math and stripped and indent <= math_indent:
+            in_math = False
+        if stripped.startswith(".. math::"):
+            in_math, math_indent = True, indent
+            if stripped[len(".. math::"):].strip():
+                continue  # a one-line math directive
+            continue
+        if in_math or "|" not in line:
+            continue
+        parts = _LITERAL_OR_ROLE.split(line)
+        lines[i] = "".join(part if k % 2 else part.replace("|", "\\|") for k, part in enumerate(parts))
+
+
 def setup(app):
     app.connect("source-read", _drop_missing_pages)
+    app.connect("autodoc-process-docstring", _escape_bars)
     return {"parallel_read_safe": True}
