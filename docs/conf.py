@@ -105,6 +105,7 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "plot_gallery": "True",
     "write_computation_times": True,
+    "run_stale_examples": True,  # every build runs every example: they test the current API (and QUICK changes the run)
 }
 
 # --- HTML -----------------------------------------------------------------------------------
@@ -156,7 +157,17 @@ def _escape_bars(app, what, name, obj, options, lines):
         lines[i] = "".join(part if k % 2 else part.replace("|", "\\|") for k, part in enumerate(parts))
 
 
+def _reread_index(app, env, added, changed, removed):
+    """Read index.md again whenever a pending page appears or goes, also in an incremental build."""
+    landed = sorted(name for name in PENDING_PAGES if (HERE / f"{name}.md").exists())
+    if getattr(env, "actuatorlab_landed_pages", None) != landed:
+        env.actuatorlab_landed_pages = landed
+        return ["index"]
+    return []
+
+
 def setup(app):
     app.connect("source-read", _drop_missing_pages)
+    app.connect("env-get-outdated", _reread_index)
     app.connect("autodoc-process-docstring", _escape_bars)
     return {"parallel_read_safe": True}

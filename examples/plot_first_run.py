@@ -3,8 +3,8 @@ First run: load, change, run, compare
 =====================================
 
 The Python API in ten lines: load the built-in scenario ``arm-relief`` (the single-DOF arm of
-Kikuuwe et al., Sec. 4.3), make a copy with a smaller pump, run both in memory and compare the
-arm angle. Every value is written as in a scenario file, with its unit; results come back in SI.
+Kikuuwe et al., Sec. 4.3), make a copy with a smaller pump (and its bleed nearly closed, so the
+small flow is not lost through it), run both in memory and compare the arm angle. Every value is written as in a scenario file, with its unit; results come back in SI.
 """
 
 import os
@@ -18,7 +18,7 @@ QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")  # CI: a s
 arm = actuatorlab.load("arm-relief")
 if QUICK:
     arm = arm.set("simulation.duration", "7 s")
-small_pump = arm.set("circuit.pump_flow", "75 L/min")  # a new, validated scenario; arm is unchanged
+small_pump = arm.set("circuit.pump_flow", "75 L/min").set(inputs__bleed=0.05)  # new, validated; arm is unchanged
 runs = {"500 L/min": arm.run(), "75 L/min": small_pump.run()}
 both = actuatorlab.compare(runs, ["theta", "force"])  # one DataFrame, index t [s]
 
@@ -37,5 +37,5 @@ ax_theta.set_ylabel("arm angle θ [rad]")
 ax_force.set_ylabel("cylinder force f [kN]")
 ax_force.set_xlabel("t [s]")
 ax_theta.legend()
-ax_theta.set_title("arm-relief: the 75 L/min pump cannot keep up with the retract command (3–6 s)")
+ax_theta.set_title("arm-relief: a 75 L/min pump limits the rise (3–6 s)")
 fig.tight_layout()

@@ -61,3 +61,9 @@ ax_f.set_ylabel("cylinder force f [kN]")
 ax_f.set_xlabel("t [s]")
 ax_z.set_title("a 3 t load on a slide, one quasistatic cylinder, MuJoCo at h = 1 ms")
 fig.tight_layout()
+
+# %%
+# The force spikes at the valve switches are transients of the virtual spring–damper (K, B):
+# the rod's quasistatic velocity jumps with the valve opening and the relaxed element absorbs
+# the jump within a few steps. Kikuuwe et al. (Remark 3) set them by K and B, to be tuned to
+# match a real machine; a softer K or a larger B spreads them out.
