@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench clean-cache
+.PHONY: install run test docs bench clean-cache clean-docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,15 @@ run: install
 test: install
 	$(BIN)/python -m pytest
 
+$(VENV)/.installed-docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,docs]"
+	touch $@
+
+## docs: install with the docs extra, then build the site into docs/_build/html: warnings are errors,
+## cross-references checked (-n), every gallery example run (ACTUATORLAB_DOCS_QUICK=1 runs their short versions)
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m sphinx -b html -n -W --keep-going docs docs/_build/html
+
 ## bench: run every benchmark (not part of the test suite); figures go to docs/benchmarks.md by hand
 bench: install
 	$(BIN)/python benchmarks/run_all.py
@@ -29,3 +38,7 @@ bench: install
 ## clean-cache: drop numba's compiled-kernel cache (needed after editing a kernel that others inline)
 clean-cache:
 	find src -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+## clean-docs: drop the built site, the generated API pages and the executed gallery
+clean-docs:
+	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

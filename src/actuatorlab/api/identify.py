@@ -1,5 +1,5 @@
 """Identification in Python: the two ``actuatorlab identify`` commands as functions that take
-logs as files or as pandas DataFrames and return a :class:`RunResult` (``.save(folder)`` writes
+logs as files or as pandas DataFrames and return a :class:`~actuatorlab.api.results.RunResult` (``.save(folder)`` writes
 what the command writes)."""
 
 from __future__ import annotations

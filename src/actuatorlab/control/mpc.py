@@ -233,6 +233,7 @@ class PID:
         self.reset()
 
     def reset(self, y0: float = 0.0) -> None:
+        """Clear the integral and the previous error (``y0`` [m] is unused: the PID keeps no state of Y)."""
         self.integral = 0.0
         self.e_prev = None
         self.solve_times = []

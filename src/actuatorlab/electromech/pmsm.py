@@ -10,7 +10,7 @@ power into the stator is P = (3/2)(v_d i_d + v_q i_q) [W].
 
     τ_m = \\tfrac32 p\\, i_q [Ψ_{PM} + (L_d − L_q) i_d]                        \\quad (4)
 
-Power balance (exact for (3)–(4)): (3/2)(v_d i_d + v_q i_q) = (3/2) R_s |i|² + τ_m ω_m +
+Power balance (exact for (3)–(4)): (3/2)(v_d i_d + v_q i_q) = (3/2) R_s ‖i‖² + τ_m ω_m +
 d/dt[(3/4)(L_d i_d² + L_q i_q²)].
 """
 
@@ -78,6 +78,7 @@ class PMSM:
         return self.torque_constant * self.max_current
 
     def packed(self) -> np.ndarray:
+        """The motor's parameters as the vector the compiled EMLA dynamics read (SI)."""
         return np.array([self.pole_pairs, self.resistance, self.inductance_d, self.inductance_q,
                          self.flux_linkage, self.inertia, self.damping, self.friction_torque,
                          self.max_current, self.max_speed, self.core_hysteresis, self.core_eddy])

@@ -168,6 +168,7 @@ class IEHAParams:
 
     @property
     def n_states(self) -> int:
+        """The length of the state vector: the fixed states (E, Ė, ζ, P_A, P_B, Y, Ẏ) plus one pressure per piston."""
         return I_PISTON + self.n_pistons
 
     def kernel_array(self) -> np.ndarray:

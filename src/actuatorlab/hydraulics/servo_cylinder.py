@@ -106,6 +106,7 @@ class Cylinder:
         )
 
     def packed(self) -> np.ndarray:
+        """The cylinder's parameters as the vector the compiled rates read (layout of the module's constants)."""
         return np.array(
             [
                 self.head_area,
@@ -173,6 +174,7 @@ class ServoValve:
         return cls(c, c, c, c, **kwargs)
 
     def packed(self) -> np.ndarray:
+        """The valve's parameters as the vector the compiled rates read (layout of the module's constants)."""
         return np.array(
             [
                 self.c_p1,
@@ -213,6 +215,7 @@ class Friction:
         )
 
     def packed(self) -> np.ndarray:
+        """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]], as the compiled friction reads them."""
         return np.array([self.viscous, self.coulomb, self.smoothing_velocity])
 
     def __call__(self, velocity):

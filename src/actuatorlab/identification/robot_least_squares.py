@@ -105,6 +105,7 @@ class Experiment:
 
     @property
     def dt(self) -> float:
+        """The mean sample interval [s]."""
         return float((self.t[-1] - self.t[0]) / (len(self.t) - 1))
 
     def driven(self, lock_tolerance: float) -> np.ndarray:
@@ -338,6 +339,7 @@ class Identification:
 
     @property
     def bulk_modulus(self) -> float:
+        """The identified bulk modulus b [Pa] (the inverse of the first fluid parameter 1/b)."""
         return 1.0 / float(self.fluid.estimate[0])
 
     def values(self) -> dict[str, float]:

@@ -48,9 +48,11 @@ class LagStructure:
 
     @property
     def n_params(self) -> int:
+        """The number of parameters, K and the n lags."""
         return 1 + self.n_lags
 
     def names(self, prefix: str = "") -> list[str]:
+        """Parameter names ``K{prefix}``, ``lambda{prefix}_1`` …, in the order of θ."""
         return [f"K{prefix}"] + [f"lambda{prefix}_{k + 1}" for k in range(self.n_lags)]
 
     def polynomials(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -138,15 +138,18 @@ class ExcavatorParameters:
         (2.6, −0.55); stick cylinder from the boom top at (2.9, 0.8) to the stick tail at
         (−0.7, 0.2); bucket cylinder from the stick at (0.45, 0.45) to a bucket lever at
         (−0.2, 0.42) — a simplified layout chosen so that each stroke covers the working range.
+
     Masses (typical values, assumptions): boom 1 800 kg, stick 900 kg, bucket 800 kg (1 m³ GP
     bucket); centres of mass and inertias about them as in the fields (slender-beam estimates
     m L²/12 for boom and stick, a 1.2 m × 1.0 m shell for the bucket). The bucket's mouth faces
     its local −z (the side the tip moves to when curling), so its shell, centre of mass and the
     soil it holds (``soil_point``, the soil's centre) lie on the +z side of the pin–tip chord;
     ``bucket_back`` is a point of the shell (drawing only).
+
     Cylinders (typical 20 t sizes, PC200-class shop-manual order of magnitude, assumption):
       boom 2 × Ø120/Ø85 mm, stroke 1.335 m; stick Ø135/Ø95 mm, stroke 1.49 m; bucket
       Ø115/Ø80 mm, stroke 1.12 m. Retracted lengths are fitted to the simplified pin layout.
+
     Circuit (typical values, assumption): pump flow Q = 430 L/min (two ≈ 215 L/min pumps of a
     20 t machine merged into one, as the issue asks for one pump), pump relief P_M = 34.3 MPa
     (20 t class main relief 34–35 MPa), chamber (port) reliefs 39.2 MPa; main valves
@@ -213,6 +216,7 @@ class ExcavatorParameters:
             raise ParameterError(f"relaxation = {self.relaxation!r}: give a Relaxation(K, B)")
 
     def cylinder(self, name: str) -> CylinderSize:
+        """The size of cylinder ``name`` (``boom``, ``stick`` or ``bucket``)."""
         return {"boom": self.boom_cylinder, "stick": self.stick_cylinder, "bucket": self.bucket_cylinder}[name]
 
     def circuit(self, name: str) -> ValveCircuit:
@@ -232,6 +236,7 @@ class ExcavatorParameters:
         )
 
     def fluid(self, name: str) -> PressureDynamics:
+        """The pressure-dynamics parameters of cylinder ``name`` (bulk modulus, dead volumes, stroke, pump line)."""
         size = self.cylinder(name)
         return PressureDynamics(
             bulk_modulus=self.bulk_modulus,
@@ -387,9 +392,11 @@ class DigCycle:
 
     @property
     def duration(self) -> float:
+        """The cycle's length [s], its field ``end``."""
         return self.end
 
     def commands(self) -> dict:
+        """Valve commands u_c(t) ∈ [−1, 1] by cylinder name (> 0 extends), as smoothed pulses."""
         def pulse(spec):
             start, stop, level = spec
             return lambda t: smooth_pulse(t, start, stop, level, self.ramp)
@@ -401,6 +408,7 @@ class DigCycle:
         }
 
     def bleed(self):
+        """The open-centre bleed opening u_b(t) ∈ [bleed_min, 1]: open while no valve is commanded, closing as they open."""
         commands = self.commands()
 
         def u_b(t):

@@ -96,6 +96,7 @@ class FrameOffset:
         return cls(tuple(map(tuple, rot_z(angle))), (x, y, 0.0), name)
 
     def packed(self) -> np.ndarray:
+        """The transform as 12 numbers: the rotation row-major, then the origin [m] (the kernels' layout)."""
         return np.concatenate((np.ravel(self.rotation), self.translation))
 
 
@@ -173,6 +174,7 @@ class ParallelSerialManipulator:
     # -- layout -------------------------------------------------------------------------------
     @property
     def coordinate_names(self) -> tuple[str, ...]:
+        """Names of the generalised coordinates in kernel order: ``q1`` [rad], then ``xt1`` [m] if structure 1 has a telescope, ``q2``, …"""
         names = []
         for j, seg in enumerate(self.segments, start=1):
             names.append(f"q{j}")
@@ -182,6 +184,7 @@ class ParallelSerialManipulator:
 
     @property
     def n_coords(self) -> int:
+        """The number of generalised coordinates (one per structure, plus one per telescope)."""
         return len(self.coordinate_names)
 
     @cached_property

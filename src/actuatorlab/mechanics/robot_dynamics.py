@@ -78,6 +78,7 @@ class CylinderMount:
                                  f"({self.stroke / 2} m): the cylinder cannot be shorter than zero")
 
     def as_row(self) -> np.ndarray:
+        """The mount as one row of :meth:`HydraulicRobot.cylinder_array` (fields in declaration order, SI)."""
         return np.array([self.base_distance, self.link_distance, self.angle_offset, self.mid_stroke_length,
                          self.stroke, self.head_area, self.rod_area, self.head_line_volume, self.rod_line_volume])
 
@@ -103,9 +104,11 @@ class HydraulicRobot:
 
     @property
     def joints(self) -> int:
+        """The number of joints N (one cylinder each)."""
         return len(self.cylinders)
 
     def cylinder_array(self) -> np.ndarray:
+        """The mounts as an (N, 9) array, one :meth:`CylinderMount.as_row` per joint, for the compiled kernels."""
         return np.array([c.as_row() for c in self.cylinders])
 
 
@@ -151,6 +154,7 @@ class RobotParameters:
 
     @property
     def joints(self) -> int:
+        """The number of joints N."""
         return self.flow_gains.shape[0]
 
     def fluid_vector(self) -> np.ndarray:
@@ -166,6 +170,7 @@ class RobotParameters:
 
     @classmethod
     def from_vectors(cls, a1: np.ndarray, a2: np.ndarray) -> RobotParameters:
+        """The parameters from the identification's vectors a1 (mechanical) and a2 = [1/b, C++1, C+−1, C−+1, C−−1, …] (eq. (2))."""
         joints = (len(a2) - 1) // 4
         return cls(np.asarray(a1, dtype=float), 1.0 / float(a2[0]), np.asarray(a2[1:], dtype=float).reshape(joints, 4))
 

@@ -143,6 +143,7 @@ class QuasistaticCylinder:
 
     @property
     def length_limits(self) -> tuple[float, float]:
+        """(shortest, longest) pin-to-pin length [m] the run may reach; ±inf where not given."""
         return (-math.inf if self.min_length is None else self.min_length,
                 math.inf if self.max_length is None else self.max_length)
 
@@ -185,6 +186,7 @@ class PressureCylinder:
 
     @property
     def length_limits(self) -> tuple[float, float]:
+        """(retracted length, retracted length + stroke) [m]: the piston's travel."""
         return self.fluid.retracted_length, self.fluid.retracted_length + self.fluid.stroke
 
 
@@ -254,6 +256,7 @@ class SiteLoad:
 
 
 def body_name(model: mujoco.MjModel, body: int) -> str:
+    """The body's name in the model, or ``body N`` for an unnamed one (for messages)."""
     return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or f"body {body}"
 
 

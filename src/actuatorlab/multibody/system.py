@@ -122,6 +122,7 @@ class HydraulicMujocoSystem:
     # -- helpers ------------------------------------------------------------------------------
     @property
     def timestep(self) -> float:
+        """MuJoCo's time step h = ``model.opt.timestep`` [s], the cylinders' step too."""
         return float(self.model.opt.timestep)
 
     def site_id(self, name: str, who: str = "") -> int:

@@ -78,7 +78,7 @@ def ldiv_scalar(x: float, a: float) -> float:
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def s_ldiv_scalar(x: float, a: float) -> float:
-    """S(x)/a for a ≥ 0, with the limits of a closed orifice decided by the sign of x:
+    """S(x)/a for a ≥ 0, with the limits of a closed orifice decided by the sign of x,
     sgn(x)·∞ for a = 0, x ≠ 0, and 0 for x = 0. (``ldiv_scalar(s_scalar(x), a)`` would see
     S(x) underflow to 0 for 0 < |x| < 1e-154 and return 0/0 = 0.)"""
     if a > 0.0:

@@ -156,12 +156,14 @@ class Evaluation:
         return self.efficiency_total
 
     def to_json(self) -> dict:
+        """The evaluation as a JSON-ready dict (the leader's cache file)."""
         d = asdict(self)
         d["control_points"] = np.asarray(self.control_points).tolist()
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> Evaluation:
+        """An evaluation back from :meth:`to_json`."""
         d = dict(d)
         d["weights"] = tuple(d["weights"])
         d["control_points"] = np.asarray(d["control_points"], dtype=float)
@@ -204,10 +206,12 @@ class BilevelResult:
 
     @property
     def efficiency_per_actuator(self) -> dict:
+        """The optimum's trajectory efficiency per actuator (68), by joint name."""
         return self.optimum.efficiency_per_actuator
 
     @property
     def efficiency_total(self) -> float:
+        """The optimum's total trajectory efficiency, the leader's criterion (64)."""
         return self.optimum.efficiency_total
 
     def comparison(self) -> list[dict]:

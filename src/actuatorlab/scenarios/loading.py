@@ -63,7 +63,7 @@ def parse_scenario(data: Mapping[str, Any], source: str = "scenario") -> Scenari
     """Validate already-parsed TOML data as a scenario; ``source`` labels error messages.
 
     Picks the model by ``kind``, validates it, then builds every physics model once so that
-    values the dataclasses reject also raise :class:`ScenarioError` naming the field.
+    values the dataclasses reject also raise :class:`~actuatorlab.errors.ScenarioError` naming the field.
     """
     kinds = ", ".join(f'"{kind}"' for kind in SCENARIO_CLASSES)
     if "kind" not in data:

@@ -45,7 +45,7 @@ consistent to ~10 nm and feasible; a saturation leaves the loop in a limit cycle
 ``control.rdsc``); ``current_limited`` / ``voltage_limited`` say when a clip happened.
 
 Status: the compiled loop returns −1, or the sample at which the state stopped being finite; the
-driver raises :class:`SimulationError` naming the time and a remedy.
+driver raises :class:`~actuatorlab.errors.SimulationError` naming the time and a remedy.
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ class Disturbance:
         return cls(0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
     def packed(self, max_force: float, stroke: float) -> np.ndarray:
+        """The disturbance in SI for one actuator: fractions of ``max_force`` [N] turned into forces, the spring per ``stroke`` [m] into N/m."""
         return np.array([self.bias * max_force, self.amplitude * max_force, self.frequency,
                          self.friction * max_force, self.velocity_scale, self.spring * max_force / stroke])
 
@@ -299,10 +300,12 @@ class EMLATrackingResult:
 
     @property
     def velocity_errors(self) -> np.ndarray:
+        """velocities − velocity_references [m/s], (n, n_a)."""
         return self.velocities - self.velocity_references
 
     @property
     def force_errors(self) -> np.ndarray:
+        """forces − force_references [N], (n, n_a)."""
         return self.forces - self.force_references
 
     def to_dataframe(self):

@@ -297,7 +297,7 @@ class IEHAResult:
         return {name: (getattr(self, name), unit) for name, unit in names.items()}
 
     def to_simulation_result(self) -> SimulationResult:
-        """The run as the project's :class:`SimulationResult` (channels named as above)."""
+        """The run as the project's :class:`~actuatorlab.simulation.result.SimulationResult` (channels named as above)."""
         channels = {name: Channel(values, unit, name) for name, (values, unit) in self.channels().items()}
         return SimulationResult(self.t, channels, dict(self.counters))
 

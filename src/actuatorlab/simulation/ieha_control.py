@@ -61,7 +61,7 @@ def closed_loop(
     dt: float = 2e-5,
     metrics_from: float = 1.0,
 ) -> ClosedLoopResult:
-    """Run ``controller`` (a :class:`LinearMPC` or :class:`PID`, period ``controller`` ts) on the
+    """Run ``controller`` (a :class:`~actuatorlab.control.mpc.LinearMPC` or :class:`~actuatorlab.control.mpc.PID`, period ``controller`` ts) on the
     nonlinear IEHA: r = A sin(ω_ref t) [m], F_ext = F_A sin(2π f_F t) [N], X held over each
     period (zero-order hold), the plant integrated with step dt [s]."""
     params = IEHAParams() if params is None else params

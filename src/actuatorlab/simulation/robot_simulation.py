@@ -202,7 +202,7 @@ def simulate_robot(
     """Simulate from x(t0) = [q0, qd0, p_plus0, p_minus0] with spool inputs ``u`` (n, N) at the
     uniformly spaced instants ``t`` (n) [s]; ``driven`` (N bools, default all) marks the moving
     joints; ``centering`` [spool unit/m] and ``s_ref`` [m] (per joint) add centering·(s_ref − s) to
-the spool input of each driven joint. Raises :class:`SimulationError` naming time, joint and pressure when a pressure
+the spool input of each driven joint. Raises :class:`~actuatorlab.errors.SimulationError` naming time, joint and pressure when a pressure
     leaves [0, p_s] under ``policy="raise"`` or a piston leaves its stroke.
     """
     n = robot.joints
