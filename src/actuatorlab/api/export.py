@@ -12,7 +12,7 @@ def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLi
                model: str | None = None) -> Path:
     """Write the actuator of an ``arm`` scenario as an FMU that runs without Python; returns its path.
 
-    ``scenario``: a :class:`Scenario`, a built-in name or a TOML file. ``fmi``: 3 (FMI 3.0) or 2
+    ``scenario``: a :class:`~actuatorlab.api.scenario.Scenario`, a built-in name or a TOML file. ``fmi``: 3 (FMI 3.0) or 2
     (FMI 2.0). ``model``: ``"quasistatic"`` (the relaxed actuator, one step (72) per communication
     step) or ``"pressure-dynamics"``; default: the scenario's ``model``. The scenario's circuit,
     relaxation or fluid become the parameters' start values, its inputs at t = 0 and the arm's

@@ -2,7 +2,7 @@
 
 ``HydraulicMujocoSystem`` loads the model, packs its cylinders (:mod:`.cylinders`; signs there:
 f > 0 pushes the pins apart, v, ℓ̇ > 0 extend) and drives the run: one call of the compiled
-loop of :mod:`.loop`, which per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep`` [s])
+loop of ``multibody.loop``, which per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep`` [s])
 calls ``mj_step1``, samples the valve commands and closed loops, writes the pin forces and the
 loads, and calls ``mj_step2``. The model must use the Euler or an implicit integrator (MuJoCo's
 RK4 cannot be split into step1/step2). A run starts with ``mj_resetData`` (then the given qpos,

@@ -30,7 +30,7 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
     Parameters
     ----------
     source : str or path-like
-        A built-in name (see :func:`.sources.builtin_scenarios`) or the path of a TOML scenario file.
+        A built-in name (see ``scenarios.sources.builtin_scenarios``) or the path of a TOML scenario file.
 
     Returns
     -------

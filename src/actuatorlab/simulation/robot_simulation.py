@@ -63,7 +63,7 @@ def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b,
                 u, s_out, y, mass, vectors):
     """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones) at time t [s] into a
     sample interval of length dt, in the form ``rhs(t, y, out, *args)`` of
-    :func:`~actuatorlab.numerics.rk4.rk4_step`. The spool input ``u`` (written) is the
+    ``numerics.rk4.rk4_step``. The spool input ``u`` (written) is the
     feed-forward linear from ``u_now`` to ``u_next`` plus centering·(s_ref − s) on the driven
     joints; ``s_out`` gets s_i.
 
