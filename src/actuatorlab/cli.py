@@ -106,6 +106,10 @@ def sweep(
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
     figure: Annotated[list[str], typer.Option(
         "--figure", help="A key figure (summary.json key) to plot in the report; repeatable.")] = [],  # noqa: B006
+    keep_series: Annotated[int, typer.Option(
+        "--keep-series", help="Batched kinds: keep the time series of the first N variants.")] = 0,
+    keep_variant: Annotated[list[int], typer.Option(
+        "--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
@@ -123,7 +127,7 @@ def sweep(
     try:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
                            scheduler=scheduler, out=target, resume=resume, figures=figure or None,
-                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
+                           keep_series=keep_series, keep_variants=keep_variant, progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
                                                                                              total=total))
     finally:
         if bar is not None:
@@ -131,8 +135,9 @@ def sweep(
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
+    files = "index.parquet, envelopes.parquet, batches/, series/" if result.batched else "index.parquet, variants/"
     out.print(f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
-              f"{result.wall_time_s:.1f} s. Wrote {target}/: index.parquet, variants/, report.html")
+              f"{result.wall_time_s:.1f} s. Wrote {target}/: {files}, report.html")
 
 
 @app.command()

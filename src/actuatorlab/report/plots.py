@@ -273,10 +273,26 @@ MAX_BINS = 60
 @mpl.rc_context(STYLE)
 def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int | str = "auto") -> Figure:
     """The distribution of ``values`` (NaN left out), with its mean marked."""
+    fig = _figure((4.2, 3.0))
+    _histogram(fig.subplots(), values, xlabel, title, bins)
+    return fig
+
+
+def histograms_figure(columns: dict[str, np.ndarray], bins: int | str = "auto") -> Figure:
+    """The distribution of each of ``columns`` (name → values), one panel each, two per row."""
+    rows = (len(columns) + 1) // 2
+    fig = _figure((8.4 if len(columns) > 1 else 4.2, 3.0 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, 2 if len(columns) > 1 else 1)).reshape(-1)
+    for ax, (name, values) in zip(axes, columns.items()):
+        _histogram(ax, values, name, name, bins)
+    for ax in axes[len(columns):]:
+        ax.set_visible(False)
+    return fig
+
+
+def _histogram(ax, values: np.ndarray, xlabel: str, title: str, bins: int | str) -> None:
     values = np.asarray(values, float)
     values = values[np.isfinite(values)]
-    fig = _figure((4.2, 3.0))
-    ax = fig.subplots()
     if values.size:
         low, high = values.min(), values.max()
         scale = max(abs(low), abs(high), np.finfo(float).tiny)
@@ -294,6 +310,22 @@ def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int
     if title:
         ax.set_title(title)
     ax.grid(True)
+
+
+def envelope_figure(t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                    units: dict[str, str]) -> Figure:
+    """One panel per signal: its median over a sweep's variants (line) between its 5 % and 95 %
+    quantiles (band) against time ``t`` [s]; ``bands``: signal → (q05, q50, q95), ``units``:
+    signal → unit."""
+    fig = _figure((7.0, 1.9 * len(bands) + 0.6))
+    axes = np.atleast_1d(fig.subplots(len(bands), 1, sharex=True))
+    for ax, (name, (low, median, high)) in zip(axes, bands.items()):
+        ax.fill_between(t, low, high, color="C0", alpha=0.25, linewidth=0, label="5–95 %")
+        ax.plot(t, median, color="C0", linewidth=1.2, label="median")
+        ax.set_ylabel(f"{name} [{units.get(name, '')}]")
+        ax.grid(True)
+    axes[0].legend(loc="best")
+    axes[-1].set_xlabel("t [s]")
     return fig
 
 
