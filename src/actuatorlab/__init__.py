@@ -16,11 +16,13 @@ __all__ = [
     "KeyFigure",
     "RunResult",
     "Scenario",
+    "SensitivityResult",
     "SweepResult",
     "compare",
     "identify_hydraulic_robot",
     "identify_transfer_function",
     "load",
+    "sensitivity",
     "sweep",
 ]
 

@@ -1,4 +1,4 @@
-"""Command-line interface: ``actuatorlab run | sweep | identify | scenarios | show``.
+"""Command-line interface: ``actuatorlab run | sweep | sensitivity | identify | scenarios | show``.
 
 Only argument parsing and calls into the scenario layer live here. Errors a user can cause
 are printed in one or two lines on stderr with exit code 2, without a traceback.
@@ -138,6 +138,56 @@ def sweep(
     files = "index.parquet, envelopes.parquet, batches/, series/" if result.batched else "index.parquet, variants/"
     out.print(f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
               f"{result.wall_time_s:.1f} s. Wrote {target}/: {files}, report.html")
+
+
+@app.command()
+@_friendly
+def sensitivity(
+    scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
+    vary: Annotated[list[str], typer.Option(
+        "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH); one per parameter.")] = [],  # noqa: B006
+    method: Annotated[str, typer.Option("--method", help="sobol (S1, ST; N(2D+2) runs) or morris (mu*; N(D+1) runs).")] = "sobol",
+    samples: Annotated[int, typer.Option("--samples", help="N: Sobol' base sample (a power of 2) or Morris trajectories.")] = 1024,
+    figure: Annotated[list[str], typer.Option(
+        "--figure", help="A key figure to analyse; repeatable [default: all that describe the design].")] = [],  # noqa: B006
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the design.")] = 0,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no table.")] = False,
+) -> None:
+    """Which parameter matters: Sobol' or Morris indices of key figures over the --vary ranges
+    (SALib's designs run as a sweep); writes sensitivity.parquet/.csv and report.html."""
+    from .api import load
+    from .api import sensitivity as analyse
+
+    spec = load(scenario)
+    target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
+    bar = None
+    if not quiet:
+        bar = Progress(TextColumn("runs"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                       TimeElapsedColumn(), console=err, transient=True)
+        bar.start()
+        task = bar.add_task("runs", total=None)
+    try:
+        result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
+                         workers=workers, scheduler=scheduler, out=target, resume=resume,
+                         progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
+                                                                                           total=total))
+    finally:
+        if bar is not None:
+            bar.stop()
+    if quiet:
+        return
+    table = Table(title=f"{spec.name}: {method} indices (95 % confidence half-widths)", show_header=True)
+    for column in result.table.columns:
+        table.add_column(column)
+    for row in result.table.itertuples(index=False):
+        table.add_row(*(f"{v:.3g}" if isinstance(v, float) else str(v) for v in row))
+    out.print(table)
+    out.print(f"{len(result.index)} runs ({result.skipped} already complete), {result.wall_time_s:.1f} s. "
+              f"Wrote {target}/: sensitivity.parquet, sensitivity.csv, index.parquet, report.html")
 
 
 @app.command()

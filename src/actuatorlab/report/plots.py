@@ -329,6 +329,26 @@ def envelope_figure(t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray
     return fig
 
 
+def indices_figure(tables: dict, pairs: list[tuple[str, str]]) -> Figure:
+    """Sensitivity indices as bars, one panel per key figure: ``tables`` key figure → table with
+    a ``parameter`` column and, per (index, half-width) of ``pairs``, the two columns; the bars
+    of each index side by side per parameter, the confidence interval as an error bar."""
+    fig = _figure((7.0, 2.2 * len(tables) + 0.6))
+    axes = np.atleast_1d(fig.subplots(len(tables), 1))
+    width = 0.8 / len(pairs)
+    for ax, (key, table) in zip(axes, tables.items()):
+        x = np.arange(len(table))
+        for i, (index, half) in enumerate(pairs):
+            ax.bar(x + (i - (len(pairs) - 1) / 2) * width, table[index], width, yerr=table[half], capsize=3,
+                   color=f"C{i}", alpha=0.85, label=index)
+        ax.set_xticks(x, table["parameter"])
+        ax.set_title(key)
+        ax.axhline(0.0, color="0.4", linewidth=0.6)
+        ax.grid(True, axis="y")
+    axes[0].legend(loc="best")
+    return fig
+
+
 def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> None:
     """Save ``fig`` atomically at ``dpi`` [1/inch] in the format of ``path``'s suffix (PNG if none).
 

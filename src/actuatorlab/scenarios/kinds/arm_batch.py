@@ -183,6 +183,7 @@ def run_batch(scenario, variants: Variants, keep: Collection[int], envelope_poin
     figures = {key: np.full(len(variants), np.nan) for key in kind.info}
     envelopes: dict[str, list[np.ndarray]] = {name: [] for name in kind.signals}
     series = {}
+    records = np.empty((min(BATCH_ROWS, len(variants)), 7, len(scenario.arms) if kind.shared else 1, t.size))
     for start in range(0, len(variants), BATCH_ROWS):
         part = variants[start : start + BATCH_ROWS]
         runs, scenarios, rows, part_errors = [], [], [], [""] * len(part)
@@ -196,7 +197,7 @@ def run_batch(scenario, variants: Variants, keep: Collection[int], envelope_poin
             scenarios.append(changed)
             rows.append(start + i)
         if runs:
-            batch = simulate_arm_batch(runs, t, kind.shared)
+            batch = simulate_arm_batch(runs, t, kind.shared, records=records)
             clean = batch.clean()
             for b in np.flatnonzero(~clean):
                 try:
