@@ -6,6 +6,7 @@ are printed in one or two lines on stderr with exit code 2, without a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from pathlib import Path
@@ -91,6 +92,23 @@ def run(
     out.print(f"wrote {target}/: {', '.join(files)}")
 
 
+@contextlib.contextmanager
+def _counter(what: str, quiet: bool):
+    """A progress bar counting ``what`` (done/total) on stderr, or none if ``quiet``; yields the
+    ``progress(done, total)`` callback to give the sweep."""
+    if quiet:
+        yield None
+        return
+    bar = Progress(TextColumn(what), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                   console=err, transient=True)
+    bar.start()
+    task = bar.add_task(what, total=None)
+    try:
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+    finally:
+        bar.stop()
+
+
 @app.command()
 @_friendly
 def sweep(
@@ -118,20 +136,10 @@ def sweep(
 
     spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
-    bar = None
-    if not quiet:
-        bar = Progress(TextColumn("variants"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                       TimeElapsedColumn(), console=err, transient=True)
-        bar.start()
-        task = bar.add_task("variants", total=None)
-    try:
+    with _counter("variants", quiet) as progress:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
                            scheduler=scheduler, out=target, resume=resume, figures=figure or None,
-                           keep_series=keep_series, keep_variants=keep_variant, progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
-                                                                                             total=total))
-    finally:
-        if bar is not None:
-            bar.stop()
+                           keep_series=keep_series, keep_variants=keep_variant, progress=progress)
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
@@ -164,20 +172,9 @@ def sensitivity(
 
     spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
-    bar = None
-    if not quiet:
-        bar = Progress(TextColumn("runs"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                       TimeElapsedColumn(), console=err, transient=True)
-        bar.start()
-        task = bar.add_task("runs", total=None)
-    try:
+    with _counter("runs", quiet) as progress:
         result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
-                         workers=workers, scheduler=scheduler, out=target, resume=resume,
-                         progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
-                                                                                           total=total))
-    finally:
-        if bar is not None:
-            bar.stop()
+                         workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress)
     if quiet:
         return
     table = Table(title=f"{spec.name}: {method} indices (95 % confidence half-widths)", show_header=True)

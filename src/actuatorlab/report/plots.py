@@ -302,9 +302,11 @@ def _histogram(ax, values: np.ndarray, xlabel: str, title: str, bins: int | str)
             ax.set_xlim(low - 1e-3 * scale, high + 1e-3 * scale)
         else:
             count = len(np.histogram_bin_edges(values, bins)) - 1 if isinstance(bins, str) else bins
-            ax.hist(values, bins=min(count, MAX_BINS), color="C0", alpha=0.8)
+            # one outline for all bins: a rectangle per bin costs the drawing (and the legend's
+            # placement) a tenth of a second per panel
+            ax.hist(values, bins=min(count, MAX_BINS), color="C0", alpha=0.8, histtype="stepfilled")
         ax.axvline(values.mean(), label=f"mean {values.mean():.4g}", **_REFERENCE)
-        ax.legend(loc="best")
+        ax.legend(loc="upper right")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("variants")
     if title:

@@ -31,7 +31,7 @@ from ..report.html import write_report
 from ..report.plots import draw_figures, indices_figure
 from .loading import scenario_to_toml
 from .output import FigureSpec
-from .sweep import check_engine, run_sweep
+from .sweep import check_engine, key_figures, run_sweep
 from .sweep_report import MACHINE_DEPENDENT
 from .variants import Variants, parse_distributions
 
@@ -96,15 +96,6 @@ def design(problem: dict, method: str, samples: int, seed: int) -> np.ndarray:
     return morris.sample(problem, samples, num_levels=MORRIS_LEVELS, seed=seed)
 
 
-def figure_names(scenario) -> list[str]:
-    """The key figures of ``scenario`` that describe the design (not the machine): those of a
-    run of the scenario itself."""
-    from .runner import kind_module
-
-    summary = kind_module(scenario.kind).run(scenario).summary
-    return [s.key for s in summary if s.key not in MACHINE_DEPENDENT]
-
-
 def indices(problem: dict, method: str, x: np.ndarray, y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
     """SALib's analysis of outputs ``y`` (runs,) at the design points ``x``: INDICES[method] → (D,)."""
     if method == "sobol":
@@ -137,7 +128,7 @@ def run_sensitivity(
     check_request(method, samples, specs)
     check_engine(workers, scheduler)
     problem = problem_of(scenario, specs, method)
-    valid = figure_names(scenario)
+    valid = [key for key in key_figures(scenario) if key not in MACHINE_DEPENDENT]
     chosen = list(figures) if figures else valid
     unknown = [key for key in chosen if key not in valid]
     if unknown:

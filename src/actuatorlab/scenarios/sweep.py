@@ -425,12 +425,26 @@ def _load_kind(kind: str, in_batches: bool, base: dict | None = None) -> None:
     a batched sweep, run one variant of ``base`` too, so the compiled kernels are loaded (all
     workers at once) before the clock of the variants starts."""
     if in_batches:
-        scenario = parse_scenario(base, "the swept scenario")
-        _batch_module(kind).run_batch(scenario, Variants.of([], np.empty((1, 0))), (), ENVELOPE_POINTS)
+        _base_batch(parse_scenario(base, "the swept scenario"))
         return
     from .runner import kind_module
 
     kind_module(kind)
+
+
+def _base_batch(scenario):
+    """The batch output of ``scenario`` itself (a batched kind) as its only variant."""
+    return _batch_module(scenario.kind).run_batch(scenario, Variants.of([], np.empty((1, 0))), (), ENVELOPE_POINTS)
+
+
+def key_figures(scenario) -> list[str]:
+    """The keys of the key figures a sweep of ``scenario`` records: of a run of the scenario itself
+    (for a batched kind, a batch of it, which loads the kernels a sweep then uses)."""
+    if scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, ()) is None:
+        return list(_base_batch(scenario).figures)
+    from .runner import kind_module
+
+    return [s.key for s in kind_module(scenario.kind).run(scenario).summary]
 
 
 def collect_index(out_dir: str | os.PathLike, variants: Variants, in_batches: bool) -> pd.DataFrame:
@@ -448,9 +462,9 @@ def collect_index(out_dir: str | os.PathLike, variants: Variants, in_batches: bo
         results = (pd.concat([t.to_pandas() for t in tables], ignore_index=True) if tables
                    else pd.DataFrame(columns=list(RECORD_UNITS)))
     else:
-        results = pd.DataFrame([_record_row(out, int(v)) for v in variants.ids])
-        units.update({key: unit for record in map(lambda v: _record(out, int(v)), variants.ids)
-                      for key, unit in record.get("units", {}).items()})
+        records = {int(v): _record(out, int(v)) for v in variants.ids}
+        results = pd.DataFrame([_record_row(v, record) for v, record in records.items()])
+        units.update({key: unit for record in records.values() for key, unit in record.get("units", {}).items()})
     results = results.drop_duplicates("variant")  # one row per variant, whatever a retried task wrote
     index = frame.merge(results, on="variant", how="left")
     index["status"] = index["status"].fillna("missing")
@@ -464,8 +478,7 @@ def _record(out: Path, variant_id: int) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def _record_row(out: Path, variant_id: int) -> dict:
-    record = _record(out, variant_id)
+def _record_row(variant_id: int, record: dict) -> dict:
     return {"variant": variant_id, "status": record.get("status", "missing"), "error": record.get("error", ""),
             "wall_time_s": record.get("wall_time_s"), **record.get("summary", {})}
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError

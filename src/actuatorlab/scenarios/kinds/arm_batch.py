@@ -30,6 +30,7 @@ from ...simulation.arm import (
     ArmRun,
     simulate_arm_batch,
 )
+from ..arm_schema import INPUT_DIMENSIONS
 from ..output import BatchOutput
 from ..variants import Variants, set_values
 from .arm_figures import (
@@ -58,10 +59,16 @@ def batch_support(scenario, paths: Collection[str]) -> str | None:
     return None
 
 
-def sample_inputs(scenario, t: np.ndarray) -> dict[str, np.ndarray]:
-    """The ``arm`` scenario's inputs sampled on ``t`` [s], their ranges checked."""
-    scenario.check_inputs(t)
-    return {name: signal.sample(t) for name, signal in scenario.inputs.signals().items()}
+def sample_inputs(scenario, t: np.ndarray, base=None, sampled: dict | None = None) -> dict[str, np.ndarray]:
+    """The ``arm`` scenario's inputs sampled on ``t`` [s], their ranges checked; those whose
+    signal is the ``base`` scenario's are taken from its inputs ``sampled`` (a batch's variants
+    resample only what they change)."""
+    same = [] if base is None else [name for name in INPUT_DIMENSIONS
+                                    if getattr(scenario.inputs, name) is getattr(base.inputs, name)]
+    changed = [name for name in INPUT_DIMENSIONS if name not in same]
+    scenario.check_inputs(t, changed)
+    signals = scenario.inputs.signals()
+    return {name: sampled[name] if name in same else signals[name].sample(t) for name in INPUT_DIMENSIONS}
 
 
 def sample_arms_inputs(scenario, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -85,13 +92,13 @@ class _OneArm:
     def __post_init__(self):
         self.arm, self.circuit, self.relaxation = (self.base.arm.build(), self.base.circuit.build(),
                                                    self.base.relaxation.build())
-        self.drive = self._drive(self.base)
+        self.sampled = sample_inputs(self.base, self.t)
+        self.drive = self._drive(self.sampled)
         self.info = {**ARM_FIGURES, **TIMING_FIGURES}
         self.signals = {"theta": (ROW_THETA, 0, "rad"), "theta_rate": (ROW_RATE, 0, "rad/s"), "force": (ROW_F, 0, "N")}
         """Envelope signal → (record row, arm, unit)."""
 
-    def _drive(self, scenario) -> ArmDrive:
-        inputs = sample_inputs(scenario, self.t)
+    def _drive(self, inputs: dict[str, np.ndarray]) -> ArmDrive:
         return ArmDrive.of(inputs["valve_command"], inputs["bleed"], inputs["external_force"], inputs["regeneration"],
                            self.t.size, 1)
 
@@ -103,7 +110,8 @@ class _OneArm:
         return ArmRun((self.arm if v.arm is base.arm else v.arm.build(),),
                       (self.circuit if v.circuit is base.circuit else v.circuit.build(),),
                       self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
-                      self.drive if v.inputs is base.inputs else self._drive(v),
+                      self.drive if v.inputs is base.inputs else self._drive(sample_inputs(v, self.t, base,
+                                                                                             self.sampled)),
                       (v.arm.initial_angle,), (v.arm.initial_rate,), v.cylinder.length_range(), (v.arm.angle_range,))
 
     def figures(self, out: np.ndarray, runs: list[ArmRun]) -> dict[str, np.ndarray]:
@@ -131,13 +139,13 @@ class _ArmsOnePump(_OneArm):
     def __post_init__(self):
         self.arms = tuple(unit.build(f"arms[{j}]") for j, unit in enumerate(self.base.arms))
         self.circuit, self.relaxation = self.base.circuit.build(), self.base.relaxation.build()
-        self.drive = self._drive(self.base)
+        self.drive = self._arms_drive(self.base)
         n_arms = len(self.arms)
         self.info = {**arms_figure_info(n_arms), **TIMING_FIGURES}
         self.signals = {**{f"theta_{j + 1}": (ROW_THETA, j, "rad") for j in range(n_arms)},
                         "pump_pressure": (ROW_PUMP, 0, "Pa (gauge)")}
 
-    def _drive(self, scenario) -> ArmDrive:
+    def _arms_drive(self, scenario) -> ArmDrive:
         commands, bleed, forces = sample_arms_inputs(scenario, self.t)
         return ArmDrive.of(commands, bleed, forces, None, self.t.size, len(scenario.arms))
 
@@ -156,7 +164,7 @@ class _ArmsOnePump(_OneArm):
         circuit = self.circuit if v.circuit is base.circuit else v.circuit.build()
         return ArmRun(arms, (circuit,) * len(arms),
                       self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
-                      self.drive if self._same_inputs(v) else self._drive(v),
+                      self.drive if self._same_inputs(v) else self._arms_drive(v),
                       tuple(u.initial_angle for u in v.arms), tuple(u.initial_rate for u in v.arms),
                       v.cylinder.length_range(), tuple(u.angle_range for u in v.arms))
 
