@@ -281,7 +281,9 @@ def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int
 def histograms_figure(columns: dict[str, np.ndarray], bins: int | str = "auto") -> Figure:
     """The distribution of each of ``columns`` (name → values), one panel each, two per row."""
     rows = (len(columns) + 1) // 2
-    fig = _figure((8.4 if len(columns) > 1 else 4.2, 3.0 * rows))
+    fig = _figure((8.4 if len(columns) > 1 else 4.2, 3.0 * rows),
+                  {"left": 0.09, "right": 0.98, "bottom": 0.5 / (3.0 * rows), "top": 1 - 0.35 / (3.0 * rows),
+                   "hspace": 0.45, "wspace": 0.22})
     axes = np.atleast_1d(fig.subplots(rows, 2 if len(columns) > 1 else 1)).reshape(-1)
     for ax, (name, values) in zip(axes, columns.items()):
         _histogram(ax, values, name, name, bins)
@@ -319,7 +321,9 @@ def envelope_figure(t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray
     """One panel per signal: its median over a sweep's variants (line) between its 5 % and 95 %
     quantiles (band) against time ``t`` [s]; ``bands``: signal → (q05, q50, q95), ``units``:
     signal → unit."""
-    fig = _figure((7.0, 1.9 * len(bands) + 0.6))
+    height = 1.9 * len(bands) + 0.6
+    fig = _figure((7.0, height), {"left": 0.12, "right": 0.98, "bottom": 0.5 / height, "top": 1 - 0.15 / height,
+                                  "hspace": 0.12})
     axes = np.atleast_1d(fig.subplots(len(bands), 1, sharex=True))
     for ax, (name, (low, median, high)) in zip(axes, bands.items()):
         ax.fill_between(t, low, high, color="C0", alpha=0.25, linewidth=0, label="5–95 %")
@@ -382,9 +386,13 @@ def draw_figures(specs, out_dir: str | os.PathLike[str],
     return files, notes
 
 
-def _figure(size: tuple[float, float]) -> Figure:
-    """A constrained-layout figure of ``size`` [inch] on an Agg canvas."""
-    fig = Figure(figsize=size, layout="constrained")
+def _figure(size: tuple[float, float], margins: dict[str, float] | None = None) -> Figure:
+    """A figure of ``size`` [inch] on an Agg canvas: constrained layout, or the fixed ``margins``
+    (``subplots_adjust`` arguments) where the panels are regular and the report waits on it
+    (the constrained layout costs about a third of the drawing)."""
+    fig = Figure(figsize=size, layout=None if margins else "constrained")
+    if margins:
+        fig.subplots_adjust(**margins)
     FigureCanvasAgg(fig)
     return fig
 
