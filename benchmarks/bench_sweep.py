@@ -4,7 +4,9 @@ Each variant is the full arm-relief run (10 s simulated, 10 001 samples) with th
 drawn (arm mass, pump flow, relaxation damping), its key figures into the index and its main
 signals into the 5/50/95 % envelopes; no time series kept. Reported for 1 000 and 100 000
 variants: the whole command (``actuatorlab sweep ... --workers 2``, a new process: imports,
-cluster start, variants, index, envelopes and HTML report), and in-process ``run_sweep`` (the
+cluster start, variants, index, envelopes and HTML report; wall time, and CPU time of the
+command and its workers, which on a machine shared with other work says what the command
+costs when the machine is not), and in-process ``run_sweep`` (the
 "whole sweep" of the issue's table: cluster start, variants, index, envelopes, report) with
 its cluster start (kernels loaded, workers forked) and variants' phase; per variant, the
 variants' phase × 2 workers / variants (the worker time a variant costs; its simulation is
@@ -15,6 +17,7 @@ Run: .venv/bin/python benchmarks/bench_sweep.py [ROUNDS_1000 ROUNDS_100000]
 
 from __future__ import annotations
 
+import resource
 import shutil
 import subprocess
 import sys
@@ -34,15 +37,23 @@ TARGETS = {1_000: 2.0, 100_000: 60.0}
 WORKERS = 2
 
 
-def command(count: int) -> float:
-    """Wall time [s] of the whole ``actuatorlab sweep`` command for ``count`` variants."""
+def timed_command(args: list[str]) -> tuple[float, float]:
+    """(wall time, CPU time of the process and its workers, user + system) [s] of a command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(args, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def command(count: int) -> tuple[float, float]:
+    """(wall time, CPU time) [s] of the whole ``actuatorlab sweep`` command for ``count`` variants."""
     folder = tempfile.mkdtemp(prefix="bench-sweep-")
     args = [str(Path(sys.executable).parent / "actuatorlab"), "sweep", "arm-relief", "--samples", str(count),
             *[a for spec in VARY for a in ("--vary", spec)], "--workers", str(WORKERS), "--out", folder, "--quiet"]
     try:
-        start = time.perf_counter()
-        subprocess.run(args, check=True)
-        return time.perf_counter() - start
+        return timed_command(args)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -63,15 +74,17 @@ def in_process(count: int) -> tuple[float, float, float]:
 def main(rounds_small: int = 3, rounds_large: int = 2) -> dict[str, float]:
     figures = {}
     for count, rounds in ((1_000, rounds_small), (100_000, rounds_large)):
-        wholes = [command(count) for _ in range(rounds)]
-        whole = float(np.median(wholes))
+        wholes, cpus = zip(*(command(count) for _ in range(rounds)))
+        whole, cpu = float(np.median(wholes)), float(np.median(cpus))
         wall, start, phase = (float(np.median(x)) for x in zip(*(in_process(count) for _ in range(rounds))))
         target = TARGETS[count]
         print(f"sweep of {count} arm-relief variants on {WORKERS} workers, median of {rounds}: whole command "
-              f"{whole:.1f} s (rounds {', '.join(f'{w:.1f}' for w in wholes)}); run_sweep {wall:.1f} s "
+              f"{whole:.1f} s (rounds {', '.join(f'{w:.1f}' for w in wholes)}; CPU {cpu:.1f} s, /{WORKERS} cores = "
+              f"{cpu / WORKERS:.1f} s); run_sweep {wall:.1f} s "
               f"(target <= {target:.0f} s: {'met' if wall <= target else 'NOT met'}; cluster start {start:.2f} s, "
               f"variants {phase:.1f} s, {phase * WORKERS / count * 1e3:.2f} ms of a worker per variant)")
         figures[f"command_{count}_s"] = whole
+        figures[f"command_cpu_{count}_s"] = cpu
         figures[f"run_sweep_{count}_s"] = wall
     return figures
 
