@@ -17,12 +17,17 @@ from typer.testing import CliRunner
 from actuatorlab.cli import app
 from actuatorlab.errors import ScenarioError
 from actuatorlab.scenarios.loading import load_scenario
-from actuatorlab.scenarios.sweep import RECORDS, run_sweep
+from actuatorlab.scenarios.sweep import BATCHES, RECORDS, SERIES, run_sweep
 from actuatorlab.scenarios.variants import grid_variants, sample_variants
 
 runner = CliRunner()
 BIN = Path(sys.executable).parent
 SHORT = ["--grid", "simulation.duration=0.5 s"]  # keeps each arm-relief variant short
+
+
+def _short(scenario, duration: float):
+    """``scenario`` with a shorter ``simulation.duration`` [s]."""
+    return scenario.model_copy(update={"simulation": scenario.simulation.model_copy(update={"duration": duration})})
 
 
 def _sweep(*args):
@@ -32,16 +37,15 @@ def _sweep(*args):
 def test_grid_is_a_product_with_si_values():
     variants = grid_variants(load_scenario("arm-relief"), ["inputs.bleed=0.1,0.2,0.3", "circuit.pump_flow=300 L/min,500 L/min"])
     assert len(variants) == 6
-    assert variants[-1].values == {"inputs.bleed": 0.3, "circuit.pump_flow": pytest.approx(500 / 60000)}
+    assert variants.row(5) == {"inputs.bleed": 0.3, "circuit.pump_flow": pytest.approx(500 / 60000)}
 
 
 def test_samples_follow_their_distributions_and_seed():
     scenario = load_scenario("arm-relief")
     specs = ["relaxation.stiffness=loguniform(1e7 N/m, 5e7 N/m)", "circuit.pump_relief_pressure=normal(36 MPa, 1 MPa)"]
     a = sample_variants(scenario, specs, 200, seed=3)
-    assert a == sample_variants(scenario, specs, 200, seed=3)
-    k = np.array([v.values["relaxation.stiffness"] for v in a])
-    p = np.array([v.values["circuit.pump_relief_pressure"] for v in a])
+    assert np.array_equal(a.values, sample_variants(scenario, specs, 200, seed=3).values)
+    k, p = a.values.T
     assert k.min() >= 1e7 and k.max() <= 5e7
     assert abs(p.mean() - 36e6) < 0.3e6 and 0.8e6 < p.std() < 1.2e6
 
@@ -50,7 +54,12 @@ def test_samples_follow_their_distributions_and_seed():
     "args, message",
     [
         (["--grid", "inputs.bleedx=0.1"], "no field 'bleedx' at inputs; fields there: bleed"),
-        (["--grid", "inputs.bleed=0.2,1.5"], "variant 1 (inputs.bleed = 1.5): inputs.bleed reaches 1.5"),
+        (["--grid", "inputs.bleed=0.2,1.5"], "--grid inputs.bleed=1.5: inputs.bleed reaches 1.5"),
+        (["--samples", "5", "--vary", "arm.masss=uniform(1, 2)"], "no field 'masss' at arm; fields there: angle_range"),
+        (["--samples", "5", "--vary", "inputs.bleed=uniform(0.1, 0.5)", "--keep-series", "-1"],
+         "--keep-series -1: give 0 or more"),
+        (["--samples", "5", "--vary", "inputs.bleed=uniform(0.1, 0.5)", "--keep-variant", "5"],
+         "--keep-variant 5: no such variant; the ids run from 0 to 4"),
         (["--grid", "circuit.pump_flow=3 m"], '"3 m" is a length; expected a volume flow'),
         (["--samples", "5", "--vary", "inputs.bleed=gauss(0, 1)"], "write PATH=uniform(LOW, HIGH)"),
         (["--samples", "5"], "--samples N needs at least one --vary"),
@@ -105,7 +114,9 @@ def test_report_draws_lines_for_one_parameter_and_histograms_for_samples(tmp_pat
     mc = _sweep("arm-relief", "--samples", "4", "--vary", "inputs.bleed=uniform(0.2, 0.4)", "--seed", "1",
                 "--workers", "1", "--out", str(tmp_path / "m"))
     assert mc.exit_code == 0, mc.output
-    assert (tmp_path / "m" / "sweep_hist_0.png").exists() and "sweep_hist_0.png" in (tmp_path / "m" / "report.html").read_text()
+    report = (tmp_path / "m" / "report.html").read_text()
+    assert (tmp_path / "m" / "sweep_histograms.png").exists() and "sweep_histograms.png" in report
+    assert (tmp_path / "m" / "sweep_envelopes.png").exists() and "sweep_envelopes.png" in report  # batched: envelopes
 
 
 def test_unknown_report_figure_names_the_choices_and_keeps_the_variants(tmp_path):
@@ -153,9 +164,22 @@ def test_distributed_run_against_a_scheduler_and_two_workers(tmp_path, dask_clus
     scenario = load_scenario("arm-relief")
     variants = grid_variants(scenario, ["simulation.duration=0.5 s", "inputs.bleed=0.1,0.2,0.3,0.4"])
     result = run_sweep(scenario, variants, tmp_path / "s", scheduler=dask_cluster)
-    assert result.ran == 4 and (result.index["status"] == "ok").all()
+    assert result.ran == 4 and (result.index["status"] == "ok").all() and not result.batched
     records = [json.loads(p.read_text()) for p in sorted((tmp_path / "s" / RECORDS).glob("*.json"))]
     assert [r["variant"] for r in records] == [0, 1, 2, 3]
+
+
+def test_batched_run_against_a_scheduler_and_two_workers_equals_a_local_one(tmp_path, dask_cluster):
+    scenario = _short(load_scenario("arm-relief"), 2.0)
+    variants = sample_variants(scenario, ["inputs.bleed=uniform(0.2, 0.4)", "arm.mass=uniform(1800 kg, 2200 kg)"], 40,
+                               seed=4)
+    remote = run_sweep(scenario, variants, tmp_path / "remote", scheduler=dask_cluster, keep={3})
+    local = run_sweep(scenario, variants, tmp_path / "local", workers=1, keep={3})
+    assert remote.batched and remote.ran == 40 and (remote.index["status"] == "ok").all()
+    assert len(list((tmp_path / "remote" / BATCHES).glob("*.envelope.parquet"))) >= 2  # several batches on two workers
+    figures = [c for c in local.index.columns if c not in ("wall_time_s", "loop_time_s", "real_time_factor")]
+    pd.testing.assert_frame_equal(remote.index[figures], local.index[figures])
+    assert [p.name for p in (tmp_path / "remote" / SERIES).iterdir()] == ["0000003.parquet"]
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):
@@ -167,17 +191,15 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
 def test_a_draw_outside_a_fields_range_is_a_failed_variant_not_an_aborted_sweep(tmp_path):
     """Issue 17: one negative normal() draw of a positive field aborted the whole sweep."""
     scenario = load_scenario("arm-relief")
-    variants = sample_variants(scenario, ["arm.mass=normal(100 kg, 100 kg)"], 30, seed=1)
-    negative = [v for v in variants if v.values["arm.mass"] <= 0.0]
-    assert any(v.id < 12 for v in negative)  # seed 1 draws some (about 16 % fall below zero)
-    out = tmp_path / "s"
-    short = scenario.model_copy(update={"simulation": scenario.simulation.model_copy(update={"duration": 0.2})})
-    result = run_sweep(short, variants[:12], out, workers=1, sampled=True)
+    variants = sample_variants(scenario, ["arm.mass=normal(100 kg, 100 kg)"], 30, seed=1)[:12]
+    masses = variants.values[:, 0]
+    assert (masses <= 0.0).any()  # seed 1 draws some (about 16 % fall below zero)
+    result = run_sweep(_short(scenario, 0.2), variants, tmp_path / "s", workers=1)
     index = result.index.set_index("variant")
-    for v in (v for v in negative if v.id < 12):
-        assert index.loc[v.id, "status"] == "failed" and index.loc[v.id, "arm.mass"] == v.values["arm.mass"]
-        assert "arm.mass" in index.loc[v.id, "error"] and "must be a finite number > 0" in index.loc[v.id, "error"]
-    assert (index["status"] == "ok").sum() == sum(1 for v in variants[:12] if v.values["arm.mass"] > 0.0)
+    for i in np.flatnonzero(masses <= 0.0):
+        assert index.loc[i, "status"] == "failed" and index.loc[i, "arm.mass"] == masses[i]
+        assert "arm.mass" in index.loc[i, "error"] and "must be a finite number > 0" in index.loc[i, "error"]
+    assert (index["status"] == "ok").sum() == (masses > 0.0).sum()
 
 
 def test_killed_sweep_resumes_without_lost_or_duplicated_variants(tmp_path):

@@ -16,12 +16,14 @@ __all__ = [
     "KeyFigure",
     "RunResult",
     "Scenario",
+    "SensitivityResult",
     "SweepResult",
     "compare",
     "export_fmu",
     "identify_hydraulic_robot",
     "identify_transfer_function",
     "load",
+    "sensitivity",
     "sweep",
 ]
 

@@ -1,4 +1,4 @@
-"""Command-line interface: ``actuatorlab run | sweep | identify | scenarios | show | export``.
+"""Command-line interface: ``actuatorlab run | sweep | sensitivity | identify | export | scenarios | show``.
 
 Only argument parsing and calls into the scenario layer live here. Errors a user can cause
 are printed in one or two lines on stderr with exit code 2, without a traceback.
@@ -118,6 +118,23 @@ def run(
     out.print(f"wrote {target}/: {', '.join(files)}")
 
 
+@contextlib.contextmanager
+def _counter(what: str, quiet: bool):
+    """A progress bar counting ``what`` (done/total) on stderr, or none if ``quiet``; yields the
+    ``progress(done, total)`` callback to give the sweep."""
+    if quiet:
+        yield None
+        return
+    bar = Progress(TextColumn(what), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                   console=err, transient=True)
+    bar.start()
+    task = bar.add_task(what, total=None)
+    try:
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+    finally:
+        bar.stop()
+
+
 @app.command()
 @_friendly
 def sweep(
@@ -133,6 +150,10 @@ def sweep(
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
     figure: Annotated[list[str], typer.Option(
         "--figure", help="A key figure (summary.json key) to plot in the report; repeatable.")] = [],  # noqa: B006
+    keep_series: Annotated[int, typer.Option(
+        "--keep-series", help="Batched kinds: keep the time series of the first N variants.")] = 0,
+    keep_variant: Annotated[list[int], typer.Option(
+        "--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
@@ -141,25 +162,55 @@ def sweep(
 
     spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
-    bar = None
-    if not quiet:
-        bar = Progress(TextColumn("variants"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                       TimeElapsedColumn(), console=err, transient=True)
-        bar.start()
-        task = bar.add_task("variants", total=None)
-    try:
+    with _counter("variants", quiet) as progress:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
                            scheduler=scheduler, out=target, resume=resume, figures=figure or None,
-                           progress=None if bar is None else lambda done, total: bar.update(task, completed=done,
-                                                                                             total=total))
-    finally:
-        if bar is not None:
-            bar.stop()
+                           keep_series=keep_series, keep_variants=keep_variant, progress=progress)
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
+    files = "index.parquet, envelopes.parquet, batches/, series/" if result.batched else "index.parquet, variants/"
     out.print(f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
-              f"{result.wall_time_s:.1f} s. Wrote {target}/: index.parquet, variants/, report.html")
+              f"{result.wall_time_s:.1f} s. Wrote {target}/: {files}, report.html")
+
+
+@app.command()
+@_friendly
+def sensitivity(
+    scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
+    vary: Annotated[list[str], typer.Option(
+        "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH); one per parameter.")] = [],  # noqa: B006
+    method: Annotated[str, typer.Option("--method", help="sobol (S1, ST; N(2D+2) runs) or morris (mu*; N(D+1) runs).")] = "sobol",
+    samples: Annotated[int, typer.Option("--samples", help="N: Sobol' base sample (a power of 2) or Morris trajectories.")] = 1024,
+    figure: Annotated[list[str], typer.Option(
+        "--figure", help="A key figure to analyse; repeatable [default: all that describe the design].")] = [],  # noqa: B006
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the design.")] = 0,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no table.")] = False,
+) -> None:
+    """Which parameter matters: Sobol' or Morris indices of key figures over the --vary ranges
+    (SALib's designs run as a sweep); writes sensitivity.parquet/.csv and report.html."""
+    from .api import load
+    from .api import sensitivity as analyse
+
+    spec = load(scenario)
+    target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
+    with _counter("runs", quiet) as progress:
+        result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
+                         workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress)
+    if quiet:
+        return
+    table = Table(title=f"{spec.name}: {method} indices (95 % confidence half-widths)", show_header=True)
+    for column in result.table.columns:
+        table.add_column(column)
+    for row in result.table.itertuples(index=False):
+        table.add_row(*(f"{v:.3g}" if isinstance(v, float) else str(v) for v in row))
+    out.print(table)
+    out.print(f"{len(result.index)} runs ({result.skipped} already complete), {result.wall_time_s:.1f} s. "
+              f"Wrote {target}/: sensitivity.parquet, sensitivity.csv, index.parquet, report.html")
 
 
 @app.command()

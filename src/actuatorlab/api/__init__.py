@@ -1,5 +1,5 @@
 """The public Python surface of actuatorlab: load a scenario, change it, run it, sweep it,
-identify from logs, export an actuator as an FMU. Everything here is re-exported at the package's
+rank what matters, identify from logs, export an actuator as an FMU. Everything here is re-exported at the package's
 top level.
 
 Each name is imported from its module on first use, so ``actuatorlab show`` and ``load`` do
@@ -23,6 +23,8 @@ HOMES = {
     "identify_hydraulic_robot": "identify",
     "identify_transfer_function": "identify",
     "export_fmu": "export",
+    "SensitivityResult": "sensitivity",
+    "sensitivity": "sensitivity",
 }
 """Public name → the module of ``actuatorlab.api`` that defines it."""
 

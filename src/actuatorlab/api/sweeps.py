@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..errors import ScenarioError
 from ..io.results import read_table
-from ..scenarios.sweep import RECORDS, run_sweep
+from ..scenarios.sweep import RECORDS, SERIES, keep_set, run_sweep
 from ..scenarios.variants import grid_variants, sample_variants
 from .scenario import Scenario
 
@@ -22,14 +22,17 @@ class SweepResult:
     ----------
     index : pandas.DataFrame
         variant, the varied parameters (SI), status, error, wall time and every key figure.
+    envelopes : pandas.DataFrame or None
+        Batched sweeps: ``t`` [s] and the 5/50/95 % envelopes of the main signals over the
+        variants (``theta_q05``, ``theta_q50``, ``theta_q95``, …; units in ``attrs["units"]``).
     folder : pathlib.Path
-        Where the variants' tables, ``index.parquet`` and ``report.html`` are.
+        Where ``index.parquet``, the batches or variants, the kept series and ``report.html`` are.
 
     Examples
     --------
     >>> import actuatorlab, tempfile
     >>> short = actuatorlab.load("arm-relief").set("simulation.duration", "0.5 s")
-    >>> result = actuatorlab.sweep(short, grid=["relaxation.stiffness=5e7,1e12"], workers=1,
+    >>> result = actuatorlab.sweep(short, grid=["relaxation.stiffness=5e7,1e12"], workers=1, keep_series=1,
     ...                            out=tempfile.mkdtemp() + "/stiffness")
     >>> list(result.index["status"]), result.variant(0).attrs["units"]["theta"]
     (['ok', 'failed'], 'rad')
@@ -39,10 +42,12 @@ class SweepResult:
     actuatorlab.errors.ScenarioError: variant 1 failed: SimulationError: relaxation.stiffness = 1e+12 N/m ...
     """
 
-    def __init__(self, index: pd.DataFrame, folder: Path, ran: int, skipped: int, wall_time_s: float):
+    def __init__(self, index: pd.DataFrame, folder: Path, ran: int, skipped: int, wall_time_s: float,
+                 batched: bool = False, envelopes: pd.DataFrame | None = None):
         self.index = index
         self.folder = folder
         self.ran, self.skipped, self.wall_time_s = ran, skipped, wall_time_s
+        self.batched, self.envelopes = batched, envelopes
 
     @property
     def report(self) -> Path:
@@ -50,14 +55,19 @@ class SweepResult:
         return self.folder / "report.html"
 
     def variant(self, variant_id: int) -> pd.DataFrame:
-        """The results table of one variant (units in ``attrs["units"]``); a failed variant raises
-        ``ScenarioError`` with its error."""
+        """The results table of one variant (units in ``attrs["units"]``); a failed variant, or
+        one of a batched sweep whose series were not kept, raises ``ScenarioError``."""
         row = self.index[self.index["variant"] == variant_id]
         if row.empty:
             raise ScenarioError(f"variant {variant_id}: not in this sweep (variants 0 … {len(self.index) - 1})")
         if row["status"].iloc[0] != "ok":
             raise ScenarioError(f"variant {variant_id} {row['status'].iloc[0]}: {row['error'].iloc[0]}")
-        table, units = read_table(self.folder / RECORDS / f"{variant_id:05d}.parquet")
+        path = (self.folder / SERIES / f"{variant_id:07d}.parquet" if self.batched
+                else self.folder / RECORDS / f"{variant_id:05d}.parquet")
+        if not path.exists():
+            raise ScenarioError(f"variant {variant_id}: its time series were not kept; run the sweep with "
+                                f"--keep-variant {variant_id} (keep_variants=[{variant_id}]) or --keep-series N")
+        table, units = read_table(path)
         table.attrs["units"] = units
         return table
 
@@ -78,6 +88,8 @@ def sweep(
     resume: bool = False,
     figures: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep_series: int = 0,
+    keep_variants: Sequence[int] = (),
 ) -> SweepResult:
     """Run variants of ``scenario`` on Dask (local worker processes, or ``scheduler``
     ``tcp://HOST:PORT``) into ``out`` (default ``sweeps/NAME``), as ``actuatorlab sweep`` does.
@@ -86,6 +98,11 @@ def sweep(
     (or ``"PATH=V1,V2"`` strings), the Cartesian product; or ``samples`` Monte Carlo variants with
     ``vary``: ``{"arm.mass": "normal(2000 kg, 100 kg)"}`` (uniform, normal, loguniform; or
     ``"PATH=DIST"`` strings) and ``seed``. ``resume`` finishes an interrupted sweep.
+
+    Variants of the arm kinds (quasistatic model) run in compiled batches: their key figures go
+    to the index and the 5/50/95 % envelopes of the main signals to ``envelopes``; their time
+    series are kept for the first ``keep_series`` variants and the ids in ``keep_variants``.
+    Other kinds run one variant at a time and keep every variant's series.
 
     Examples
     --------
@@ -107,10 +124,12 @@ def sweep(
     if samples and not vary_specs:
         raise ScenarioError("--samples N needs at least one --vary PATH=DISTRIBUTION (vary=)")
     variants = grid_variants(spec, grid_specs) if grid_specs else sample_variants(spec, vary_specs, samples, seed)
+    keep = keep_set(variants, keep_series, keep_variants)
     folder = Path(out) if out is not None else Path("sweeps") / spec.name
     result = run_sweep(spec, variants, folder, workers=workers, scheduler=scheduler, resume=resume, progress=progress,
-                       figures=list(figures) if figures else None, sampled=not grid_specs)
-    return SweepResult(result.index, folder, result.ran, result.skipped, result.wall_time_s)
+                       figures=list(figures) if figures else None, keep=keep)
+    return SweepResult(result.index, folder, result.ran, result.skipped, result.wall_time_s, result.batched,
+                       result.envelopes)
 
 
 def _specs(value, name: str, write) -> list[str]:

@@ -16,7 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..simulation.result import SimulationResult
-from .plots import _fix_margins
+from .plots import stacked_margins
 
 
 MAX_POINTS = 4000
@@ -58,7 +58,7 @@ def _finish(fig: Figure, axes) -> Figure:
     for ax in axes:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="best")
-    _fix_margins(fig, title=False)
+    fig.subplots_adjust(**stacked_margins(fig.get_size_inches(), title=False))
     return fig
 
 
@@ -139,7 +139,7 @@ def plot_power(result: SimulationResult, cylinders: Sequence[str], supplies: Seq
     bottom.grid(True, axis="y", alpha=0.3)
     bottom.legend(fontsize=7)
     bottom.set_title("energy per cylinder (its valves) and in total (pump: bleed and relief included)", fontsize=9)
-    _fix_margins(fig, title=False)
+    fig.subplots_adjust(**stacked_margins(fig.get_size_inches(), title=False))
     fig.subplots_adjust(hspace=0.3)
     return fig
 

@@ -140,8 +140,8 @@ def time_series_figure(
     missing = [c for c in needed if c not in df.columns]
     if missing:
         raise ValueError(f"columns {missing} not in the table; columns are {list(df.columns)}")
-    fig = _figure((6.0, 0.6 + 1.35 * len(panels)), constrained=False)
-    _fix_margins(fig, title=bool(title))
+    size = (6.0, 0.6 + 1.35 * len(panels))
+    fig = _figure(size, stacked_margins(size, title=bool(title)))
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     t = df["t"].to_numpy()
     for ax, panel in zip(axes, panels):
@@ -274,10 +274,28 @@ MAX_BINS = 60
 @mpl.rc_context(STYLE)
 def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int | str = "auto") -> Figure:
     """The distribution of ``values`` (NaN left out), with its mean marked."""
+    fig = _figure((4.2, 3.0))
+    _histogram(fig.subplots(), values, xlabel, title, bins)
+    return fig
+
+
+def histograms_figure(columns: dict[str, np.ndarray], bins: int | str = "auto") -> Figure:
+    """The distribution of each of ``columns`` (name → values), one panel each, two per row."""
+    rows = (len(columns) + 1) // 2
+    fig = _figure((8.4 if len(columns) > 1 else 4.2, 3.0 * rows),
+                  {"left": 0.09, "right": 0.98, "bottom": 0.5 / (3.0 * rows), "top": 1 - 0.35 / (3.0 * rows),
+                   "hspace": 0.45, "wspace": 0.22})
+    axes = np.atleast_1d(fig.subplots(rows, 2 if len(columns) > 1 else 1)).reshape(-1)
+    for ax, (name, values) in zip(axes, columns.items()):
+        _histogram(ax, values, name, name, bins)
+    for ax in axes[len(columns):]:
+        ax.set_visible(False)
+    return fig
+
+
+def _histogram(ax, values: np.ndarray, xlabel: str, title: str, bins: int | str) -> None:
     values = np.asarray(values, float)
     values = values[np.isfinite(values)]
-    fig = _figure((4.2, 3.0))
-    ax = fig.subplots()
     if values.size:
         low, high = values.min(), values.max()
         scale = max(abs(low), abs(high), np.finfo(float).tiny)
@@ -287,14 +305,54 @@ def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int
             ax.set_xlim(low - 1e-3 * scale, high + 1e-3 * scale)
         else:
             count = len(np.histogram_bin_edges(values, bins)) - 1 if isinstance(bins, str) else bins
-            ax.hist(values, bins=min(count, MAX_BINS), color="C0", alpha=0.8)
+            # one outline for all bins: a rectangle per bin costs the drawing (and the legend's
+            # placement) a tenth of a second per panel
+            ax.hist(values, bins=min(count, MAX_BINS), color="C0", alpha=0.8, histtype="stepfilled")
         ax.axvline(values.mean(), label=f"mean {values.mean():.4g}", **_REFERENCE)
-        ax.legend(loc="best")
+        ax.legend(loc="upper right")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("variants")
     if title:
         ax.set_title(title)
     ax.grid(True)
+
+
+def envelope_figure(t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                    units: dict[str, str]) -> Figure:
+    """One panel per signal: its median over a sweep's variants (line) between its 5 % and 95 %
+    quantiles (band) against time ``t`` [s]; ``bands``: signal → (q05, q50, q95), ``units``:
+    signal → unit."""
+    height = 1.9 * len(bands) + 0.6
+    fig = _figure((7.0, height), {"left": 0.12, "right": 0.98, "bottom": 0.5 / height, "top": 1 - 0.15 / height,
+                                  "hspace": 0.12})
+    axes = np.atleast_1d(fig.subplots(len(bands), 1, sharex=True))
+    for ax, (name, (low, median, high)) in zip(axes, bands.items()):
+        ax.fill_between(t, low, high, color="C0", alpha=0.25, linewidth=0, label="5–95 %")
+        ax.plot(t, median, color="C0", linewidth=1.2, label="median")
+        ax.set_ylabel(f"{name} [{units.get(name, '')}]")
+        ax.grid(True)
+    axes[0].legend(loc="best")
+    axes[-1].set_xlabel("t [s]")
+    return fig
+
+
+def indices_figure(tables: dict, pairs: list[tuple[str, str]]) -> Figure:
+    """Sensitivity indices as bars, one panel per key figure: ``tables`` key figure → table with
+    a ``parameter`` column and, per (index, half-width) of ``pairs``, the two columns; the bars
+    of each index side by side per parameter, the confidence interval as an error bar."""
+    fig = _figure((7.0, 2.2 * len(tables) + 0.6))
+    axes = np.atleast_1d(fig.subplots(len(tables), 1))
+    width = 0.8 / len(pairs)
+    for ax, (key, table) in zip(axes, tables.items()):
+        x = np.arange(len(table))
+        for i, (index, half) in enumerate(pairs):
+            ax.bar(x + (i - (len(pairs) - 1) / 2) * width, table[index], width, yerr=table[half], capsize=3,
+                   color=f"C{i}", alpha=0.85, label=index)
+        ax.set_xticks(x, table["parameter"])
+        ax.set_title(key)
+        ax.axhline(0.0, color="0.4", linewidth=0.6)
+        ax.grid(True, axis="y")
+    axes[0].legend(loc="best")
     return fig
 
 
@@ -329,30 +387,34 @@ def draw_figures(specs, out_dir: str | os.PathLike[str],
     return files, notes
 
 
-MARGINS = {"left": 0.72, "right": 0.12, "bottom": 0.42, "top": 0.12, "title": 0.22}
-"""Figure margins [inch]: room for the tick and axis labels of the journal style at 7–8 pt."""
-
-
-def _figure(size: tuple[float, float], constrained: bool = True) -> Figure:
-    """A figure of ``size`` [inch] on an Agg canvas; constrained layout, or none when the
-    builder places its axes itself (:func:`_fix_margins`)."""
-    fig = Figure(figsize=size, layout="constrained" if constrained else None)
+def _figure(size: tuple[float, float], margins: dict[str, float] | None = None) -> Figure:
+    """A figure of ``size`` [inch] on an Agg canvas: constrained layout, or the fixed ``margins``
+    (``subplots_adjust`` arguments) where the panels are regular and the report waits on it
+    (the constrained layout costs about a third of the drawing)."""
+    fig = Figure(figsize=size, layout=None if margins else "constrained")
+    if margins:
+        fig.subplots_adjust(**margins)
     FigureCanvasAgg(fig)
     return fig
 
 
-def _fix_margins(fig: Figure, title: bool) -> None:
-    """Place stacked axes with the fixed :data:`MARGINS` (plus a title band when ``title``).
+MARGINS = {"left": 0.72, "right": 0.12, "bottom": 0.42, "top": 0.12, "title": 0.22}
+"""Margins [inch] of stacked panels: room for the tick and axis labels of the journal style at 7–8 pt."""
+
+
+def stacked_margins(size, title: bool) -> dict[str, float]:
+    """``subplots_adjust`` arguments placing stacked panels of a figure of ``size`` [inch] with the
+    fixed :data:`MARGINS` (plus a title band when ``title``).
 
     Used by the time-series figures, the report's common case: measuring every label's extent
     for a constrained layout took 0.1–0.2 s of the 0.25 s such a figure costs, and their labels
     (a y label, short tick numbers, a legend inside the axes) vary little. Maps with legends or
     colour bars outside the axes keep the constrained layout.
     """
-    width, height = fig.get_size_inches()
+    width, height = size
     top = MARGINS["top"] + (MARGINS["title"] if title else 0.0)
-    fig.subplots_adjust(left=MARGINS["left"] / width, right=1.0 - MARGINS["right"] / width,
-                        bottom=MARGINS["bottom"] / height, top=1.0 - top / height, hspace=0.12)
+    return {"left": MARGINS["left"] / width, "right": 1.0 - MARGINS["right"] / width,
+            "bottom": MARGINS["bottom"] / height, "top": 1.0 - top / height, "hspace": 0.12}
 
 
 def _draw_segment(ax, name: str, v: np.ndarray, f: np.ndarray, ylim: tuple[float, float]) -> None:

@@ -292,6 +292,12 @@ INPUT_DIMENSIONS = {
     "external_force": "force",
 }
 """Dimension of each arm input."""
+INPUT_RANGES = {
+    "valve_command": (-1.0, 1.0, "a valve command"),
+    "bleed": (0.0, 1.0, "a bleed opening"),
+    "regeneration": (0.0, 1.0, "a regeneration opening"),
+}
+"""Range of each bounded arm input over time (low, high, what it is)."""
 
 
 class ArmInputs(Spec):
@@ -335,12 +341,13 @@ class ArmSetup(Spec):
         self.pressure_dynamics.build(self.cylinder, "pressure_dynamics")
         self.inputs.signals("inputs")
 
-    def check_inputs(self, t) -> None:
-        """Raise ScenarioError if u_c leaves [−1, 1], u_b or u_a leave [0, 1] on the times ``t`` [s]."""
+    def check_inputs(self, t, names=INPUT_RANGES) -> None:
+        """Raise ScenarioError if u_c leaves [−1, 1], u_b or u_a leave [0, 1] on the times ``t`` [s]
+        (``names``: the inputs to check, default all)."""
         signals = self.inputs.signals("inputs")
-        check_range("inputs.valve_command", signals["valve_command"], t, -1.0, 1.0, "a valve command")
-        check_range("inputs.bleed", signals["bleed"], t, 0.0, 1.0, "a bleed opening")
-        check_range("inputs.regeneration", signals["regeneration"], t, 0.0, 1.0, "a regeneration opening")
+        for name in names:
+            if name in INPUT_RANGES:
+                check_range(f"inputs.{name}", signals[name], t, *INPUT_RANGES[name])
 
 
 class ArmScenario(ArmSetup):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:  # pandas and matplotlib load when a kind builds its table and figures
     import pandas as pd
     from matplotlib.figure import Figure
@@ -49,3 +51,25 @@ class ScenarioOutput:
     def summary_dict(self) -> dict[str, float | None]:
         """``summary.json`` content: key → value (SI, the unit is in the key)."""
         return {s.key: s.value for s in self.summary}
+
+
+@dataclass
+class BatchOutput:
+    """Results of a batch of variants of one scenario run through one compiled call.
+
+    ``ids`` (B,) the variants; ``errors`` (B,) "" for a variant that ran, else its error;
+    ``figures``: key figure → (B,) values in SI (NaN: none, or a failed variant), ``units`` key →
+    unit; ``series``: variant id → its ``ScenarioOutput`` for the variants whose time series
+    were asked for; ``envelope_times`` (P,) [s] and ``envelopes``: signal → (B_ok, P) samples
+    at those times of the variants that ran (rows in ``ids`` order), ``envelope_units`` signal →
+    unit.
+    """
+
+    ids: np.ndarray
+    errors: list[str]
+    figures: dict[str, np.ndarray]
+    units: dict[str, str]
+    series: dict[int, ScenarioOutput]
+    envelope_times: np.ndarray
+    envelopes: dict[str, np.ndarray]
+    envelope_units: dict[str, str]

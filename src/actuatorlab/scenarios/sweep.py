@@ -1,39 +1,57 @@
-"""Run the variants of a scenario on Dask and collect them into a Parquet dataset.
+"""Run the variants of a scenario on Dask and collect them into one Parquet index.
 
 Layout of a sweep directory::
 
-    sweep.json              the scenario (resolved TOML) and every variant's overrides
-    variants/00000.parquet  the results table of variant 0 (units in the column metadata)
-    variants/00000.json     its record: status, error, wall time, every summary figure
-    index.parquet           one row per variant: id, parameter values (SI units), status, wall
-                            time, error and the summary figures (written when the sweep ends)
-    report.html, sweep_*.png  chosen key figures against the varied parameters
+    sweep.json                 the scenario (resolved TOML), the varied paths, a digest of the
+                               variants' values, the variants whose series are kept
+    batches/0000000.parquet    batched kinds: one row per variant of the batch starting at
+                               variant 0 (status, error, wall time, every key figure)
+    batches/0000000.envelope.parquet   its sketch of the main signals (``sweep_envelopes``)
+    series/0000017.parquet     the results table of a kept variant (as ``actuatorlab run`` writes it)
+    variants/00000.parquet     other kinds: the results table of variant 0, and
+    variants/00000.json        its record (status, error, wall time, every key figure)
+    index.parquet              one row per variant: id, parameter values (SI), status, wall time,
+                               error and the key figures (written when the sweep ends)
+    envelopes.parquet          5/50/95 % envelopes of the main signals over the variants
+    report.html, sweep_*.png   chosen key figures against the varied parameters, the envelopes
 
-A variant's record is written last and atomically, so it marks a complete variant: ``resume``
-skips variants whose record is valid JSON and whose table's Parquet footer is readable with the
-row count the record gives (a failed variant counts as complete, its error kept), removes the
-temporary files of writes a killed process left, and runs the rest. A variant that raises is
-recorded with its error and does not stop the sweep; an interrupted sweep (Ctrl-C, a killed
-process) leaves complete variants only. Variant files are written without ``fsync`` (parallel
-workers' fsyncs queue on the file system's journal and cost a fifth of the speed-up of two
-workers); after a power loss, the validation above sends any file the crash damaged to be run
-again. The manifest and the index are fsynced.
+Variants of a kind with batch support (``BATCHED_KINDS``: the arm kinds, quasistatic model,
+varying fields that keep the time grid) run as batches through one compiled call each; a
+batch writes its kept series, then its sketch, then its table, each atomically: the table marks
+the batch complete. Other kinds run one Python call per variant and write a table and a record
+per variant, the record last (it marks the variant complete).
+
+``resume`` keeps the batches whose table (and sketch) has a readable Parquet footer and the
+variants whose record is valid JSON with a readable table of the row count it gives (a failed
+variant counts as complete, its error kept); it removes the temporary files of writes a killed
+process left and the files of batches that did not complete, and runs the rest, so every
+variant is in the index once. A variant that raises is recorded with its error and does not
+stop the sweep. Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
+the file system's journal and cost a fifth of the speed-up of two workers); after a power
+loss, the validation above sends any file the crash damaged to be run again. The manifest
+and the index are fsynced.
 
 The engine is ``dask.distributed``: by default a ``LocalCluster`` of worker processes bound to
-127.0.0.1, one thread each, as many as the machine has cores; or an existing cluster given by
-its scheduler address (``dask scheduler`` then ``dask worker tcp://HOST:8786`` on each machine).
+127.0.0.1, one thread each, as many as the machine has cores (on Linux forked from this
+process, which has loaded actuatorlab already: a start in tenths of a second instead of
+seconds); or an existing cluster given by its scheduler address (``dask scheduler`` then
+``dask worker tcp://HOST:8786`` on each machine).
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -42,16 +60,28 @@ from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.results import write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
+from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
 from .sweep_report import figure_keys, write_sweep_report
-from .variants import Variant, with_values
+from .variants import Variants, with_values
 
 RECORDS = "variants"
+BATCHES = "batches"
+SERIES = "series"
 MANIFEST = "sweep.json"
 INDEX = "index.parquet"
+ENVELOPES = "envelopes.parquet"
+ENVELOPE_POINTS = 200
+"""Times (spread evenly over the run, on its samples) at which the envelopes are taken."""
+BATCHED_KINDS = {"arm": "arm_batch", "arms-one-pump": "arm_batch"}
+"""Scenario kind → module of ``scenarios.kinds`` with ``batch_support`` and ``run_batch``."""
 MAX_BATCH = 25
+MAX_BATCHED = 5000
 TASKS_PER_SLOT = 8
-"""Variants go to the workers in batches (one task each) of up to MAX_BATCH, about TASKS_PER_SLOT
-tasks per worker thread, so the scheduler's per-task cost is shared and the load still balances."""
+BATCHED_TASKS_PER_SLOT = 4
+"""Variants go to the workers in batches (one task each) of up to MAX_BATCH (one Python call per
+variant) or MAX_BATCHED (batched kinds), about TASKS_PER_SLOT (BATCHED_TASKS_PER_SLOT) tasks per
+worker thread, so the scheduler's per-task cost is shared and the load still balances."""
+RECORD_UNITS = {"variant": "", "status": "", "error": "", "wall_time_s": "s"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +96,10 @@ class SweepResult:
     """Of ``wall_time_s``: starting or connecting to the cluster and loading actuatorlab in the workers."""
     variants_s: float = 0.0
     """Of ``wall_time_s``: from handing the variants to the workers until the last one returned."""
+    batched: bool = False
+    """Whether the variants ran in compiled batches (series kept in ``series/``) or one by one."""
+    envelopes: pd.DataFrame | None = None
+    """Batched sweeps: t and the 5/50/95 % envelopes of the main signals (``{signal}_q05`` …)."""
 
 
 def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
@@ -91,21 +125,77 @@ def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
     return record
 
 
-def run_batch(base: dict, out_dir: str, variants: list[Variant]) -> list[dict]:
+def run_batch(base: dict, out_dir: str, variants: Variants) -> int:
     """``run_variant`` for several variants of the scenario data ``base`` (SI) in one task: fewer,
-    larger tasks cost the scheduler less, and the base travels to each worker once."""
-    return [run_variant(with_values(base, v), out_dir, v.id) for v in variants]
+    larger tasks cost the scheduler less."""
+    for i, variant_id in enumerate(variants.ids):
+        run_variant(with_values(base, variants.row(i)), out_dir, int(variant_id))
+    return len(variants)
 
 
-def batch_size(variants: int, slots: int) -> int:
-    """Variants per task: about eight tasks per worker slot, at most ``MAX_BATCH``, at least 1."""
-    return max(1, min(MAX_BATCH, variants // (TASKS_PER_SLOT * max(slots, 1))))
+def _batch_module(kind: str):
+    return importlib.import_module(f"{__package__}.kinds.{BATCHED_KINDS[kind]}")
 
 
-def _manifest(scenario, variants: list[Variant]) -> dict:
+def batch_name(first_id: int) -> str:
+    """File stem of the batch whose first variant is ``first_id``."""
+    return f"{first_id:07d}"
+
+
+def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: frozenset[int]) -> int:
+    """Run ``variants`` of the scenario data ``base`` (SI; a batched kind) through one compiled
+    call and write the batch: the kept variants' series, the sketch of the main signals, then
+    the table that marks it complete. Runs in a worker; an unexpected error fails the batch's
+    variants with it."""
+    start = time.perf_counter()
+    folder = Path(out_dir)
+    name = batch_name(int(variants.ids[0]))
+    try:
+        scenario = parse_scenario(base, "the swept scenario")
+        output = _batch_module(scenario.kind).run_batch(scenario, variants, keep, ENVELOPE_POINTS)
+        errors, figures, units = output.errors, output.figures, output.units
+    except Exception as error:  # noqa: BLE001 (a failing batch is recorded, the sweep goes on)
+        output, figures, units = None, {}, {}
+        errors = [f"{type(error).__name__}: {error}"] * len(variants)
+    table = pd.DataFrame({"variant": variants.ids.astype(np.int64),
+                          "status": ["failed" if e else "ok" for e in errors], "error": errors,
+                          "wall_time_s": (time.perf_counter() - start) / len(variants), **figures})
+    if output is not None:
+        for variant_id, result in output.series.items():
+            write_table(result.table, folder / SERIES / f"{variant_id:07d}.parquet", result.units, result.labels,
+                        durable=False)
+        ran = next(iter(output.envelopes.values())).shape[0] if output.envelopes else 0
+        if ran:
+            _write_sketch(folder / BATCHES / f"{name}.envelope.parquet", output)
+    write_table(table, folder / BATCHES / f"{name}.parquet", {**RECORD_UNITS, **units}, durable=False)
+    return len(variants)
+
+
+def _write_sketch(path: Path, output) -> None:
+    """The batch's sketch: one row per (rank, envelope time), one column per signal."""
+    points = output.envelope_times.size
+    data = {"rank": np.repeat(RANKS, points), "t": np.tile(output.envelope_times, RANKS.size)}
+    data.update({name: sketch(samples).reshape(-1) for name, samples in output.envelopes.items()})
+    write_table(pd.DataFrame(data), path, {"rank": "1", "t": "s", **output.envelope_units}, durable=False)
+
+
+def batch_size(variants: int, slots: int, batched: bool = False) -> int:
+    """Variants per task: a few tasks per worker slot, at most ``MAX_BATCH`` (``MAX_BATCHED``
+    for batched kinds), at least 1."""
+    per_slot, cap = (BATCHED_TASKS_PER_SLOT, MAX_BATCHED) if batched else (TASKS_PER_SLOT, MAX_BATCH)
+    return max(1, min(cap, variants // (per_slot * max(slots, 1))))
+
+
+def _manifest(scenario, variants: Variants, keep: Collection[int], batched: bool) -> dict:
+    digest = hashlib.sha256(np.ascontiguousarray(variants.values).tobytes())
+    digest.update(np.ascontiguousarray(variants.ids, dtype=np.int64).tobytes())
     return {
         "scenario_toml": scenario_to_toml(scenario),
-        "variants": [{"id": v.id, "overrides": v.overrides} for v in variants],
+        "paths": list(variants.paths),
+        "variants": len(variants),
+        "values_sha256": digest.hexdigest(),
+        "layout": BATCHES if batched else RECORDS,
+        "keep_series": sorted(int(k) for k in keep) if batched else "all",
     }
 
 
@@ -119,21 +209,60 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
         raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
                             "another directory")
     if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(manifest)):
-        raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario or variants differ); "
+        raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario, variants or kept series differ); "
                             "resume it with the same arguments or choose another directory")
-    for partial in (out_dir / RECORDS).glob(".*.tmp*"):
-        partial.unlink()  # a write cut short by a killed process (atomic writes never leave more)
     return True
 
 
 def _start_sweep(out_dir: Path, manifest: dict) -> None:
     """Create the sweep directory and its manifest."""
     try:
-        (out_dir / RECORDS).mkdir(parents=True, exist_ok=True)
+        for folder in (RECORDS, BATCHES, SERIES):
+            (out_dir / folder).mkdir(parents=True, exist_ok=True)
         atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=1))
     except OSError as exc:
         raise ScenarioError(f"--out {out_dir}: cannot write the sweep there ({exc.strerror or exc}); "
                             "choose a folder you can write") from None
+
+
+def _remove_partial_writes(out_dir: Path) -> None:
+    """Delete the temporary files of writes a killed process cut short (atomic writes leave no more)."""
+    for folder in (RECORDS, BATCHES, SERIES):
+        for partial in (out_dir / folder).glob(".*.tmp*"):
+            partial.unlink()
+
+
+def _complete_batches(out_dir: Path) -> dict[str, pd.DataFrame]:
+    """Batch name → its table, for the complete batches in ``out_dir``; the files of incomplete
+    ones (a sketch or series without their table, a damaged file) are removed to be run again."""
+    folder = out_dir / BATCHES
+    tables = {}
+    for path in folder.glob("*.parquet"):
+        if path.name.endswith(".envelope.parquet"):
+            continue
+        try:
+            table = pq.read_table(path).to_pandas()
+            if (table["status"] == "ok").any():
+                pq.read_metadata(folder / f"{path.stem}.envelope.parquet")
+            tables[path.stem] = table
+        except (OSError, KeyError, pa.ArrowException):
+            path.unlink(missing_ok=True)  # damaged: its variants run again
+    for sketch_path in folder.glob("*.envelope.parquet"):
+        if sketch_path.name.removesuffix(".envelope.parquet") not in tables:
+            sketch_path.unlink()
+    done = {int(v) for table in tables.values() for v in table["variant"]}
+    for series in (out_dir / SERIES).glob("*.parquet"):
+        if int(series.stem) not in done or not _readable(series):
+            series.unlink()  # written by a batch that did not complete, or damaged
+    return tables
+
+
+def _readable(path: Path) -> bool:
+    try:
+        pq.read_metadata(path)
+        return True
+    except (OSError, pa.ArrowException):
+        return False
 
 
 def _complete_variants(out_dir: Path) -> set[int]:
@@ -171,7 +300,21 @@ def check_engine(workers: int | None, scheduler: str | None) -> None:
                                 "tcp://127.0.0.1:8786 (the address `dask scheduler` prints)")
 
 
+def keep_set(variants: Variants, keep_series: int, keep_variants: Collection[int] = ()) -> frozenset[int]:
+    """The ids of the variants whose time series a batched sweep keeps: the first ``keep_series``
+    and ``keep_variants``; raises naming a negative count or an id not in the sweep."""
+    if keep_series < 0:
+        raise ScenarioError(f"--keep-series {keep_series}: give 0 or more (the number of variants whose time series "
+                            "are kept, the first ones)")
+    unknown = sorted(set(keep_variants) - set(map(int, variants.ids)))
+    if unknown:
+        raise ScenarioError(f"--keep-variant {unknown[0]}: no such variant; the ids run from "
+                            f"{int(variants.ids.min())} to {int(variants.ids.max())}")
+    return frozenset(map(int, np.sort(variants.ids)[:keep_series])) | frozenset(map(int, keep_variants))
+
+
 def _client(workers: int | None, scheduler: str | None):
+    import dask
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
@@ -181,93 +324,187 @@ def _client(workers: int | None, scheduler: str | None):
             raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
                                 "`dask scheduler` and workers with `dask worker ADDRESS`") from None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None)
+    method = "fork" if sys.platform.startswith("linux") else dask.config.get("distributed.worker.multiprocessing-method")
+    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None)
     return Client(cluster), cluster
+
+
+def batched(scenario, variants: Variants) -> bool:
+    """Whether ``variants`` of ``scenario`` run in compiled batches."""
+    return scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
 
 
 def run_sweep(
     scenario,
-    variants: list[Variant],
+    variants: Variants,
     out_dir: str | os.PathLike,
     workers: int | None = None,
     scheduler: str | None = None,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
     figures: list[str] | None = None,
-    sampled: bool = False,
+    keep: Collection[int] = (),
+    report: bool = True,
 ) -> SweepResult:
     """Run ``variants`` of ``scenario`` on Dask into ``out_dir``; see the module docstring.
 
     ``progress(done, total)`` is called as variants complete (skipped ones count as done).
-    ``figures``: the key figures the report plots (default: the first few); ``sampled``: the
-    variants are Monte Carlo samples (histograms) rather than a grid.
+    ``figures``: the key figures the report plots (default: the first few); ``keep``: ids of
+    the variants whose time series a batched sweep keeps (other kinds keep every variant's);
+    ``report``: write ``report.html`` (a sensitivity analysis writes its own).
     """
-    if not variants:
+    if not len(variants):
         raise ScenarioError("no variants to run; give --grid PATH=VALUES or --samples N with --vary")
     check_engine(workers, scheduler)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"--out {out}: exists and is not a directory; name a directory")
-    manifest = _manifest(scenario, variants)
+    in_batches = batched(scenario, variants)
+    manifest = _manifest(scenario, variants, keep, in_batches)
     started = _existing_sweep(out, manifest, resume)
-    done = _complete_variants(out) if started else set()
-    pending = [v for v in variants if v.id not in done]
-    report = progress or (lambda finished, total: None)
-    report(len(done), len(variants))
+    if started:
+        _remove_partial_writes(out)
+    done = _done(out, in_batches) if started else set()
+    pending = variants[~np.isin(variants.ids, np.fromiter(done, dtype=np.int64, count=len(done)))]
+    tell = progress or (lambda finished, total: None)
+    tell(len(variants) - len(pending), len(variants))
     start = time.perf_counter()
     startup = phase = 0.0
-    if pending:
+    if len(pending):
         from dask.distributed import as_completed
 
+        if scheduler is None:  # local workers are forked from here: load the kind (and its kernels) once
+            _load_kind(scenario.kind, in_batches, scenario.model_dump())
         client, cluster = _client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
         try:
             if not started:
                 _start_sweep(out, manifest)
-            client.run(_load_kind, scenario.kind)
+            if scheduler is not None:
+                client.run(_load_kind, scenario.kind, in_batches, scenario.model_dump())
             startup = time.perf_counter() - start
-            size = batch_size(len(pending), sum(client.nthreads().values()))
-            batches = [pending[i : i + size] for i in range(0, len(pending), size)]
+            size = batch_size(len(pending), sum(client.nthreads().values()), in_batches)
             phase_start = time.perf_counter()
-            base = client.scatter(scenario.model_dump(), broadcast=True)
             folder = os.fspath(out.resolve())
-            futures = [client.submit(run_batch, base, folder, batch, pure=False) for batch in batches]
-            finished = len(done)
+            base = scenario.model_dump()  # a few kB with each task (scattered data dies with a worker)
+            if in_batches:
+                futures = [client.submit(run_compiled_batch, base, folder, pending[i : i + size], frozenset(keep),
+                                         pure=False) for i in range(0, len(pending), size)]
+            else:
+                futures = [client.submit(run_batch, base, folder, pending[i : i + size], pure=False)
+                           for i in range(0, len(pending), size)]
+            finished = len(variants) - len(pending)
             for future in as_completed(futures):
-                finished += len(future.result())
-                report(finished, len(variants))
+                finished += future.result()
+                tell(finished, len(variants))
             phase = time.perf_counter() - phase_start
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
-    index = collect_index(out, variants)
-    parameters = [p for p in variants[0].values if len({v.values[p] for v in variants}) > 1] or list(variants[0].values)
-    keys = figure_keys(index, parameters, figures)
-    wall = time.perf_counter() - start
-    write_sweep_report(out, scenario, index, parameters, keys, sampled, wall, scenario_to_toml(scenario))
-    return SweepResult(index, len(pending), len(done), wall, startup, phase)
+    index = collect_index(out, variants, in_batches)
+    envelopes = collect_envelopes(out) if in_batches else None
+    if report:
+        parameters = variants.varied()
+        keys = figure_keys(index, parameters, figures)
+        write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
+                           scenario_to_toml(scenario), envelopes)
+    return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
+                       in_batches, envelopes)
 
 
-def _load_kind(kind: str) -> None:
-    """Import the module of the sweep's scenario kind in a worker before its first variant."""
+def _done(out: Path, in_batches: bool) -> set[int]:
+    if in_batches:
+        return {int(v) for table in _complete_batches(out).values() for v in table["variant"]}
+    return _complete_variants(out)
+
+
+def _load_kind(kind: str, in_batches: bool, base: dict | None = None) -> None:
+    """Import the module of the sweep's scenario kind in a worker before its first variant; for
+    a batched sweep, run one variant of ``base`` too, so the compiled kernels are loaded (all
+    workers at once) before the clock of the variants starts."""
+    if in_batches:
+        _base_batch(parse_scenario(base, "the swept scenario"))
+        return
     from .runner import kind_module
 
     kind_module(kind)
 
 
-def collect_index(out_dir: str | os.PathLike, variants: list[Variant]) -> pd.DataFrame:
-    """Build and write ``index.parquet`` from the variant records (missing ones: status ``missing``)."""
+def _base_batch(scenario):
+    """The batch output of ``scenario`` itself (a batched kind) as its only variant."""
+    return _batch_module(scenario.kind).run_batch(scenario, Variants.of([], np.empty((1, 0))), (), ENVELOPE_POINTS)
+
+
+def key_figures(scenario) -> list[str]:
+    """The keys of the key figures a sweep of ``scenario`` records: of a run of the scenario itself
+    (for a batched kind, a batch of it, which loads the kernels a sweep then uses)."""
+    if scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, ()) is None:
+        return list(_base_batch(scenario).figures)
+    from .runner import kind_module
+
+    return [s.key for s in kind_module(scenario.kind).run(scenario).summary]
+
+
+def collect_index(out_dir: str | os.PathLike, variants: Variants, in_batches: bool) -> pd.DataFrame:
+    """Build and write ``index.parquet`` from the batch tables or the variant records (a variant
+    in neither: status ``missing``)."""
     out = Path(out_dir)
-    rows, units = [], {"variant": "", "status": "", "error": "", "wall_time_s": "s"}
-    for variant in variants:
-        path = out / RECORDS / f"{variant.id:05d}.json"
-        record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        units.update(record.get("units", {}))
-        rows.append({"variant": variant.id, **variant.values, "status": record.get("status", "missing"),
-                     "error": record.get("error", ""), "wall_time_s": record.get("wall_time_s"),
-                     **record.get("summary", {})})
-    index = pd.DataFrame(rows)
-    units.update({path: "SI" for path in variants[0].values})
+    frame = pd.DataFrame({"variant": variants.ids.astype(np.int64),
+                          **{path: variants.values[:, i] for i, path in enumerate(variants.paths)}})
+    units = {**RECORD_UNITS, **{path: "SI" for path in variants.paths}}
+    if in_batches:
+        tables = [pq.read_table(path) for path in sorted((out / BATCHES).glob("*.parquet"))
+                  if not path.name.endswith(".envelope.parquet")]
+        for table in tables:
+            units.update({f.name: (f.metadata or {}).get(b"unit", b"").decode() for f in table.schema})
+        results = (pd.concat([t.to_pandas() for t in tables], ignore_index=True) if tables
+                   else pd.DataFrame(columns=list(RECORD_UNITS)))
+    else:
+        records = {int(v): _record(out, int(v)) for v in variants.ids}
+        results = pd.DataFrame([_record_row(v, record) for v, record in records.items()])
+        units.update({key: unit for record in records.values() for key, unit in record.get("units", {}).items()})
+    results = results.drop_duplicates("variant")  # one row per variant, whatever a retried task wrote
+    index = frame.merge(results, on="variant", how="left")
+    index["status"] = index["status"].fillna("missing")
+    index["error"] = index["error"].fillna("")
     write_table(index, out / INDEX, {c: units.get(c, "") for c in index.columns})
     return index
+
+
+def _record(out: Path, variant_id: int) -> dict:
+    path = out / RECORDS / f"{variant_id:05d}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _record_row(variant_id: int, record: dict) -> dict:
+    return {"variant": variant_id, "status": record.get("status", "missing"), "error": record.get("error", ""),
+            "wall_time_s": record.get("wall_time_s"), **record.get("summary", {})}
+
+
+def collect_envelopes(out_dir: str | os.PathLike) -> pd.DataFrame | None:
+    """Merge the batches' sketches into ``envelopes.parquet`` (t, then ``{signal}_q05``, ``_q50``,
+    ``_q95`` per main signal), weighting each batch by its variants that ran; None if none ran."""
+    out = Path(out_dir)
+    sketches, counts, units = [], [], {}
+    for path in sorted((out / BATCHES).glob("*.envelope.parquet")):
+        table = pq.read_table(path)
+        frame = table.to_pandas()
+        batch = pq.read_table(out / BATCHES / path.name.replace(".envelope", ""), columns=["status"])
+        counts.append(int((batch["status"].to_numpy() == "ok").sum()))
+        signals = [c for c in frame.columns if c not in ("rank", "t")]
+        units = {f.name: (f.metadata or {}).get(b"unit", b"").decode() for f in table.schema}
+        times = frame["t"].to_numpy()[: len(frame) // RANKS.size]
+        sketches.append(frame[signals].to_numpy().reshape(RANKS.size, times.size * len(signals)))
+    if not sketches:
+        return None
+    levels = mixture_quantiles(np.array(sketches), np.array(counts), RANKS[list(LEVELS.values())])
+    data = {"t": times}
+    for s, signal in enumerate(signals):
+        for (suffix, _), row in zip(LEVELS.items(), levels):
+            data[f"{signal}_{suffix}"] = row.reshape(times.size, len(signals))[:, s]
+    envelopes = pd.DataFrame(data)
+    envelopes.attrs["units"] = {c: units.get(c.rsplit("_q", 1)[0], "s") for c in envelopes.columns}
+    write_table(envelopes, out / ENVELOPES, envelopes.attrs["units"])
+    return envelopes

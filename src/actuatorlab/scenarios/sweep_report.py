@@ -1,8 +1,9 @@
 """The HTML report of a sweep: chosen key figures against the varied parameters.
 
 One varied parameter: a line per key figure; two: a heat map per key figure; more: the key
-figure against each parameter (points); Monte Carlo samples: a histogram per key figure.
-Failed variants are counted and listed, not plotted.
+figure against each parameter (points); Monte Carlo samples: a histogram per key figure (one image).
+Batched sweeps add the 5/50/95 % envelopes of the main signals over the variants. Failed
+variants are counted and listed, not plotted.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pandas as pd
 from .. import __version__
 from ..errors import ScenarioError
 from ..report.html import write_report
-from ..report.plots import XYPanel, draw_figures, heatmap_figure, histogram_figure, xy_figure
+from ..report.plots import XYPanel, draw_figures, envelope_figure, heatmap_figure, histograms_figure, xy_figure
 from .output import FigureSpec
 
 DEFAULT_FIGURES = 4
@@ -44,9 +45,9 @@ def sweep_figures(index: pd.DataFrame, parameters: list[str], keys: list[str], s
     """The plots of ``keys`` against ``parameters`` over the variants that ran."""
     ok = index[index["status"] == "ok"]
     if sampled:
-        return [FigureSpec(f"sweep_hist_{i}.png", f"Distribution of {key} over {len(ok)} Monte Carlo variants.",
-                           lambda key=key: histogram_figure(ok[key].to_numpy(float), key, key))
-                for i, key in enumerate(keys)]
+        return [FigureSpec("sweep_histograms.png", f"Distributions of {', '.join(keys)} over {len(ok)} sampled "
+                           "variants (mean marked).",
+                           lambda: histograms_figure({key: ok[key].to_numpy(float) for key in keys}))]
     if len(parameters) == 2:
         x, y = parameters
         return [FigureSpec(f"sweep_map_{i}.png", f"{key} over the grid of {x} and {y} (blank: failed variant).",
@@ -69,10 +70,24 @@ def _heatmap(df: pd.DataFrame, x: str, y: str, key: str):
                           title=key)
 
 
+def envelope_spec(envelopes: pd.DataFrame, count: int) -> FigureSpec:
+    """The figure of the 5/50/95 % envelopes (``{signal}_q05`` … columns against ``t``, units in
+    ``attrs["units"]``)."""
+    signals = [c.removesuffix("_q50") for c in envelopes.columns if c.endswith("_q50")]
+    bands = {s: tuple(envelopes[f"{s}_{q}"].to_numpy() for q in ("q05", "q50", "q95")) for s in signals}
+    units = {s: envelopes.attrs.get("units", {}).get(f"{s}_q50", "") for s in signals}
+    return FigureSpec("sweep_envelopes.png", f"Median (line) and 5–95 % band (shaded) of the main signals over the "
+                      f"{count} variants that ran, at {len(envelopes)} times.",
+                      lambda: envelope_figure(envelopes["t"].to_numpy(), bands, units))
+
+
 def write_sweep_report(out_dir: Path, scenario, index: pd.DataFrame, parameters: list[str], keys: list[str],
-                       sampled: bool, wall_time_s: float, scenario_toml: str) -> list[str]:
+                       sampled: bool, wall_time_s: float, scenario_toml: str,
+                       envelopes: pd.DataFrame | None = None) -> list[str]:
     """Render the plots and ``report.html`` into ``out_dir``; returns the files written."""
     figures = sweep_figures(index, parameters, keys, sampled) if (index["status"] == "ok").any() else []
+    if envelopes is not None:
+        figures.append(envelope_spec(envelopes, int((index["status"] == "ok").sum())))
     files, not_drawn = draw_figures(figures, out_dir)
     failed = index[index["status"] != "ok"]
     notes = [f"Varied: {', '.join(parameters)} ({'Monte Carlo samples' if sampled else 'grid'}); values in SI units.",
@@ -91,7 +106,8 @@ def write_sweep_report(out_dir: Path, scenario, index: pd.DataFrame, parameters:
         "figures": [{"file": spec.file, "caption": spec.caption} for spec in figures],
         "notes": notes,
         "scenario_toml": scenario_toml,
-        "files": ["index.parquet", "variants/", *files, "report.html"],
+        "files": ["index.parquet", *(["envelopes.parquet", "batches/", "series/"] if envelopes is not None
+                                     else ["variants/"]), *files, "report.html"],
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
     }

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..errors import SimulationError
+from ..errors import ParameterError, SimulationError
 from ..hydraulics.quasistatic.chambers import run_chamber_pressures
 from ..hydraulics.quasistatic.circuit import I_FHM, I_FRM, Openings, ValveCircuit, normalised_openings
 from ..hydraulics.quasistatic.network import PumpNetwork, new_pump_state, relaxed_network_step_kernel
@@ -51,10 +51,12 @@ from ..numerics.status import (
     STATUS_STRETCH,
 )
 from .result import GAUGE_PRESSURE, Channel, SimulationResult
-from .travel import check_travel
+from .travel import check_travel, outside
 
 MAX_STRETCH = 0.5
 """|p − ℓ| [m] beyond which the relaxed element is taken to have diverged."""
+CHUNK_STEPS = 200_000
+"""Samples per call of a time loop (between progress reports; the carried cos/sin restart at each)."""
 CHATTER_STEPS = 20
 CHATTER_FRACTION = 0.01
 """A force whose step-to-step change alternates in sign for CHATTER_STEPS steps in a row, each
@@ -248,7 +250,7 @@ def simulate_arms(
     initial_rates,
     regeneration: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
-    chunk_steps: int = 200_000,
+    chunk_steps: int = CHUNK_STEPS,
     length_range: tuple[float, float] | None = None,
     angle_ranges: list[tuple[float, float] | None] | None = None,
     shared_pump: bool | None = None,
@@ -271,35 +273,26 @@ def simulate_arms(
     n = t.size
     for j, arm in enumerate(arms):
         _refuse_unstable(arm, relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
-    commands = np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms)
-    u_a = np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64)
-    if shared and np.any(u_a > 0.0):
-        raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
-                              "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
-    uhs = np.empty((n, n_arms, 5))
-    for j, circuit in enumerate(circuits):
-        uhs[:, j] = normalised_openings(circuit, Openings.from_command(commands[:, j], bleed))
-    ua_hat = u_a if shared else regeneration_openings(circuits[0], u_a)
+    drive = ArmDrive.of(valve_commands, bleed, external_forces, regeneration, n, n_arms)
+    _refuse_shared_regeneration(drive, shared)
+    uhs, ua_hat = drive.kernel_openings(circuits, shared)
     cps = np.array([c.kernel_array() for c in circuits])
     aps = np.array([a.kernel_array() for a in arms])
-    f_ey = np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms))
-    out = np.empty((7, n_arms, n))
-    state = np.zeros((n_arms, 7))
-    for j, arm in enumerate(arms):
-        length0 = float(arm.cylinder_length(initial_angles[j])[0])
-        state[j, [S_THETA, S_RATE, S_P, S_LPREV]] = (initial_angles[j], initial_rates[j], length0, length0)
+    state = initial_state(arms, initial_angles, initial_rates)
 
     if not shared:
         loop = _own_pump_loop
-        inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(f_ey[:, 0]),
+        inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(drive.forces[:, 0]),
                   relaxation.stiffness, relaxation.damping, h)
         carried = (state,)
     else:
         loop = _shared_pump_loop
-        inputs = (cps, aps, uhs, f_ey, np.full(n_arms, relaxation.stiffness), np.full(n_arms, relaxation.damping), h)
+        inputs = (cps, aps, uhs, drive.forces, np.full(n_arms, relaxation.stiffness),
+                  np.full(n_arms, relaxation.damping), h)
         carried = (state, new_pump_state(PumpNetwork(circuits)))
 
     t0 = time.perf_counter()
+    out = np.empty((7, n_arms, n))
     loop(*inputs, *(c.copy() for c in carried), 0, 1, out)  # compilation or cache load, timed apart
     compile_time = time.perf_counter() - t0
 
@@ -313,19 +306,76 @@ def simulate_arms(
         if status != STATUS_OK:
             break
     loop_time = time.perf_counter() - t0
-    ran = k_fail + 1 if status != STATUS_OK else n
+    _check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges)
+    counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
+    return _arm_results(t, out, drive, cps, uhs, ua_hat, shared, counters)
+
+
+@dataclass(frozen=True)
+class ArmDrive:
+    """The inputs of one run sampled on its time grid (n samples, N arms): valve commands u_c
+    (n, N), bleed u_b (n,), external forces f_ey [N] (n, N), regeneration opening u_a (n,)."""
+
+    commands: np.ndarray
+    bleed: np.ndarray
+    forces: np.ndarray
+    regeneration: np.ndarray
+
+    @classmethod
+    def of(cls, valve_commands, bleed, external_forces, regeneration, n: int, n_arms: int) -> ArmDrive:
+        """The inputs as float arrays of the shapes above (``regeneration`` None: closed)."""
+        return cls(np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms),
+                   np.asarray(bleed, dtype=np.float64),
+                   np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms)),
+                   np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64))
+
+    def kernel_openings(self, circuits, shared: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(û (n, N, 5) of (40)–(43) per arm's circuit, û_a (n,)) as the loops take them (û_a is
+        u_a itself on a shared pump, where regeneration is refused)."""
+        uhs = np.empty((self.forces.shape[0], len(circuits), 5))
+        for j, circuit in enumerate(circuits):
+            uhs[:, j] = normalised_openings(circuit, Openings.from_command(self.commands[:, j], self.bleed))
+        return uhs, self.regeneration if shared else regeneration_openings(circuits[0], self.regeneration)
+
+
+def _refuse_shared_regeneration(drive: ArmDrive, shared: bool) -> None:
+    if shared and np.any(drive.regeneration > 0.0):
+        raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
+                              "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
+
+
+def initial_state(arms: list[SingleArm], initial_angles, initial_rates) -> np.ndarray:
+    """The loops' carried state (N, 7) at t = 0: θ(0), θ̇(0), and p = ℓ_prev = ℓ(θ(0)) (unstretched)."""
+    state = np.zeros((len(arms), 7))
+    for j, arm in enumerate(arms):
+        length0 = float(arm.cylinder_length(initial_angles[j])[0])
+        state[j, [S_THETA, S_RATE, S_P, S_LPREV]] = (initial_angles[j], initial_rates[j], length0, length0)
+    return state
+
+
+def _check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges) -> None:
+    """Raise ``SimulationError`` for a run (records ``out`` (7, N, n)) that left its travel or
+    stopped with ``status`` at sample ``k_fail`` of arm ``j_fail``; the travel is named first (a
+    motion past the end of travel is the cause of a later divergence)."""
+    n_arms = out.shape[1]
+    ran = k_fail + 1 if status != STATUS_OK else t.size
     angle_ranges = angle_ranges or [None] * n_arms
-    for j in range(n_arms):  # a motion past the end of travel is the cause of a later divergence
+    for j in range(n_arms):
         check_travel(t[:ran], out[ROW_LENGTH, j, :ran], length_range, out[ROW_THETA, j, :ran], angle_ranges[j],
                      f"arm {j + 1}" if n_arms > 1 else "the arm")
     if status != STATUS_OK:
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
-    counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
+
+
+def _arm_results(t, out, drive: ArmDrive, cps, uhs, ua_hat, shared: bool, counters) -> list[SimulationResult]:
+    """One ``SimulationResult`` per arm of a finished run (records ``out`` (7, N, n))."""
+    n = t.size
     return [
-        _arm_result(t, out[:, j], commands[:, j], bleed, u_a, f_ey[:, j], shared=shared, counters=counters,
+        _arm_result(t, out[:, j], drive.commands[:, j], drive.bleed, drive.regeneration, drive.forces[:, j],
+                    shared=shared, counters=counters,
                     chambers=run_chamber_pressures(cps[j], uhs[:, j], np.zeros(n) if shared else ua_hat,
                                                    out[ROW_PUMP, j], out[ROW_V, j], out[ROW_F, j]))
-        for j in range(n_arms)
+        for j in range(out.shape[1])
     ]
 
 
@@ -390,3 +440,173 @@ def simulate_arm(
                               [initial_angle], [initial_rate], regeneration=regeneration, progress=progress,
                               length_range=length_range, angle_ranges=[angle_range])
     return result
+
+
+@dataclass(frozen=True)
+class ArmRun:
+    """One run of a batch (quantities as in ``simulate_arms``): N arms with their circuits (on one
+    pump in a shared batch), the relaxation, the sampled inputs, the initial state and the travel
+    bounds. Runs that share their ``drive`` and circuit objects share their kernel openings."""
+
+    arms: tuple[SingleArm, ...]
+    circuits: tuple[ValveCircuit, ...]
+    relaxation: Relaxation
+    drive: ArmDrive
+    initial_angles: tuple[float, ...]
+    initial_rates: tuple[float, ...]
+    length_range: tuple[float, float] | None = None
+    angle_ranges: tuple[tuple[float, float] | None, ...] | None = None
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness, damping, h, states, runs, chunk_steps, out,
+                    status, k_end):
+    """``_own_pump_loop`` for every run b with ``runs[b]``, from sample 0 to the end in calls of
+    ``chunk_steps`` samples as ``simulate_arms`` makes them. ``cps``, ``aps`` (B, 1, ·);
+    ``uhs`` (U, n, 5), ``ua_hats`` and ``forces`` (U, n): the inputs of run b are row
+    ``inputs[b]``; ``states`` (B, 1, 7); fills ``out`` (B, 7, 1, n), ``status`` and ``k_end`` (B,)."""
+    n = out.shape[3]
+    for b in range(cps.shape[0]):
+        if not runs[b]:
+            continue
+        u = inputs[b]
+        for k0 in range(0, n, chunk_steps):
+            s, k, _ = _own_pump_loop(cps[b, 0], aps[b, 0], uhs[u], ua_hats[u], forces[u], stiffness[b], damping[b], h,
+                                     states[b], k0, min(k0 + chunk_steps, n), out[b])
+            status[b], k_end[b] = s, k
+            if s != STATUS_OK:
+                break
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, runs, chunk_steps,
+                       out, status, k_end, j_end):
+    """``_shared_pump_loop`` for every run b with ``runs[b]`` as ``_own_pump_batch`` does:
+    ``cps``, ``aps`` (B, N, ·); ``uhs`` (U, n, N, 5), ``forces`` (U, n, N); ``stiffness``,
+    ``damping`` (B, N); ``states`` (B, N, 7), ``pump_states`` (B, 2); fills ``out`` (B, 7, N, n),
+    ``status``, ``k_end`` and ``j_end`` (B,)."""
+    n = out.shape[3]
+    for b in range(cps.shape[0]):
+        if not runs[b]:
+            continue
+        u = inputs[b]
+        for k0 in range(0, n, chunk_steps):
+            s, k, j = _shared_pump_loop(cps[b], aps[b], uhs[u], forces[u], stiffness[b], damping[b], h, states[b],
+                                        pump_states[b], k0, min(k0 + chunk_steps, n), out[b])
+            status[b], k_end[b], j_end[b] = s, k, j
+            if s != STATUS_OK:
+                break
+
+
+class ArmBatch:
+    """The records of a batch of runs on one time grid ``t`` [s] (``simulate_arm_batch``).
+
+    ``out`` (B, 7, N, n): rows ROW_THETA … ROW_PUMP of every run; ``status``, ``k_end``,
+    ``j_end`` (B,): how each loop ended; ``errors``: the exception that kept a run from starting
+    (an unstable relaxation), else None; ``loop_time_s``: the compiled call's wall time.
+    """
+
+    def __init__(self, t, runs, out, status, k_end, j_end, errors, openings, inputs, cps, shared, loop_time_s):
+        self.t, self.runs, self.out = t, runs, out
+        self.status, self.k_end, self.j_end, self.errors = status, k_end, j_end, errors
+        self._openings, self._inputs, self._cps = openings, inputs, cps
+        self.shared, self.loop_time_s = shared, loop_time_s
+
+    def clean(self) -> np.ndarray:
+        """(B,) bool: the runs that reached the last sample within their travel, those whose
+        ``results`` do not raise."""
+        started = np.array([e is None for e in self.errors])
+        n_runs, n_arms = self.out.shape[0], self.out.shape[2]
+        bounds = np.full((4, n_runs, n_arms, 1), np.inf)
+        bounds[[0, 2]] = -np.inf
+        for b, run in enumerate(self.runs):
+            if run.length_range is not None:
+                bounds[:2, b] = np.array(run.length_range)[:, None, None]
+            for j, angle_range in enumerate(run.angle_ranges or ()):
+                if angle_range is not None:
+                    bounds[2:, b, j] = np.array(angle_range)[:, None]
+        left = (outside(self.out[:, ROW_LENGTH], bounds[0], bounds[1]).any(axis=(1, 2))
+                | outside(self.out[:, ROW_THETA], bounds[2], bounds[3]).any(axis=(1, 2)))
+        return started & (self.status == STATUS_OK) & ~left
+
+    def results(self, b: int) -> list[SimulationResult]:
+        """The results of run ``b``, one per arm, as ``simulate_arms`` gives them (its
+        ``SimulationError`` raised for a run that failed; loop time: the batch's share)."""
+        if self.errors[b] is not None:
+            raise self.errors[b]
+        run = self.runs[b]
+        _check_run(self.t, self.out[b], self.status[b], self.k_end[b], self.j_end[b], run.length_range,
+                   run.angle_ranges)
+        uhs, ua_hat = self._openings[self._inputs[b]]
+        counters = {"steps": float(self.t.size), "compile_time_s": 0.0, "loop_time_s": self.loop_time_s / len(self.runs)}
+        return _arm_results(self.t, self.out[b], run.drive, self._cps[b], uhs, ua_hat, self.shared, counters)
+
+
+def _kernel_array(model, arrays: dict[int, np.ndarray]) -> np.ndarray:
+    """``model.kernel_array()``, laid out once per object of a batch (``arrays``: by ``id``)."""
+    if id(model) not in arrays:
+        arrays[id(model)] = model.kernel_array()
+    return arrays[id(model)]
+
+
+def _opening_fields(circuit: ValveCircuit) -> tuple:
+    """The fields of ``circuit`` its kernel openings depend on: û (40)–(43) and û_a (101)."""
+    return circuit.head_area, circuit.rod_area, tuple(circuit.coefficients), circuit.regeneration_coefficient
+
+
+def simulate_arm_batch(runs: list[ArmRun], t: np.ndarray, shared_pump: bool, chunk_steps: int = CHUNK_STEPS,
+                       records: np.ndarray | None = None) -> ArmBatch:
+    """Simulate ``runs`` on the uniform grid ``t`` [s] in one compiled call: each run by the same
+    loop and the same calls as ``simulate_arms`` (so its records are equal bit for bit), all its
+    arms on one pump if ``shared_pump`` (Sec. 6), else one arm on its own pump. A run whose
+    relaxation is unstable does not start; its error is kept (``ArmBatch.errors``).
+    ``records``: an array of at least (len(runs), 7, N, n) to hold the records (reused from
+    batch to batch, it spares the memory system a fresh 0.5 MB per run)."""
+    h = float(t[1] - t[0])
+    n, n_runs, n_arms = t.size, len(runs), len(runs[0].arms)
+    errors: list[Exception | None] = []
+    openings, drives, inputs, keys = [], [], np.zeros(n_runs, dtype=np.int64), {}
+    for b, run in enumerate(runs):
+        try:
+            for j, arm in enumerate(run.arms):
+                _refuse_unstable(arm, run.relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
+            _refuse_shared_regeneration(run.drive, shared_pump)
+            if shared_pump:
+                PumpNetwork(run.circuits)
+            errors.append(None)
+        except (SimulationError, ParameterError) as error:
+            errors.append(error)
+        key = (id(run.drive), *map(_opening_fields, run.circuits))
+        if key not in keys:
+            keys[key] = len(openings)
+            openings.append(run.drive.kernel_openings(run.circuits, shared_pump))
+            drives.append(run.drive)
+        inputs[b] = keys[key]
+    arrays: dict[int, np.ndarray] = {}
+    cps = np.array([[_kernel_array(c, arrays) for c in run.circuits] for run in runs])
+    aps = np.array([[_kernel_array(a, arrays) for a in run.arms] for run in runs])
+    states = np.array([initial_state(run.arms, run.initial_angles, run.initial_rates) for run in runs])
+    stiffness = np.array([[run.relaxation.stiffness] * n_arms for run in runs])
+    damping = np.array([[run.relaxation.damping] * n_arms for run in runs])
+    started = np.array([e is None for e in errors])
+    shape = (n_runs, 7, n_arms, n)  # a run fills its samples up to where it stops
+    fits = records is not None and records.shape[0] >= n_runs and records.shape[1:] == shape[1:]
+    out = records[:n_runs] if fits else np.empty(shape)
+    status = np.full(n_runs, STATUS_OK, dtype=np.int64)
+    k_end = np.full(n_runs, n, dtype=np.int64)
+    j_end = np.zeros(n_runs, dtype=np.int64)
+    t0 = time.perf_counter()
+    if shared_pump:
+        uhs = np.array([uh for uh, _ in openings])
+        forces = np.array([d.forces for d in drives])
+        pump_states = np.array([[run.circuits[0].pump_relief_pressure, 0.0] for run in runs])
+        _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, started,
+                           chunk_steps, out, status, k_end, j_end)
+    else:
+        uhs = np.array([uh[:, 0] for uh, _ in openings])
+        ua_hats = np.array([ua for _, ua in openings])
+        forces = np.array([d.forces[:, 0] for d in drives])
+        _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness[:, 0], damping[:, 0], h, states, started,
+                        chunk_steps, out, status, k_end)
+    loop_time = time.perf_counter() - t0
+    return ArmBatch(t, runs, out, status, k_end, j_end, errors, openings, inputs, cps, shared_pump, loop_time)

@@ -36,8 +36,13 @@ def check_travel(t: np.ndarray, length: np.ndarray, length_range: tuple[float, f
         f"{state(first_angle)}: widen angle_range, or change the inputs or loads")
 
 
+def outside(values: np.ndarray, low, high) -> np.ndarray:
+    """Where ``values`` lie outside [``low``, ``high``] (arrays broadcast)."""
+    return (values < low) | (values > high)
+
+
 def _first_outside(values: np.ndarray, bounds: tuple[float, float] | None) -> int | None:
     if bounds is None:
         return None
-    outside = (values < bounds[0]) | (values > bounds[1])
-    return int(np.argmax(outside)) if outside.any() else None
+    left = outside(values, bounds[0], bounds[1])
+    return int(np.argmax(left)) if left.any() else None

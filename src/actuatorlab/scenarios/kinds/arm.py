@@ -13,17 +13,14 @@ from ...simulation.result import SimulationResult
 from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..arm_schema import ArmScenario
-
-RELIEF_TOLERANCE = 1e-9
-"""Relative closeness of f to ±F_*M that counts as a relief valve being open."""
-
+from .arm_batch import sample_inputs
+from .arm_figures import ARM_FIGURES, TIMING_FIGURES, arm_figure_values, summary_figures, timing_values
 
 def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
     """Sample the inputs on the time grid, check their ranges, and simulate the arm with the
     scenario's ``model``."""
     t = time_grid(scenario.simulation.step, scenario.simulation.duration)
-    scenario.check_inputs(t)
-    inputs = {name: signal.sample(t) for name, signal in scenario.inputs.signals().items()}
+    inputs = sample_inputs(scenario, t)
     arm, circuit = scenario.arm.build(), scenario.circuit.build()
     if scenario.model == "quasistatic":
         return simulate_arm(
@@ -61,32 +58,20 @@ def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
     return result
 
 
-def relief_open_time(t: np.ndarray, force: np.ndarray, head_relief: float, rod_relief: float) -> float | None:
-    """First time [s] the force reaches a chamber relief force (f ≤ −F_rM or f ≥ F_hM), or None."""
-    opened = (force <= -rod_relief * (1 - RELIEF_TOLERANCE)) | (force >= head_relief * (1 - RELIEF_TOLERANCE))
-    return float(t[np.argmax(opened)]) if opened.any() else None
-
-
 def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:
     """Simulate, then collect the table, the key figures and the Fig. 6-style plots."""
-    result = simulate_scenario(scenario, progress)
+    return output(scenario, simulate_scenario(scenario, progress))
+
+
+def output(scenario: ArmScenario, result: SimulationResult) -> ScenarioOutput:
+    """The table, key figures, plots and notes of a simulated run of ``scenario``."""
     circuit = scenario.circuit.build()
     fhm, frm = circuit.head_relief_force, circuit.rod_relief_force
-    t, force = result.t, result["force"]
-    duration = scenario.simulation.duration
-    loop_time = result.counters["loop_time_s"]
-    summary = [
-        SummaryFigure("relief_open_time_s", relief_open_time(t, force, fhm, frm), "s",
-                      "time a chamber relief opens", "first f ≤ −F_rM or f ≥ F_hM; none if never"),
-        SummaryFigure("max_abs_force_N", float(np.max(np.abs(force))), "N", "max |f|"),
-        SummaryFigure("rod_relief_force_N", frm, "N", "F_rM = A_r P_rM"),
-        SummaryFigure("final_angle_rad", float(result["theta"][-1]), "rad", "θ at the end"),
-        SummaryFigure("max_angle_rad", float(np.max(result["theta"])), "rad", "largest θ"),
-        *_model_figures(result),
-        SummaryFigure("loop_time_s", loop_time, "s", "time-integration wall time"),
-        SummaryFigure("real_time_factor", duration / loop_time if loop_time > 0 else None, "1",
-                      "simulated time / time-integration wall time"),
-    ]
+    stretch = result["stretch"] if "stretch" in result.channels else None
+    values = arm_figure_values(result.t, result["theta"], result["force"], fhm, frm, stretch)
+    summary = [*summary_figures(values, ARM_FIGURES), *_pressure_figures(result),
+               *summary_figures(timing_values(scenario.simulation.duration, result.counters["loop_time_s"]),
+                                TIMING_FIGURES)]
     channels = scenario.outputs.channels or list(result.channels)
     unknown = sorted(set(channels) - set(result.channels))
     if unknown:
@@ -109,11 +94,10 @@ def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:
     )
 
 
-def _model_figures(result: SimulationResult) -> list[SummaryFigure]:
-    """Key figures that only one model has: the relaxed stretch or the pressure extremes."""
+def _pressure_figures(result: SimulationResult) -> list[SummaryFigure]:
+    """Key figures of the pressure-dynamics model only: the pressure extremes."""
     if "stretch" in result.channels:
-        return [SummaryFigure("max_stretch_m", float(np.max(np.abs(result["stretch"]))), "m",
-                              "max |p − ℓ|", "stretch of the virtual spring–damper")]
+        return []
     chambers = np.minimum(result["head_pressure"], result["rod_pressure"])
     return [
         SummaryFigure("min_chamber_pressure_Pa", float(chambers.min()), "Pa", "lowest chamber pressure",

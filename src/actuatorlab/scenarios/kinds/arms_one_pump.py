@@ -10,8 +10,10 @@ from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.arm import simulate_arms
 from ...simulation.pressure_arm import simulate_arms_pressure
 from ...numerics.signals import time_grid
-from ..output import FigureSpec, ScenarioOutput, SummaryFigure
+from ..output import FigureSpec, ScenarioOutput
 from ..arm_schema import ArmsOnePumpScenario
+from .arm_batch import sample_arms_inputs
+from .arm_figures import TIMING_FIGURES, arms_figure_info, arms_figure_values, summary_figures, timing_values
 
 ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force", "head_pressure",
                 "rod_pressure")
@@ -20,11 +22,8 @@ ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_v
 def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
     """One ``SimulationResult`` per arm; every result carries the shared pump pressure."""
     t = time_grid(scenario.simulation.step, scenario.simulation.duration)
-    scenario.check_inputs(t)
     units = scenario.arms
-    bleed = scenario.bleed.build("dimensionless", "bleed").sample(t)
-    commands = np.column_stack([u.valve_command.build("dimensionless").sample(t) for u in units])
-    forces = np.column_stack([u.external_force.build("force").sample(t) for u in units])
+    commands, bleed, forces = sample_arms_inputs(scenario, t)
     arms = [u.build(f"arms[{j}]") for j, u in enumerate(units)]
     circuit = scenario.circuit.build()
     circuits = [circuit] * len(arms)
@@ -44,7 +43,11 @@ def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
 
 def run(scenario: ArmsOnePumpScenario, progress=None) -> ScenarioOutput:
     """Simulate; tabulate every arm's channels (suffix ``_1``, ``_2``, …) and the pump pressure."""
-    results = simulate_scenario(scenario, progress)
+    return output(scenario, simulate_scenario(scenario, progress))
+
+
+def output(scenario: ArmsOnePumpScenario, results) -> ScenarioOutput:
+    """The table, key figures, plot and notes of simulated ``results`` (one per arm) of ``scenario``."""
     t = results[0].t
     data, units, labels = {"t": t}, {"t": "s"}, {"t": "time"}
     for j, result in enumerate(results, start=1):
@@ -67,20 +70,11 @@ def run(scenario: ArmsOnePumpScenario, progress=None) -> ScenarioOutput:
         Panel("f [kN]", arm_lines("force", 1e-3)),
         Panel("P [MPa]", [Line("pump_pressure", "pump", 1e-6)]),
     ]
-    summary = []
-    for j, result in enumerate(results, start=1):
-        summary += [
-            SummaryFigure(f"final_angle_{j}_rad", float(result["theta"][-1]), "rad", f"arm {j}: θ at the end"),
-            SummaryFigure(f"max_rate_{j}_rad_s", float(np.max(np.abs(result["theta_rate"]))), "rad/s",
-                          f"arm {j}: max |θ̇|"),
-        ]
-    loop_time = results[0].counters["loop_time_s"]
-    summary += [
-        SummaryFigure("min_pump_pressure_Pa", float(np.nanmin(table["pump_pressure"])), "Pa", "lowest pump pressure"),
-        SummaryFigure("loop_time_s", loop_time, "s", "time-integration wall time"),
-        SummaryFigure("real_time_factor", scenario.simulation.duration / loop_time if loop_time > 0 else None, "1",
-                      "simulated time / wall time"),
-    ]
+    values = arms_figure_values(np.array([r["theta"] for r in results]), np.array([r["theta_rate"] for r in results]),
+                                table["pump_pressure"].to_numpy())
+    summary = [*summary_figures(values, arms_figure_info(n)),
+               *summary_figures(timing_values(scenario.simulation.duration, results[0].counters["loop_time_s"]),
+                                TIMING_FIGURES)]
     figures = [FigureSpec("arms.png", "Fig. 13 style: commands, angles, rates and forces of every arm, and the "
                           "shared pump pressure. An arm slows while another draws oil from the pump.",
                           lambda: time_series_figure(table, panels, title=f"{scenario.name}"))]

@@ -13,7 +13,8 @@ from ...simulation.pressure_arm import rk4_stable_step
 from ...simulation.result import GAUGE_PRESSURE
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..arm_schema import ModelComparisonScenario
-from .arm import RELIEF_TOLERANCE, simulate_scenario
+from .arm import simulate_scenario
+from .arm_figures import RELIEF_TOLERANCE
 
 def switching_mask(t, command, force, head_relief, rod_relief, margin) -> np.ndarray:
     """True for samples farther than ``margin`` [s] from every change of the valve command and
