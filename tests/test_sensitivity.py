@@ -62,11 +62,11 @@ def test_morris_finds_the_parameters_that_do_not_matter(tmp_path, monkeypatch):
 
 
 def test_the_python_api_examples_run():
-    result = doctest.testmod(importlib.import_module("actuatorlab.api.sensitivity"),
+    result = doctest.testmod(importlib.import_module("actuatorlab.api.sensitivities"),
                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted >= 6
     assert {"sensitivity", "SensitivityResult"} <= set(actuatorlab.__all__)
-    assert actuatorlab.sensitivity.__module__ == "actuatorlab.api.sensitivity"
+    assert actuatorlab.sensitivity.__module__ == "actuatorlab.api.sensitivities"
 
 
 def _sensitivity(*args):

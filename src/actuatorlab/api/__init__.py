@@ -23,8 +23,8 @@ HOMES = {
     "identify_hydraulic_robot": "identify",
     "identify_transfer_function": "identify",
     "export_fmu": "export",
-    "SensitivityResult": "sensitivity",
-    "sensitivity": "sensitivity",
+    "SensitivityResult": "sensitivities",
+    "sensitivity": "sensitivities",
 }
 """Public name → the module of ``actuatorlab.api`` that defines it."""
 
