@@ -45,7 +45,13 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_stiffness,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR
-from ..hydraulics.quasistatic.kernels import chamber_forces_scalar, relaxation_terms_scalar, relaxed_step_scalar
+from ..hydraulics.quasistatic.kernels import (
+    chamber_forces_scalar,
+    circuit_at,
+    openings_at,
+    relaxation_terms_scalar,
+    relaxed_step_scalar,
+)
 from ..hydraulics.quasistatic.network import (
     lam_hat_scalar,
     pump_balance_scalar,
@@ -285,18 +291,19 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
     for i in range(n):
         kind = ints[i, J_KIND]
         if kind == KIND_QUASISTATIC or kind == KIND_SUPPLY:
+            cp, uh = circuit_at(cps, i), openings_at(uhs, i)  # tuples, not row views (network.py)
             if kind == KIND_QUASISTATIC:
-                p, f, v = relaxed_step_scalar(cps[i], uhs[i], gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
+                p, f, v = relaxed_step_scalar(cp, uh, gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
                                               state[i, S_ROD], state[i, S_LENGTH], l_now[i])
-                pressure, flow, relief = own_pump_supply(cps[i], uhs[i], v, f)
+                pressure, flow, relief = own_pump_supply(cp, uh, v, f)
             else:
                 pressure = gain[i, G_SUPPLY]
                 beta, fbar = relaxation_terms_scalar(gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD],
                                                      state[i, S_LENGTH], l_now[i])
-                v = lam_hat_scalar(cps[i], uhs[i], pressure, beta, fbar)
+                v = lam_hat_scalar(cp, uh, pressure, beta, fbar)
                 p = state[i, S_ROD] + h * v
                 f = fbar + beta * v
-                flow = pump_flow_scalar(cps[i], uhs[i], pressure, v, f)
+                flow = pump_flow_scalar(cp, uh, pressure, v, f)
                 relief = np.nan
             out[i, O_ROD] = p
             out[i, O_VEL] = v
@@ -379,7 +386,8 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
             out[i, O_PR] = np.nan
             out[i, O_PUMP] = pressure
             out[i, O_RELIEF] = relief
-            out[i, O_SUPPLY_FLOW] = pump_flow_scalar(cps[i], uhs[i], pressure, v_new[j], f_new[j])
+            flow = pump_flow_scalar(circuit_at(cps, i), openings_at(uhs, i), pressure, v_new[j], f_new[j])
+            out[i, O_SUPPLY_FLOW] = flow
             if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
     for i in range(n):
