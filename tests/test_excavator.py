@@ -34,7 +34,6 @@ from actuatorlab.multibody.excavator import (
     tip_path,
 )
 from actuatorlab.multibody.system import HydraulicMujocoSystem
-from actuatorlab.report.machine_figures import plot_excavator, plot_strokes
 
 SHORT = DigCycle().shortened(0.4)  # 4.8 s, every phase present
 
@@ -174,21 +173,6 @@ def test_relief_below_static_load_is_reported():
     assert report["boom"]["pressure_Pa"] == pytest.approx(report["boom"]["force_N"] / weak.circuit("boom").head_area)
     with pytest.raises(SimulationError, match=r"boom: .* above the pump relief P_M = 3 MPa: the pump cannot move"):
         run_dig_cycle("pressure-dynamics", cycle=SHORT, params=weak)
-
-
-def test_figures(short_runs):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    result, info = short_runs["quasistatic"]
-    fig = plot_excavator(result, info["system"], times=[0.0, 1.5, 3.0, 4.7])
-    assert len(fig.axes) == 1 and len(fig.axes[0].lines) > 10
-    fig2 = plot_strokes(result)
-    assert len(fig2.axes) == 4
-    plt.close(fig)
-    plt.close(fig2)
 
 
 def test_bad_model_name():

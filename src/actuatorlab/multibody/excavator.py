@@ -10,7 +10,7 @@ Cylinder models (``model``):
   bulk-modulus chambers and one pump-line volume fed by Q, with the same bleed and relief.
 
 Signs: a cylinder force f > 0 pushes its pins apart; u_c > 0 extends (boom up, stick in, bucket
-curl). All values SI. The figures of a run are drawn by :mod:`actuatorlab.report.machine_figures`.
+curl). All values SI. The built-in ``excavator-dig`` scenario is the same machine as a ``machine`` file.
 """
 
 from __future__ import annotations

@@ -45,7 +45,13 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_stiffness,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR
-from ..hydraulics.quasistatic.kernels import chamber_forces_scalar, relaxation_terms_scalar, relaxed_step_scalar
+from ..hydraulics.quasistatic.kernels import (
+    chamber_forces_scalar,
+    circuit_at,
+    openings_at,
+    relaxation_terms_scalar,
+    relaxed_step_scalar,
+)
 from ..hydraulics.quasistatic.network import (
     lam_hat_scalar,
     pump_balance_scalar,
@@ -192,14 +198,16 @@ def pressure_step(cps, hps, us, x, xdot, y, h, fixed=False) -> bool:
     return False
 
 
-@nb.njit(cache=True, error_model="numpy")
-def accumulate(xfrc, xipos, body, point, fx, fy, fz):
-    """Add the force (fx, fy, fz) [N] acting at ``point`` to body ``body``'s xfrc_applied row."""
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def accumulate(xfrc, xipos, body, site_xpos, site, fx, fy, fz):
+    """Add the force (fx, fy, fz) [N] acting at site ``site`` (its position from ``site_xpos``) to
+    body ``body``'s xfrc_applied row. Indices, not a row view: this runs on the time loop's
+    chain, where a view's atomic reference count costs (Inlining, docs/architecture.md)."""
     if body == 0:
         return
-    rx = point[0] - xipos[body, 0]
-    ry = point[1] - xipos[body, 1]
-    rz = point[2] - xipos[body, 2]
+    rx = site_xpos[site, 0] - xipos[body, 0]
+    ry = site_xpos[site, 1] - xipos[body, 1]
+    rz = site_xpos[site, 2] - xipos[body, 2]
     xfrc[body, 0] += fx
     xfrc[body, 1] += fy
     xfrc[body, 2] += fz
@@ -216,11 +224,11 @@ def pin_lengths(site_xpos, qpos, ints, gain, l_now, unit) -> None:
         if ints[i, J_QPOS] >= 0:
             l_now[i] = qpos[ints[i, J_QPOS]] + gain[i, G_OFFSET]
             continue
-        a = site_xpos[ints[i, J_ROD_SITE]]
-        b = site_xpos[ints[i, J_BASE_SITE]]
-        dx = a[0] - b[0]
-        dy = a[1] - b[1]
-        dz = a[2] - b[2]
+        a = ints[i, J_ROD_SITE]
+        b = ints[i, J_BASE_SITE]
+        dx = site_xpos[a, 0] - site_xpos[b, 0]
+        dy = site_xpos[a, 1] - site_xpos[b, 1]
+        dz = site_xpos[a, 2] - site_xpos[b, 2]
         length = math.sqrt(dx * dx + dy * dy + dz * dz)
         l_now[i] = length
         unit[i, 0] = dx / length
@@ -280,23 +288,23 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
     :mod:`actuatorlab.numerics.status`.
     """
     n = ints.shape[0]
-    force = work[W_FORCE]
     # quasistatic on their own pump or on a constant-pressure supply
     for i in range(n):
         kind = ints[i, J_KIND]
         if kind == KIND_QUASISTATIC or kind == KIND_SUPPLY:
+            cp, uh = circuit_at(cps, i), openings_at(uhs, i)  # tuples, not row views (network.py)
             if kind == KIND_QUASISTATIC:
-                p, f, v = relaxed_step_scalar(cps[i], uhs[i], gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
+                p, f, v = relaxed_step_scalar(cp, uh, gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
                                               state[i, S_ROD], state[i, S_LENGTH], l_now[i])
-                pressure, flow, relief = own_pump_supply(cps[i], uhs[i], v, f)
+                pressure, flow, relief = own_pump_supply(cp, uh, v, f)
             else:
                 pressure = gain[i, G_SUPPLY]
                 beta, fbar = relaxation_terms_scalar(gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD],
                                                      state[i, S_LENGTH], l_now[i])
-                v = lam_hat_scalar(cps[i], uhs[i], pressure, beta, fbar)
+                v = lam_hat_scalar(cp, uh, pressure, beta, fbar)
                 p = state[i, S_ROD] + h * v
                 f = fbar + beta * v
-                flow = pump_flow_scalar(cps[i], uhs[i], pressure, v, f)
+                flow = pump_flow_scalar(cp, uh, pressure, v, f)
                 relief = np.nan
             out[i, O_ROD] = p
             out[i, O_VEL] = v
@@ -306,7 +314,7 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
             out[i, O_RELIEF] = relief
             out[i, O_SUPPLY_FLOW] = flow
             state[i, S_ROD] = p
-            force[i] = f
+            work[W_FORCE, i] = f
             if abs(p - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
     # pressure cylinders, one pump line (or constant supply) at a time
@@ -333,7 +341,7 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
             state[i, S_PH] = y[2 * j]
             state[i, S_PR] = y[2 * j + 1]
             state[i, S_PUMP] = y[2 * m]
-            force[i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
+            work[W_FORCE, i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
             draw, _, _, _ = chamber_rates(cps[i], hps[i], raw[i], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[2 * m],
                                           rates, partials)
             out[i, O_ROD] = np.nan
@@ -372,18 +380,19 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
         for j in range(m):
             i = s + j
             state[i, S_ROD] = p_new[j]
-            force[i] = f_new[j]
+            work[W_FORCE, i] = f_new[j]
             out[i, O_ROD] = p_new[j]
             out[i, O_VEL] = v_new[j]
             out[i, O_PH] = np.nan
             out[i, O_PR] = np.nan
             out[i, O_PUMP] = pressure
             out[i, O_RELIEF] = relief
-            out[i, O_SUPPLY_FLOW] = pump_flow_scalar(cps[i], uhs[i], pressure, v_new[j], f_new[j])
+            flow = pump_flow_scalar(circuit_at(cps, i), openings_at(uhs, i), pressure, v_new[j], f_new[j])
+            out[i, O_SUPPLY_FLOW] = flow
             if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
                 return STATUS_STRETCH, i
     for i in range(n):
-        f = force[i]
+        f = work[W_FORCE, i]
         out[i, O_LENGTH] = l_now[i]
         out[i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
         out[i, O_FORCE] = f
@@ -407,6 +416,6 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
         fx = f * unit[i, 0]
         fy = f * unit[i, 1]
         fz = f * unit[i, 2]
-        accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos[ints[i, J_ROD_SITE]], fx, fy, fz)
-        accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos[ints[i, J_BASE_SITE]], -fx, -fy, -fz)
+        accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos, ints[i, J_ROD_SITE], fx, fy, fz)
+        accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos, ints[i, J_BASE_SITE], -fx, -fy, -fz)
     return STATUS_OK, 0

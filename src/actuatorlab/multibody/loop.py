@@ -148,13 +148,15 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
         status, which = cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit,
                                         state, pump_states, group_edges, pgroup_edges, out[k], work, ybuf, rates,
                                         partials)
-        qpos_out[k] = qpos
-        qvel_out[k] = qvel
+        for d in range(qpos.shape[0]):  # element-wise: a row view costs an atomic reference count
+            qpos_out[k, d] = qpos[d]
+        for d in range(nv):
+            qvel_out[k, d] = qvel[d]
         if status != STATUS_OK:
             return status, which, k, -1
         for j in range(load_sites.shape[0]):
             body = load_bodies[j]
-            accumulate(xfrc, xipos, body, site_xpos[load_sites[j]], load_forces[k, j, 0], load_forces[k, j, 1],
+            accumulate(xfrc, xipos, body, site_xpos, load_sites[j], load_forces[k, j, 0], load_forces[k, j, 1],
                        load_forces[k, j, 2])
             if body != 0:
                 xfrc[body, 3] += load_moments[k, j, 0]

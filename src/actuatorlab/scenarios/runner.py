@@ -35,7 +35,6 @@ KIND_MODULES = {
     "emla-efficiency-maps": "emla_efficiency_maps",
     "emla-bilevel": "emla_bilevel",
     "emla-tracking": "emla_tracking",
-    "excavator-dig": "excavator_dig",
     "machine": "machine",
 }
 """Scenario kind → module of ``scenarios.kinds`` with ``run(scenario, progress) -> ScenarioOutput``,

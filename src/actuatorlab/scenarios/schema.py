@@ -3,7 +3,7 @@
 A kind's schema module is imported when a file of that kind is parsed, so loading an arm file
 does not import the crane's, the EMLA's or MuJoCo's stack. The schemas themselves live in one
 module per family (``arm_schema``, ``robot_schema``, ``ieha_schema``, ``crane_schema``,
-``emla_schema``, ``excavator_schema``) on the shared base of :mod:`.spec_base` and
+``emla_schema``, ``machine_schema``) on the shared base of :mod:`.spec_base` and
 :mod:`.signal_specs`.
 """
 
@@ -32,7 +32,6 @@ SCENARIO_CLASSES: dict[str, str] = {
     "emla-efficiency-maps": "emla_schema:EfficiencyMapsScenario",
     "emla-bilevel": "emla_schema:BilevelScenario",
     "emla-tracking": "emla_schema:TrackingScenario",
-    "excavator-dig": "excavator_schema:ExcavatorDigScenario",
     "machine": "machine_schema:MachineScenario",
 }
 """Scenario kind → "module:class" of its schema in ``scenarios``, imported when a scenario of

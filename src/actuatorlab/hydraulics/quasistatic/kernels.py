@@ -23,11 +23,12 @@ from ...numerics.nonsmooth import (
     s_ldiv_scalar,
     s_scalar,
 )
-from .circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR, J_TH, J_TR
+from .circuit import I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, J_B, J_PH, J_PR, J_TH, J_TR, N_CIRCUIT
 
 MODE_HOLD = 0
 MODE_EXTEND = 1
 MODE_RETRACT = -1
+assert N_CIRCUIT == 12, "circuit_at lists the 12 entries of a circuit vector"
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -36,6 +37,16 @@ def openings_at(uh, k: int) -> tuple[float, float, float, float, float]:
     row: kernels index û by the constants J_*. In a time loop the tuple costs nothing, where a
     row view costs atomic reference counting at every step."""
     return uh[k, J_PH], uh[k, J_TR], uh[k, J_PR], uh[k, J_TH], uh[k, J_B]
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def circuit_at(cps, k: int) -> tuple[float, ...]:
+    """Row k of circuit vectors (n, N_CIRCUIT) as a tuple, accepted in place of the row as
+    ``openings_at``'s tuple is: a root search that evaluates every actuator's Λ̂ and pump flow
+    several times per step would otherwise pay the row views' atomic reference counts each time
+    (four fifths of a shared-pump step before this was used)."""
+    return (cps[k, 0], cps[k, 1], cps[k, 2], cps[k, 3], cps[k, 4], cps[k, 5], cps[k, 6], cps[k, 7], cps[k, 8],
+            cps[k, 9], cps[k, 10], cps[k, 11])
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -26,6 +26,10 @@ dΞ/dP is smaller, P hardly changes any flow). It also stops on a bracket narrow
 1e-3 Pa, and fails after P_MAX_ITER = 100 steps (bisection alone needs log2(P_M/P_XTOL) ≈ 35).
 A warm relaxed step costs 2–3 balance evaluations, 1 with the relief open; a cold one 7–9.
 ``find_root`` is not used: it cannot start from a guess and re-evaluates its bracket's ends.
+The balances read each actuator's circuit and openings as tuples (``circuit_at``,
+``openings_at``), not row views: in a search that evaluates every Λ̂_j and Q̂_p,j two or three
+times per step, the views' atomic reference counts cost three quarters of the step; the kernels
+that a time loop calls are inlined (Inlining, docs/architecture.md).
 Ξ_PΛ is taken to be non-increasing, so a point below P_M with Ξ < 0 rules out the relief: the
 paper does not prove it, but each Q̂_p,j(P, Λ̂_j(P), ·) is non-decreasing in P (the fed chamber's
 force deficit is S(v)/û² with v rising in P, or A·P, or A·P − F_*M) and the spec found it so.
@@ -49,11 +53,13 @@ from .kernels import (
     MODE_EXTEND,
     MODE_HOLD,
     MODE_RETRACT,
+    circuit_at,
     gamma_zero_at_scalar,
     head_minus_scalar,
     head_plus_scalar,
     lam_from_interval_scalar,
     mode_scalar,
+    openings_at,
     relaxation_terms_scalar,
     rod_minus_scalar,
     rod_plus_scalar,
@@ -143,7 +149,7 @@ def network_openings(network: PumpNetwork, openings: Sequence[Openings]) -> np.n
 # network_openings; the pump fields Q, P_M, U_b are read from actuator 0 (they agree).
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def gamma_hat_scalar(cp, uh, pump_pressure: float, v: float) -> float:
     """Γ̂(P, v) [N] of one actuator at pump pressure P [Pa], v ≠ 0 (106b–c) (the set Γ̂(P, 0) is
     ``gamma_zero_at_scalar(cp, uh, P)``, (107)).
@@ -157,7 +163,7 @@ def gamma_hat_scalar(cp, uh, pump_pressure: float, v: float) -> float:
     return head_minus_scalar(cp, uh, v) - rod_minus_scalar(cp, uh, cp[I_AR] * pump_pressure, v)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def pump_flow_scalar(cp, uh, pump_pressure: float, v: float, f: float) -> float:
     """Q̂_p(P, v, f) [m³/s] (113): the pump's flow into one actuator moving at v [m/s] under force
     f ∈ Γ̂(P, v) [N], at pump pressure P [Pa].
@@ -191,13 +197,14 @@ def pump_balance_scalar(pump_pressure: float, cps, uhs, v) -> float:
     """
     xi = cps[0, I_Q] - uhs[0, J_B] * r_scalar(pump_pressure)
     for j in range(v.size):
-        if mode_scalar(uhs[j]) != MODE_HOLD:
-            force = gamma_hat_scalar(cps[j], uhs[j], pump_pressure, v[j])  # not used at v_j = 0
-            xi -= pump_flow_scalar(cps[j], uhs[j], pump_pressure, v[j], force)
+        cp, uh = circuit_at(cps, j), openings_at(uhs, j)
+        if mode_scalar(uh) != MODE_HOLD:
+            force = gamma_hat_scalar(cp, uh, pump_pressure, v[j])  # not used at v_j = 0
+            xi -= pump_flow_scalar(cp, uh, pump_pressure, v[j], force)
     return xi
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> float:
     """Λ̂(P, β, f̄) [m/s] (121)–(122): the v with β v + f̄ ∈ Γ̂(P, v), β > 0 [N s/m], f̄ [N].
 
@@ -216,10 +223,11 @@ def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out) -
     """
     xi = cps[0, I_Q] - uhs[0, J_B] * r_scalar(pump_pressure)
     for j in range(beta.size):
-        v = lam_hat_scalar(cps[j], uhs[j], pump_pressure, beta[j], fbar[j])
+        cp, uh = circuit_at(cps, j), openings_at(uhs, j)
+        v = lam_hat_scalar(cp, uh, pump_pressure, beta[j], fbar[j])
         v_out[j] = v
-        if mode_scalar(uhs[j]) != MODE_HOLD:
-            xi -= pump_flow_scalar(cps[j], uhs[j], pump_pressure, v, fbar[j] + beta[j] * v)
+        if mode_scalar(uh) != MODE_HOLD:
+            xi -= pump_flow_scalar(cp, uh, pump_pressure, v, fbar[j] + beta[j] * v)
     return xi
 
 
@@ -295,7 +303,7 @@ def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, in
     return _solve_pump_pressure(pump_balance_scalar, (cps, uhs, v), cps[0, I_Q], cps[0, I_PM], state)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[float, int]:
     """Λ_mul(β, f̄) (119)–(126): writes v_j = Λ̂_j(P, β_j, f̄_j) [m/s] to ``v_out``; returns (P, status).
 
@@ -307,7 +315,7 @@ def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[fl
     return pressure, status
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def relaxed_network_step_kernel(
     cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out, pump_state=None
 ) -> tuple[float, int]:
