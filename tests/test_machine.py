@@ -150,5 +150,6 @@ def test_sweep_varies_a_bore_and_a_gain(tmp_path):
     base = _short("crane-pick-place", 2.0)
     variants = grid_variants(base, ["cylinders[0].bore=90 mm,110 mm", "cylinders[2].control.kp=5,10"])
     assert len(variants) == 4
-    assert {v.values["cylinders[2].control.kp"] for v in variants} == {5.0, 10.0}
-    assert {round(v.values["cylinders[0].bore"], 9) for v in variants} == {0.09, 0.11}
+    rows = [variants.row(i) for i in range(len(variants))]
+    assert {row["cylinders[2].control.kp"] for row in rows} == {5.0, 10.0}
+    assert {round(row["cylinders[0].bore"], 9) for row in rows} == {0.09, 0.11}
