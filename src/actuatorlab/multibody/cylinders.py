@@ -103,6 +103,14 @@ def _check_attachment(a) -> None:
         raise ParameterError(f"actuator {a.name!r}: length_offset = {a.length_offset!r}: give a finite length [m]")
 
 
+def _check_cylinder(actuator) -> None:
+    """The checks both cylinder models share: pins or joint, supply, and a ``ValveCircuit``."""
+    _check_attachment(actuator)
+    _check_supply(actuator)
+    if not isinstance(actuator.circuit, ValveCircuit):
+        raise ParameterError(f"actuator {actuator.name!r}: circuit must be a ValveCircuit")
+
+
 @dataclass(frozen=True)
 class QuasistaticCylinder:
     """A relaxed quasistatic cylinder (Kikuuwe et al. Secs. 3–4, 6) between two sites or on a slide joint.
@@ -133,10 +141,7 @@ class QuasistaticCylinder:
     supply_pressure: float | None = None
 
     def __post_init__(self) -> None:
-        _check_attachment(self)
-        _check_supply(self)
-        if not isinstance(self.circuit, ValveCircuit):
-            raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
+        _check_cylinder(self)
         if not isinstance(self.relaxation, Relaxation):
             raise ParameterError(f"actuator {self.name!r}: relaxation must be a Relaxation(K, B)")
         _check_limits(self.name, self.min_length, self.max_length)
@@ -176,10 +181,7 @@ class PressureCylinder:
     supply_pressure: float | None = None
 
     def __post_init__(self) -> None:
-        _check_attachment(self)
-        _check_supply(self)
-        if not isinstance(self.circuit, ValveCircuit):
-            raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
+        _check_cylinder(self)
         if not isinstance(self.fluid, PressureDynamics):
             raise ParameterError(f"actuator {self.name!r}: fluid must be a PressureDynamics")
         non_negative(f"{self.name}.initial_low_pressure", self.initial_low_pressure, "Pa")

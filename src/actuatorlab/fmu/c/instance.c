@@ -1,5 +1,6 @@
 /* The FMI-independent instance: see instance.h. */
 #include "instance.h"
+#include "quasistatic.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -266,5 +267,31 @@ int alab_deserialize(alab_instance *inst, const unsigned char *bytes, size_t siz
     if (*state == NULL) *state = malloc(sizeof(alab_state));
     if (*state == NULL) return alab_fail(inst, ALAB_ERROR, "deserialize FMU state: out of memory");
     memcpy(*state, &s, sizeof s);
+    return ALAB_OK;
+}
+
+/* The circuit vector (66) of the kernels (layout I_* of quasistatic.h) from the circuit's
+ * parameters, c_* = C_* a_* sqrt(2/rho); refuses rod_area >= head_area. Both models use it. */
+int alab_circuit_vector(alab_instance *inst, double *cp)
+{
+    const double *r = inst->s.r;
+    double root;
+    if (!(r[VR_CIRCUIT_ROD_AREA] < r[VR_CIRCUIT_HEAD_AREA]))
+        return alab_fail(inst, ALAB_ERROR, "circuit.rod_area = %g m2 >= circuit.head_area = %g m2: the rod-side "
+                         "(annulus) area of a single-rod cylinder is the piston area less the rod's; give "
+                         "rod_area < head_area", r[VR_CIRCUIT_ROD_AREA], r[VR_CIRCUIT_HEAD_AREA]);
+    root = sqrt(2.0 / r[VR_CIRCUIT_OIL_DENSITY]);
+    cp[I_AH] = r[VR_CIRCUIT_HEAD_AREA];
+    cp[I_AR] = r[VR_CIRCUIT_ROD_AREA];
+    cp[I_FHM] = r[VR_CIRCUIT_HEAD_AREA] * r[VR_CIRCUIT_HEAD_RELIEF_PRESSURE];
+    cp[I_FRM] = r[VR_CIRCUIT_ROD_AREA] * r[VR_CIRCUIT_ROD_RELIEF_PRESSURE];
+    cp[I_PM] = r[VR_CIRCUIT_PUMP_RELIEF_PRESSURE];
+    cp[I_Q] = r[VR_CIRCUIT_PUMP_FLOW];
+    cp[I_CPH] = r[VR_CIRCUIT_DISCHARGE_COEFFICIENT_PH] * r[VR_CIRCUIT_MAX_AREA_PH] * root;
+    cp[I_CTR] = r[VR_CIRCUIT_DISCHARGE_COEFFICIENT_TR] * r[VR_CIRCUIT_MAX_AREA_TR] * root;
+    cp[I_CPR] = r[VR_CIRCUIT_DISCHARGE_COEFFICIENT_PR] * r[VR_CIRCUIT_MAX_AREA_PR] * root;
+    cp[I_CTH] = r[VR_CIRCUIT_DISCHARGE_COEFFICIENT_TH] * r[VR_CIRCUIT_MAX_AREA_TH] * root;
+    cp[I_CB] = r[VR_CIRCUIT_DISCHARGE_COEFFICIENT_B] * r[VR_CIRCUIT_MAX_AREA_B] * root;
+    cp[I_CA] = r[VR_CIRCUIT_REGENERATION_DISCHARGE_COEFFICIENT] * r[VR_CIRCUIT_REGENERATION_MAX_AREA] * root;
     return ALAB_OK;
 }

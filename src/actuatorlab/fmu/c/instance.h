@@ -71,6 +71,7 @@ size_t alab_state_size(void);
 int alab_deserialize(alab_instance *inst, const unsigned char *bytes, size_t size, void **state);
 
 /* The model (model_quasistatic.c or model_pressure.c). */
+int alab_circuit_vector(alab_instance *inst, double *cp); /* the circuit vector (66); instance.c */
 int model_check(alab_instance *inst);          /* parameters beyond one-by-one rules; fills derived */
 int model_start(alab_instance *inst);          /* the state at the end of initialization */
 int model_step(alab_instance *inst, double t, double h);

@@ -32,24 +32,9 @@ enum { Y_PH = 0, Y_PR, Y_P, X_X, X_XDOT, X_UC, X_UB, X_UA };
 int model_check(alab_instance *inst)
 {
     double *cp = inst->s.derived + D_CP, *hp = inst->s.derived + D_HP;
-    double root;
-    if (!(R(CIRCUIT_ROD_AREA) < R(CIRCUIT_HEAD_AREA)))
-        return alab_fail(inst, ALAB_ERROR, "circuit.rod_area = %g m2 >= circuit.head_area = %g m2: the rod-side "
-                         "(annulus) area of a single-rod cylinder is the piston area less the rod's; give "
-                         "rod_area < head_area", R(CIRCUIT_ROD_AREA), R(CIRCUIT_HEAD_AREA));
-    root = sqrt(2.0 / R(CIRCUIT_OIL_DENSITY));
-    cp[I_AH] = R(CIRCUIT_HEAD_AREA);
-    cp[I_AR] = R(CIRCUIT_ROD_AREA);
-    cp[I_FHM] = R(CIRCUIT_HEAD_AREA) * R(CIRCUIT_HEAD_RELIEF_PRESSURE);
-    cp[I_FRM] = R(CIRCUIT_ROD_AREA) * R(CIRCUIT_ROD_RELIEF_PRESSURE);
-    cp[I_PM] = R(CIRCUIT_PUMP_RELIEF_PRESSURE);
-    cp[I_Q] = R(CIRCUIT_PUMP_FLOW);
-    cp[I_CPH] = R(CIRCUIT_DISCHARGE_COEFFICIENT_PH) * R(CIRCUIT_MAX_AREA_PH) * root;
-    cp[I_CTR] = R(CIRCUIT_DISCHARGE_COEFFICIENT_TR) * R(CIRCUIT_MAX_AREA_TR) * root;
-    cp[I_CPR] = R(CIRCUIT_DISCHARGE_COEFFICIENT_PR) * R(CIRCUIT_MAX_AREA_PR) * root;
-    cp[I_CTH] = R(CIRCUIT_DISCHARGE_COEFFICIENT_TH) * R(CIRCUIT_MAX_AREA_TH) * root;
-    cp[I_CB] = R(CIRCUIT_DISCHARGE_COEFFICIENT_B) * R(CIRCUIT_MAX_AREA_B) * root;
-    cp[I_CA] = R(CIRCUIT_REGENERATION_DISCHARGE_COEFFICIENT) * R(CIRCUIT_REGENERATION_MAX_AREA) * root;
+    int status = alab_circuit_vector(inst, cp);
+    if (status != ALAB_OK)
+        return status;
     hp[H_BETA] = R(PRESSURE_DYNAMICS_BULK_MODULUS);
     hp[H_VH0] = R(PRESSURE_DYNAMICS_HEAD_DEAD_VOLUME);
     hp[H_VR0] = R(PRESSURE_DYNAMICS_ROD_DEAD_VOLUME);
