@@ -25,7 +25,7 @@ flows = ["75 L/min", "150 L/min", "500 L/min"] if QUICK else ["50 L/min", "75 L/
 # Dask starts worker processes that import this script again: a script that sweeps needs the
 # usual guard, or each worker would start a sweep of its own.
 if __name__ == "__main__":
-    study = actuatorlab.sweep(arm, grid={"circuit.pump_flow": flows}, workers=2,
+    study = actuatorlab.sweep(arm, grid={"circuit.pump_flow": flows}, workers=2, keep_series=len(flows),
                               out=os.path.join(tempfile.mkdtemp(), "pump-flow"))
     index = study.index
     index["Q [L/min]"] = index["circuit.pump_flow"] * 60000  # the index holds SI values (m³/s)
