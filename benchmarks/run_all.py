@@ -13,6 +13,7 @@ import bench_lam
 import bench_models
 import bench_network
 import bench_peers
+import bench_runs
 import bench_sensitivity
 import bench_sweep
 
@@ -22,6 +23,7 @@ if __name__ == "__main__":
     bench_models.main()
     bench_network.main()
     bench_peers.main()
+    bench_runs.main()
     bench_sweep.main()
     bench_sensitivity.main()
     bench_identification.main()
