@@ -187,7 +187,8 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     joints = [key.removeprefix("joint.") for key in result.channels if key.startswith("joint.")]
     t = result.t
     times = scenario.picture.times or list(np.linspace(t[0], t[-1], 4))
-    steps = [int(np.clip(np.searchsorted(t, x), 0, t.size - 1)) for x in times]
+    # instants after the run's end (a shortened run) are drawn once, at its end
+    steps = sorted({int(np.clip(np.searchsorted(t, min(x, t[-1])), 0, t.size - 1)) for x in times})
     qpos = np.column_stack([result[f"qpos_{i}"] for i in range(system.model.nq)])
     pins = [(int(system.ints[i, 0]), int(system.ints[i, 1])) for i in range(len(cylinders)) if system.ints[i, 0] >= 0]
 
