@@ -170,3 +170,21 @@ def test_transfer_function_logs_take_a_layout_too(tmp_path):
     assert table.loc[table["name"] == "K1", "value"].item() == pytest.approx(2.0, rel=1e-3)
     bad = runner.invoke(app, [*args, "--column", "y=POSITION", "--dry-run"])
     assert bad.exit_code == 2 and "no column 'POSITION' for y; the columns are stamp, CMD, POS" in bad.output
+
+
+def test_the_report_and_parameters_json_carry_estimates_intervals_bias_and_diagnosis(logger, tmp_path):
+    folder, files, _ = logger
+    result = runner.invoke(app, ["identify", "hydraulic-robot", *map(str, files), "--known", str(folder / "known.toml"),
+                                 "--out", str(tmp_path / "out"), "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    record = json.loads((tmp_path / "out" / "parameters.json").read_text())
+    low, high = record["M1_ci95"]
+    assert low < record["M1"] < high and record["M1_reported_as"] in ("bias-corrected", "least squares")
+    assert set(record) >= {"M1_least_squares", "M1_bias", "M1_se", "b_ci95", "diagnosis", "uncertainty"}
+    assert record["uncertainty"].startswith("parametric bootstrap: 20 re-identifications")
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "95 % [" in report and "bias" in report and "Diagnosis: " in report and "Noise estimated in step1" in report
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert {"reported", "reported_as", "least_squares", "bias_percent", "ci95_low", "ci95_high"} <= set(table.columns)

@@ -209,13 +209,14 @@ def export_fmu(
     out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 
 
-def _print_summary(title: str, summary) -> None:
-    """Key figures (objects with ``label``, ``value``, ``unit``) as a table on the terminal."""
+def _print_summary(title: str, summary, notes: bool = False) -> None:
+    """Key figures (objects with ``label``, ``value``, ``unit``, and ``note`` if ``notes``) as a
+    table on the terminal."""
     table = Table(title=title, show_header=True)
-    for column in ("figure", "value", "unit"):
+    for column in ("figure", "value", "unit") + (("note",) if notes else ()):
         table.add_column(column)
     for s in summary:
-        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit)
+        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit, *((s.note,) if notes else ()))
     out.print(table)
 
 
@@ -282,7 +283,7 @@ def identify_hydraulic_robot(
     result = identify_hydraulic_robot(data, known, validate, layout, bootstrap)
     files = result.save(out_dir)
     if not quiet:
-        _print_summary("identification: key figures", result.summary.values())
+        _print_summary("identification: key figures", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
@@ -316,7 +317,7 @@ def identify_transfer_function(
     result = identify_transfer_function(data, inputs, output, structure, layout_file, layout)
     files = result.save(out_dir)
     if not quiet:
-        _print_summary("transfer-function fit", result.summary.values())
+        _print_summary("transfer-function fit", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
