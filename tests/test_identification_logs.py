@@ -87,6 +87,8 @@ def test_the_same_mapping_as_command_line_options(logger, tmp_path):
     ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
     ({"header_row": 1}, r"step1.csv: cannot be read as csv \(Error tokenizing data. C error: Expected 1 fields in line 4, "
                         r"saw 11\); check the header line \(header_row\), the delimiter or the file"),
+    ({"columns": {"p_plus1": {"unit": "Pa"}}}, r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
+                                              r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar"),
     ({"sample_rate": "1 kHz"}, r"both a time column \(columns.t\) and a sample_rate: give one of them"),
 ])
 def test_every_bad_mapping_is_one_line_naming_what_to_change(logger, change, message):
@@ -98,7 +100,7 @@ def test_every_bad_mapping_is_one_line_naming_what_to_change(logger, change, mes
     if "columns" in change:
         overrides["columns"] = change["columns"]
     with pytest.raises(ActuatorlabError, match=message) as caught:
-        read_robot_log(files[0], 2, merge_layout(base, overrides))
+        read_robot_log(files[0], 2, merge_layout(base, overrides), supply_pressure=ROBOT.supply_pressure)
     assert "\n" not in str(caught.value)
 
 
@@ -130,7 +132,8 @@ def test_missing_samples_are_filled_up_to_max_gap_and_a_window_cuts(tmp_path):
     df = _clean_log().drop(index=range(700, 703))  # three samples the logger lost
     df.to_csv(tmp_path / "log.csv", index=False)
     layout = {"columns": {"t": {"column": "time", "unit": "ms"}}}
-    with pytest.raises(ParameterError, match=r"log.csv: 3 samples are missing before line 702 .* --max-gap 3"):
+    with pytest.raises(ParameterError, match=r"log.csv: 3 samples are missing before line 702 \(time jumps 0.004 s, "
+                                             r"the period is 0.001 s\); fill them with --max-gap 3"):
         read_mapped_log(tmp_path / "log.csv", merge_layout(layout), {"x": None})
     filled = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
     assert len(filled.t) == 2000 and filled.gaps == ["3 missing samples before line 702"]

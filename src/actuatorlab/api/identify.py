@@ -138,4 +138,5 @@ def _experiment(log: Log, spec, layout, index: int):
 
     frame = isinstance(log, pd.DataFrame)
     return read_robot_log(log, len(spec.cylinders), layout, spec.identification.lock_tolerance,
-                          source=f"log {index + 1}" if frame else None, name=f"log{index + 1}" if frame else None)
+                          source=f"log {index + 1}" if frame else None, name=f"log{index + 1}" if frame else None,
+                          supply_pressure=spec.supply_pressure)

@@ -112,11 +112,12 @@ class LogSpec(Spec):
 
 def parse_pairs(options: list[str], flag: str) -> dict[str, str]:
     """``["q1=ANGLE_1", …]`` of a repeatable ``--flag QUANTITY=VALUE`` option as a dict."""
+    example = {"--column": "q1=ANGLE_1", "--unit": "q1=deg", "--scale": "'u1=0.12 mm/V'", "--offset": "q2=180"}
     out = {}
     for option in options:
         name, sep, value = option.partition("=")
         if not sep or not name.strip() or not value.strip():
-            raise ScenarioError(f"{flag} {option!r}: write QUANTITY=VALUE, e.g. {flag} q1=ANGLE_1")
+            raise ScenarioError(f"{flag} {option!r}: write QUANTITY=VALUE, e.g. {flag} {example.get(flag, 'q1=...')}")
         out[name.strip()] = value.strip()
     return out
 
@@ -336,7 +337,20 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line) -> MappedLog
         k = int(np.argmax(~(steps > 0)))
         raise ParameterError(f"{source}: time does not increase at {_lines(first_line, rv[k + 1], rv[k + 1])} ({tv[k + 1]:.6g} s "
                              f"after {tv[k]:.6g} s); sort the log, remove repeated rows or cut with --window")
-    whole = np.maximum(np.round(steps / np.median(steps)), 1.0)
+    median = float(np.median(steps))
+    with np.errstate(over="ignore"):
+        whole = np.maximum(np.round(steps / median), 1.0)
+    missing = whole - 1
+    if not np.all(missing <= layout.max_gap):
+        k = int(np.argmax(np.where(np.isfinite(missing), missing, np.inf)))
+        where = (f"before {_lines(first_line, rv[k + 1], rv[k + 1])} (time jumps {steps[k]:.4g} s, the period is "
+                 f"{median:.4g} s)")
+        if not missing[k] < len(t):
+            raise ParameterError(f"{source}: the time jumps {steps[k]:.4g} s before "
+                                 f"{_lines(first_line, rv[k + 1], rv[k + 1])}, more samples than the log holds (the "
+                                 f"period is {median:.4g} s): cut the jump out with --window or fix the time column")
+        raise ParameterError(f"{source}: {missing[k]:.0f} samples are missing {where}; fill them with --max-gap "
+                             f"{missing[k]:.0f} (max_gap) or cut them out with --window")
     index = np.concatenate([[0.0], np.cumsum(whole)])
     period, start = np.polyfit(index, tv, 1)
     deviation = np.abs(tv - (start + period * index)) / period
@@ -347,15 +361,9 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line) -> MappedLog
             f"{100 * deviation[k]:.0f} % of a period ({period * 1e3:.4g} ms) off the uniform grid, beyond the "
             f"{100 * JITTER_LIMIT:.0f} % that is resampled; the clock jumped or two logs were joined: cut the log "
             "with --window")
-    missing = whole - 1
-    if missing.max() > layout.max_gap:
-        k = int(np.argmax(missing))
-        raise ParameterError(f"{source}: {int(missing[k])} samples are missing before "
-                             f"{_lines(first_line, rv[k + 1], rv[k + 1])} (time jumps {steps[k] * 1e3:.4g} ms, the "
-                             f"period is {period * 1e3:.4g} ms); fill them with --max-gap {int(missing[k])} (max_gap) "
-                             "or cut them out with --window")
     notes = [f"{_lines(first_line, rows[a], rows[b - 1])} (empty cells)" for a, b in gaps]
-    notes += [f"{int(m)} missing samples before {_lines(first_line, rv[k + 1], rv[k + 1])}" for k, m in enumerate(missing) if m]
+    notes += [f"{int(m)} missing samples before {_lines(first_line, rv[k + 1], rv[k + 1])}"
+              for k, m in enumerate(missing) if m]
     values = dict(raw)
     resampled = bool(deviation.max() > UNIFORM or missing.any() or gaps)
     if resampled:

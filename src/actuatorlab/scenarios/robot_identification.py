@@ -165,7 +165,8 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
                     "one repetition group (add a repetition column for RSD)."))
     notes += [f"{m.source}: " + "; ".join(
         ([f"resampled onto a uniform grid ({m.period * 1e3:.4g} ms; jitter max {100 * m.jitter_max:.3g} % of a "
-          "period)"] if m.resampled else []) + ([f"gaps filled by linear interpolation: {', '.join(m.gaps)}"]
+          "period; the interpolation smooths the noise the bootstrap estimates, so its intervals may be a little "
+          "narrow)"] if m.resampled else []) + ([f"gaps filled by linear interpolation: {', '.join(m.gaps)}"]
                                                  if m.gaps else []))
               for m in read if m.resampled or m.gaps]
     record = _parameters_json(rows, diagnosis, boot, replicates)

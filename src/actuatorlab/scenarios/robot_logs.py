@@ -31,8 +31,9 @@ from ..io.results import write_table
 from .log_layout import LogSpec, MappedLog, describe, read_mapped_log
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
-SETTLED_FRACTION = 0.9
-"""A joint still over this final fraction of a log but moving before it: the log starts early."""
+SETTLED_FRACTION = 0.5
+"""A joint still over this final fraction of a log but moving before it: the log starts early (a
+driven joint never holds still for half a log)."""
 
 
 def robot_quantities(joints: int, spool_unit: str) -> dict[str, str]:
@@ -44,10 +45,12 @@ def robot_quantities(joints: int, spool_unit: str) -> dict[str, str]:
 
 
 def read_robot_log(log: str | os.PathLike | pd.DataFrame, joints: int, layout: LogSpec | None = None,
-                   lock_tolerance: float = 1e-3, source: str | None = None,
-                   name: str | None = None) -> tuple[Experiment, MappedLog]:
+                   lock_tolerance: float = 1e-3, source: str | None = None, name: str | None = None,
+                   supply_pressure: float | None = None) -> tuple[Experiment, MappedLog]:
     """The experiment in ``log`` (a file, or a DataFrame with units in ``attrs["units"]``) read
-    through ``layout`` (module docstring) for a robot of ``joints`` joints, and how it was read."""
+    through ``layout`` (module docstring) for a robot of ``joints`` joints, and how it was read.
+    With ``supply_pressure`` [Pa], a pressure column that lies outside [0, p_s] (a unit or offset
+    mapped wrong) is refused."""
     layout = layout or LogSpec()
     if name is None:
         name = Path(log).stem if not isinstance(log, pd.DataFrame) else "log"
@@ -56,6 +59,8 @@ def read_robot_log(log: str | os.PathLike | pd.DataFrame, joints: int, layout: L
     q, p_plus, p_minus, u = (np.column_stack([v[f"{k}{i + 1}"] for i in range(joints)])
                              for k in ("q", "p_plus", "p_minus", "u"))
     _refuse_early_start(mapped, q, lock_tolerance)
+    if supply_pressure is not None:
+        _refuse_implausible_pressures(mapped, supply_pressure)
     repetition = int(v["repetition"][0]) if "repetition" in v and np.isfinite(v["repetition"][0]) else 0
     return Experiment(name, mapped.t, q, p_plus, p_minus, u, repetition), mapped
 
@@ -64,12 +69,32 @@ def _refuse_early_start(mapped: MappedLog, q: np.ndarray, lock_tolerance: float)
     """Refuse a joint that moves at first and then holds still (the log starts before the step)."""
     tail = int(len(q) * (1.0 - SETTLED_FRACTION))
     for j in range(q.shape[1]):
-        if q[:, j].std() > lock_tolerance and q[tail:, j].std() <= lock_tolerance:
-            still = q[tail:, j].mean()
-            k = int(np.flatnonzero(np.abs(q[:, j] - still) > lock_tolerance)[-1]) + 1
+        still = np.median(q[tail:, j])
+        off = np.abs(q[:, j] - still) > lock_tolerance
+        if off.any() and not off[tail:].any():
+            k = int(np.flatnonzero(off)[-1]) + 1
             raise ParameterError(f"{mapped.source}: q{j + 1} moves until t = {mapped.t[k]:.4g} s and then holds "
                                  "still: the log starts before the experiment; keep the experiment with --window "
                                  f"{mapped.t[k]:.4g}:{mapped.t[-1]:.6g} (window in [log])")
+
+
+PRESSURE_BOUNDS = (-0.01, 1.1)
+"""Gauge pressures outside these fractions of p_s (below tank by 1 % of the supply, above it by
+10 %) in more than 1 % of a column's samples, or a column that never exceeds 1 % of the supply:
+the column is refused as mapped wrong (sensor noise and overshoot stay inside; a chamber at
+work holds a good fraction of p_s)."""
+
+
+def _refuse_implausible_pressures(mapped: MappedLog, supply: float) -> None:
+    low, high = PRESSURE_BOUNDS[0] * supply, PRESSURE_BOUNDS[1] * supply
+    for m in mapped.mappings:
+        if m.quantity.startswith("p_"):
+            p = mapped.values[m.quantity]
+            if ((p < low) | (p > high)).mean() > 0.01 or np.abs(p).max() < PRESSURE_BOUNDS[0] * -supply:
+                how = f"unit ({m.unit or 'none: Pa'})" + (f" and offset ({m.offset:g} {m.unit})" if m.offset else "")
+                raise ParameterError(f"{mapped.source}: {m.quantity} (column {m.column}) lies in {m.low / 1e6:.4g} … "
+                                     f"{m.high / 1e6:.4g} MPa, not a working chamber's between tank and supply (0 … {supply / 1e6:g} MPa): "
+                                     f"check its {how}, e.g. --unit {m.quantity}=bar")
 
 
 def describe_robot_log(experiment: Experiment, mapped: MappedLog, lock_tolerance: float) -> list[str]:
