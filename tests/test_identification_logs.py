@@ -139,6 +139,10 @@ def test_missing_samples_are_filled_up_to_max_gap_and_a_window_cuts(tmp_path):
     assert len(filled.t) == 2000 and filled.gaps == ["3 missing samples before line 702"]
     cut = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "window": ["0.8 s", "1.5 s"]}), {"x": None})
     assert cut.t[0] == pytest.approx(0.8) and cut.t[-1] == pytest.approx(1.5) and not cut.gaps
+    df.iloc[:5].assign(time=lambda d: d["time"].where(d.index > 0, -1e308)).to_csv(tmp_path / "jump.csv", index=False)
+    with pytest.raises(ParameterError, match=r"jump.csv: the time jumps 1e\+305 s before line 3, more samples than the "
+                                             r"log holds \(the period is 0.001 s\): cut the jump out with --window"):
+        read_mapped_log(tmp_path / "jump.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
 
 
 def test_a_log_that_starts_before_the_experiment_is_refused_with_the_window_to_keep(logger, tmp_path):
