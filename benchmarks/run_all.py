@@ -7,6 +7,7 @@ import bench_emla_optimisation
 import bench_excavator
 import bench_fmu
 import bench_identification
+import bench_identification_uncertainty
 import bench_ieha
 import bench_lam
 import bench_models
@@ -22,6 +23,7 @@ if __name__ == "__main__":
     bench_peers.main()
     bench_sweep.main()
     bench_identification.main()
+    bench_identification_uncertainty.main()
     bench_crane.main()
     bench_ieha.main()
     bench_emla.main()
