@@ -16,7 +16,7 @@ import pandas as pd
 import tomli_w
 from pydantic import ValidationError
 
-from ..errors import ScenarioError
+from ..errors import ParameterError, ScenarioError
 from ..identification.robot_diagnosis import diagnose
 from ..identification.robot_least_squares import (
     Experiment,
@@ -134,8 +134,11 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
     repeated = identify_repeated(robot, logs, options).table if len(groups) > 1 else None
     boot, notes = None, []
     if replicates > 0 and pooled.parameters is not None:
-        boot = bootstrap_identification(robot, logs, options, pooled, replicates, known.uncertainty.seed,
-                                        known.uncertainty.workers)
+        try:
+            boot = bootstrap_identification(robot, logs, options, pooled, replicates, known.uncertainty.seed,
+                                            known.uncertainty.workers)
+        except ParameterError as error:  # a model that cannot replay a log: report without intervals that hold
+            notes.append(f"No bootstrap: {error}.")
     elif replicates > 0:
         notes.append("No bootstrap with gravity = 'unknown' (the robot cannot be re-simulated without W_i and g "
                      "apart); the intervals are the least-squares formula's, too narrow on noisy data.")
