@@ -152,9 +152,18 @@ def test_a_log_that_starts_before_the_experiment_is_refused_with_the_window_to_k
     q[:100, 1] += np.linspace(0.05, 0.0, 100)  # joint 2 still moving into its lock for 0.1 s
     frame = pd.DataFrame({"t": e.t, "q1": q[:, 0], "q2": q[:, 1], **{f"p_plus{j + 1}": e.p_plus[:, j] for j in (0, 1)},
                           **{f"p_minus{j + 1}": e.p_minus[:, j] for j in (0, 1)}, **{f"u{j + 1}": e.u[:, j] for j in (0, 1)}})
-    with pytest.raises(ParameterError, match=r"q2 moves until t = 6\.0\d+ s and then holds still: the log starts before "
-                                             r"the experiment; keep the experiment with --window 6\.0\d+:6\.999"):
-        read_robot_log(frame, 2)
+    frame.to_csv(tmp_path / "step2.csv", index=False)
+    with pytest.raises(ParameterError, match=r"q2 moves until t = (6\.0\d+) s and then holds still: the log starts before "
+                                             r"the experiment; keep the experiment with --window step2.csv=6\.0\d+:") as caught:
+        read_robot_log(tmp_path / "step2.csv", 2)
+    window = str(caught.value).split("--window ")[1].split(" ")[0]
+    (tmp_path / "known.toml").write_text("")
+    result = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
+                                 str(tmp_path / "known.toml"), "--window", window, "--dry-run"])
+    assert result.exit_code == 0 and "joint 1 driven" in result.output and "joint 2 locked at 60 deg" in result.output
+    other = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
+                                str(tmp_path / "known.toml"), "--window", "step9.csv=1:", "--dry-run"])
+    assert other.exit_code == 2 and "a window is given for step9.csv, which is not among the logs (step2.csv)" in other.output
 
 
 def test_transfer_function_logs_take_a_layout_too(tmp_path):

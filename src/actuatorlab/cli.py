@@ -236,8 +236,9 @@ LayoutHeader = Annotated[Optional[int], typer.Option(
 LayoutSkip = Annotated[Optional[int], typer.Option(
     "--skip-rows", help="Lines below the header that are not data (e.g. a units row).")]
 LayoutDelimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Column delimiter [default: from the header].")]
-LayoutWindow = Annotated[Optional[str], typer.Option(
-    "--window", help="START:END, the time kept [s] (e.g. 2:10, or '500 ms:9.5 s'; END may be left out).")]
+LayoutWindow = Annotated[list[str], typer.Option(
+    "--window", help="START:END, the time kept [s] (e.g. 2:10, or '500 ms:9.5 s'; END may be left out); "
+                     "FILE=START:END for one log; repeatable.")]
 LayoutGap = Annotated[Optional[int], typer.Option(
     "--max-gap", help="Missing samples filled by linear interpolation (default 0: refuse gaps).")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be read from the logs and stop.")]
@@ -247,11 +248,11 @@ Bootstrap = Annotated[Optional[int], typer.Option(
 
 def _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
             max_gap, **extra) -> dict:
-    from .scenarios.log_layout import options_table, parse_window
+    from .scenarios.log_layout import options_table, parse_windows
 
     return options_table([*column, *([f"t={time_column}"] if time_column else [])], unit, scale, offset,
                          sample_rate=sample_rate, header_row=header_row, skip_rows=skip_rows, delimiter=delimiter,
-                         window=None if window is None else parse_window(window), max_gap=max_gap, **extra)
+                         max_gap=max_gap, **parse_windows(window), **extra)
 
 
 @identify_app.command("hydraulic-robot")
@@ -263,7 +264,7 @@ def identify_hydraulic_robot(
         "--validate", help="A held-out log to cross-validate on; repeatable.")] = [],  # noqa: B006
     column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
     time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = None,
+    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
     max_gap: LayoutGap = None,
     spool_unit: Annotated[Optional[str], typer.Option(
         "--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm].")] = None,
@@ -300,7 +301,7 @@ def identify_transfer_function(
         "--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known).")] = None,
     column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
     time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = None,
+    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
     max_gap: LayoutGap = None, dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,

@@ -67,13 +67,14 @@ def _robot_logs(logs, known, validate, layout):
     """(known values, the known file's text, [(experiment, how read)] of logs and of validate)."""
     from ..errors import ParameterError
     from ..scenarios.robot_identification import parse_known, read_known
-    from ..scenarios.log_layout import merge_layout
+    from ..scenarios.log_layout import check_windows, merge_layout
 
     if not logs:
         raise ParameterError("give at least one log of a locked-joint experiment")
     text = "" if known is None else read_known(known)
     spec = parse_known(text, "known values" if known is None else os.fspath(known))
     log_layout = merge_layout(spec.log.model_dump(), dict(layout or {}), "[log]")
+    check_windows(log_layout, [*logs, *validate])
     read = [[_experiment(log, spec, log_layout, i) for i, log in enumerate(group)] for group in (logs, validate)]
     return spec, text, read[0], read[1]
 
@@ -122,13 +123,14 @@ def inspect_transfer_function_log(record: Log, inputs: str | Sequence[str], outp
 
 def _record(record, inputs, output, layout_file, layout):
     from ..errors import ParameterError
-    from ..scenarios.log_layout import merge_layout, read_layout_file, read_mapped_log
+    from ..scenarios.log_layout import check_windows, merge_layout, read_layout_file, read_mapped_log
 
     base = {} if layout_file is None else read_layout_file(layout_file)
     spec = merge_layout(base, dict(layout or {}), "--layout" if layout_file is None else f"--layout {layout_file}")
     if spec.spool_unit != "mm":
         raise ParameterError("spool_unit applies to hydraulic-robot logs; give a transfer-function input's unit "
                              "with --unit and its gain with --scale")
+    check_windows(spec, [record])
     source = "the record" if isinstance(record, pd.DataFrame) else os.fspath(record)
     return read_mapped_log(record, spec, {name: None for name in [*inputs, output]}, source=source)
 

@@ -16,6 +16,7 @@ a command needs is and how to read it:
                  timestamp, an oil temperature) are ignored.
     sample_rate  the rate of a log without a time column (a time column is then not read)
     window       [start, end] of time kept, e.g. to drop what was logged before the experiment
+    windows      file name → [start, end] for one log (over ``window``)
     max_gap      rows of missing samples (empty or NaN cells, or a time step of several periods)
                  filled by linear interpolation; a longer gap is refused with its lines
 
@@ -74,6 +75,7 @@ class LogSpec(Spec):
     delimiter: StrictStr | None = None
     sample_rate: Frequency | None = None
     window: tuple[Time, Time] | None = None
+    windows: dict[StrictStr, tuple[Time, Time]] = Field(default_factory=dict)
     max_gap: StrictInt = 0
     spool_unit: StrictStr = "mm"
     columns: dict[StrictStr, ColumnSpec] = Field(default_factory=dict)
@@ -103,8 +105,9 @@ class LogSpec(Spec):
     def _ranges(self):
         if self.sample_rate is not None and not (math.isfinite(self.sample_rate) and self.sample_rate > 0):
             raise ValueError(f"sample_rate = {self.sample_rate} Hz: must be a finite rate > 0")
-        if self.window is not None and not self.window[0] < self.window[1]:
-            raise ValueError(f"window = {list(self.window)} s: the start must come before the end")
+        for name, window in [("window", self.window), *((f"windows.{k}", w) for k, w in self.windows.items())]:
+            if window is not None and not window[0] < window[1]:
+                raise ValueError(f"{name} = {list(window)} s: the start must come before the end")
         if self.sample_rate is not None and "t" in self.columns:
             raise ValueError("both a time column (columns.t) and a sample_rate: give one of them")
         return self
@@ -122,12 +125,22 @@ def parse_pairs(options: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def parse_window(text: str) -> list[float]:
-    """``"START:END"`` in s (or with units, "500 ms:9.5 s"; END may be left out) as [start, end]."""
-    start, sep, end = text.partition(":")
-    if not sep or not start.strip():
-        raise ScenarioError(f"--window {text!r}: write START:END in s, e.g. --window 2:10 (END may be left out)")
-    return [start.strip(), end.strip() or "inf"]
+def parse_windows(options: list[str]) -> dict:
+    """``--window START:END`` (every log; in s, or with units "500 ms:9.5 s"; END may be left
+    out) and ``--window FILE=START:END`` (one log) as the ``window`` and ``windows`` keys."""
+    out: dict = {}
+    for text in options:
+        name, sep, span = text.rpartition("=")
+        start, colon, end = span.partition(":")
+        if not colon or not start.strip():
+            raise ScenarioError(f"--window {text!r}: write START:END in s, e.g. --window 2:10, or FILE=START:END for "
+                                "one log (END may be left out)")
+        window = [start.strip(), end.strip() or "inf"]
+        if sep:
+            out.setdefault("windows", {})[name.strip()] = window
+        else:
+            out["window"] = window
+    return out
 
 
 def options_table(columns: list[str] = (), units: list[str] = (), scales: list[str] = (), offsets: list[str] = (),
@@ -149,6 +162,7 @@ def merge_layout(base: dict | None, overrides: dict | None = None, label: str = 
     """The :class:`LogSpec` of the ``[log]`` table ``base`` with ``overrides`` (the same keys, e.g.
     from :func:`options_table`) over it; a quantity's entries merge key by key."""
     data = {**(base or {}), **{k: v for k, v in (overrides or {}).items() if k != "columns"}}
+    data["windows"] = {**(base or {}).get("windows", {}), **(overrides or {}).get("windows", {})}
     columns = {k: dict(v) for k, v in (base or {}).get("columns", {}).items()}
     for name, entry in (overrides or {}).get("columns", {}).items():
         columns.setdefault(name, {}).update(entry)
@@ -159,6 +173,15 @@ def merge_layout(base: dict | None, overrides: dict | None = None, label: str = 
         return LogSpec.model_validate(data)
     except ValidationError as error:
         raise ScenarioError(f"{label}: {describe_validation_error(error, LogSpec)}") from None
+
+
+def check_windows(layout: LogSpec, logs: list) -> None:
+    """Refuse a per-log window naming a file that is not among ``logs`` (paths or DataFrames)."""
+    names = [Path(log).name for log in logs if not isinstance(log, pd.DataFrame)]
+    unknown = sorted(set(layout.windows) - set(names))
+    if unknown:
+        raise ScenarioError(f"a window is given for {', '.join(unknown)}, which is not among the logs "
+                            f"({', '.join(names) or 'none read from files'}); name a log's file as FILE=START:END")
 
 
 def read_layout_file(path: str | os.PathLike) -> dict:
@@ -260,7 +283,8 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     if len(df) == 0:
         raise ParameterError(f"{source}: the table has a header but no rows; log at least one sample")
     t = raw.pop("t") if layout.sample_rate is None else np.arange(len(df)) / layout.sample_rate
-    return _on_grid(source, t, raw, columns, mappings, layout, first_line)
+    window = layout.windows.get(Path(source).name, layout.window)
+    return _on_grid(source, t, raw, columns, mappings, layout, first_line, window)
 
 
 def _conversion(quantity: str, unit: str, spec: ColumnSpec, target: str | None, source: str):
@@ -302,11 +326,11 @@ def _lines(first_line: int | None, first: int, last: int) -> str:
     return f"{word} {first + base}" if first == last else f"{word}s {first + base}–{last + base}"
 
 
-def _on_grid(source, t, raw, columns, mappings, layout, first_line) -> MappedLog:
+def _on_grid(source, t, raw, columns, mappings, layout, first_line, window) -> MappedLog:
     """Window, gaps and jitter (module docstring): the samples on a uniform grid."""
     rows = np.arange(len(t))
-    if layout.window is not None:
-        start, end = layout.window
+    if window is not None:
+        start, end = window
         filled = pd.Series(t).interpolate(limit_area="inside").to_numpy()
         keep = (filled >= start) & (filled <= end)
         if keep.sum() < 2:
@@ -376,7 +400,7 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line) -> MappedLog
                 Mapping(**{**m.__dict__, "low": float(np.min(values[m.quantity])),
                            "high": float(np.max(values[m.quantity]))}) for m in mappings]
     return MappedLog(source, t, values, columns, mappings, len(rows), first_line, period, float(deviation.max()),
-                     float(np.sqrt(np.mean(deviation**2))), resampled, notes, layout.window,
+                     float(np.sqrt(np.mean(deviation**2))), resampled, notes, window,
                      "t" if layout.sample_rate is None else f"{layout.sample_rate:g} Hz")
 
 

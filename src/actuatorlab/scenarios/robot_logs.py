@@ -75,7 +75,7 @@ def _refuse_early_start(mapped: MappedLog, q: np.ndarray, lock_tolerance: float)
             k = int(np.flatnonzero(off)[-1]) + 1
             raise ParameterError(f"{mapped.source}: q{j + 1} moves until t = {mapped.t[k]:.4g} s and then holds "
                                  "still: the log starts before the experiment; keep the experiment with --window "
-                                 f"{mapped.t[k]:.4g}:{mapped.t[-1]:.6g} (window in [log])")
+                                 f"{Path(mapped.source).name}={mapped.t[k]:.4g}: (windows in [log])")
 
 
 PRESSURE_BOUNDS = (-0.01, 1.1)
