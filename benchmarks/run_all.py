@@ -8,6 +8,7 @@ import bench_excavator
 import bench_fmu
 import bench_machine
 import bench_identification
+import bench_identification_uncertainty
 import bench_ieha
 import bench_lam
 import bench_models
@@ -27,6 +28,7 @@ if __name__ == "__main__":
     bench_sweep.main()
     bench_sensitivity.main()
     bench_identification.main()
+    bench_identification_uncertainty.main()
     bench_crane.main()
     bench_ieha.main()
     bench_emla.main()

@@ -260,57 +260,116 @@ def export_fmu(
     out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 
 
-def _print_summary(title: str, summary) -> None:
-    """Key figures (objects with ``label``, ``value``, ``unit``) as a table on the terminal."""
+def _print_summary(title: str, summary, notes: bool = False) -> None:
+    """Key figures (objects with ``label``, ``value``, ``unit``, and ``note`` if ``notes``) as a
+    table on the terminal."""
     table = Table(title=title, show_header=True)
-    for column in ("figure", "value", "unit"):
+    for column in ("figure", "value", "unit") + (("note",) if notes else ()):
         table.add_column(column)
     for s in summary:
-        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit)
+        table.add_row(s.label, "—" if s.value is None else f"{s.value:.6g}", s.unit, *((s.note,) if notes else ()))
     out.print(table)
+
+
+LayoutColumn = Annotated[list[str], typer.Option(
+    "--column", help="QUANTITY=COLUMN: the log column holding a quantity (e.g. q1=ANGLE_1); repeatable.")]
+LayoutUnit = Annotated[list[str], typer.Option(
+    "--unit", help="QUANTITY=UNIT: the column's unit as pint reads it (e.g. q1=deg, p_plus1=bar, t=ms); repeatable.")]
+LayoutScale = Annotated[list[str], typer.Option(
+    "--scale", help="QUANTITY=SCALE: a factor or quantity multiplying the column (e.g. u1='0.12 mm/V'); repeatable.")]
+LayoutOffset = Annotated[list[str], typer.Option(
+    "--offset", help="QUANTITY=OFFSET: added to the raw column first, in its unit (e.g. q1=-90); repeatable.")]
+LayoutTime = Annotated[Optional[str], typer.Option("--time-column", help="The time column (same as --column t=NAME).")]
+LayoutRate = Annotated[Optional[str], typer.Option(
+    "--sample-rate", help="The sample rate of a log without a time column, e.g. '500 Hz'.")]
+LayoutHeader = Annotated[Optional[int], typer.Option(
+    "--header-row", help="The line (from 1) holding the column names; the lines above are skipped.")]
+LayoutSkip = Annotated[Optional[int], typer.Option(
+    "--skip-rows", help="Lines below the header that are not data (e.g. a units row).")]
+LayoutDelimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Column delimiter [default: from the header].")]
+LayoutWindow = Annotated[list[str], typer.Option(
+    "--window", help="START:END, the time kept [s] (e.g. 2:10, or '500 ms:9.5 s'; END may be left out); "
+                     "FILE=START:END for one log; repeatable.")]
+LayoutGap = Annotated[Optional[int], typer.Option(
+    "--max-gap", help="Missing samples filled by linear interpolation (default 0: refuse gaps).")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be read from the logs and stop.")]
+Bootstrap = Annotated[Optional[int], typer.Option(
+    "--bootstrap", help="Parametric bootstrap re-identifications for bias and 95 % intervals (0: none) [default: 200].")]
+
+
+def _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
+            max_gap, **extra) -> dict:
+    from .scenarios.log_layout import options_table, parse_windows
+
+    return options_table([*column, *([f"t={time_column}"] if time_column else [])], unit, scale, offset,
+                         sample_rate=sample_rate, header_row=header_row, skip_rows=skip_rows, delimiter=delimiter,
+                         max_gap=max_gap, **parse_windows(window), **extra)
 
 
 @identify_app.command("hydraulic-robot")
 @_friendly
 def identify_hydraulic_robot(
     data: Annotated[list[Path], typer.Argument(help="Logs (CSV or Parquet), one per locked-joint experiment.")],
-    known: Annotated[Path, typer.Option("--known", help="TOML file of the known robot values and options.")],
+    known: Annotated[Path, typer.Option("--known", help="TOML file of the known robot values, options and [log] layout.")],
     validate: Annotated[list[Path], typer.Option(
         "--validate", help="A held-out log to cross-validate on; repeatable.")] = [],  # noqa: B006
+    column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
+    time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
+    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
+    max_gap: LayoutGap = None,
+    spool_unit: Annotated[Optional[str], typer.Option(
+        "--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm].")] = None,
+    bootstrap: Bootstrap = None, dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
 ) -> None:
     """Identify every parameter of a hydraulic robot from logs (Sakai & Maeshima): writes
     parameters.toml/.json, results.parquet (Table III style) and report.html with validation plots."""
-    from .api import identify_hydraulic_robot
+    from .api.identify import identify_hydraulic_robot, inspect_hydraulic_robot_logs
 
-    result = identify_hydraulic_robot(data, known, validate)
+    layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
+                     max_gap, spool_unit=spool_unit)
+    if dry_run:
+        print(inspect_hydraulic_robot_logs(data, known, validate, layout))
+        return
+    result = identify_hydraulic_robot(data, known, validate, layout, bootstrap)
     files = result.save(out_dir)
     if not quiet:
-        _print_summary("identification: key figures", result.summary.values())
+        _print_summary("identification: key figures", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
 @identify_app.command("transfer-function")
 @_friendly
 def identify_transfer_function(
-    data: Annotated[Path, typer.Argument(help="A log (CSV or Parquet) with a uniform time column t [s].")],
-    inputs: Annotated[list[str], typer.Option("--input", help="An input column; repeatable.")],
-    output: Annotated[str, typer.Option("--output", help="The output column.")],
+    data: Annotated[Path, typer.Argument(help="A log (CSV or Parquet) with a time column or a --sample-rate.")],
+    inputs: Annotated[list[str], typer.Option("--input", help="An input quantity; repeatable.")],
+    output: Annotated[str, typer.Option("--output", help="The output quantity.")],
     structure: Annotated[list[str], typer.Option(
         "--structure", help="G1, G2, I+N (integrator and N lags) or N (N lags): one per --input, or one for all.")] = [
         "G1"],  # noqa: B006
+    layout_file: Annotated[Optional[Path], typer.Option(
+        "--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known).")] = None,
+    column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
+    time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
+    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
+    max_gap: LayoutGap = None, dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
 ) -> None:
     """Fit continuous-time transfer functions to a logged record by output error: writes the
-    parameters with standard errors (results.parquet), the fit, an overlay plot and report.html."""
-    from .api import identify_transfer_function
+    parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an overlay plot and report.html."""
+    from .api.identify import identify_transfer_function, inspect_transfer_function_log
 
-    result = identify_transfer_function(data, inputs, output, structure)
+    layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
+                     max_gap)
+    if dry_run:
+        print(inspect_transfer_function_log(data, inputs, output, layout_file, layout))
+        return
+    result = identify_transfer_function(data, inputs, output, structure, layout_file, layout)
     files = result.save(out_dir)
     if not quiet:
-        _print_summary("transfer-function fit", result.summary.values())
+        _print_summary("transfer-function fit", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 

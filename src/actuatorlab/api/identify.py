@@ -5,7 +5,7 @@ what the command writes)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -17,13 +17,19 @@ Log = pd.DataFrame | str | os.PathLike
 
 
 def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | None = None,
-                             validate: Sequence[Log] = ()) -> RunResult:
+                             validate: Sequence[Log] = (), layout: Mapping | None = None,
+                             bootstrap: int | None = None) -> RunResult:
     """Identify every parameter of a hydraulic robot (Sakai & Maeshima) from logs of locked-joint
     experiments by one coupled least-squares solve, as ``actuatorlab identify hydraulic-robot``.
 
-    ``logs``: one per experiment, columns ``t`` [s], ``q1 … qN`` [rad], ``p_plus1 …``,
-    ``p_minus1 …`` [Pa, gauge], ``u1 … uN``; ``known``: the TOML file of known values (None: the
-    paper's Table II robot); ``validate``: held-out logs to cross-validate on.
+    ``logs``: one per experiment, quantities ``t`` [s], ``q1 … qN`` [rad], ``p_plus1 …``,
+    ``p_minus1 …`` [Pa, gauge], ``u1 … uN``, each from the column of its name or as the layout
+    maps it; ``known``: the TOML file of known values and the ``[log]`` layout (None: the
+    paper's Table II robot, our column names); ``validate``: held-out logs to cross-validate on;
+    ``layout``: keys of a ``[log]`` table over the known file's (e.g. ``{"columns": {"q1":
+    {"column": "ANGLE_1", "unit": "deg"}}, "sample_rate": "500 Hz"}``); ``bootstrap``: the
+    replicates of the parametric bootstrap (None: the known file's ``[uncertainty]``, default 200;
+    0: the least-squares formula only).
 
     Examples
     --------
@@ -33,26 +39,56 @@ def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | Non
     ...
     actuatorlab.errors.ParameterError: give at least one log of a locked-joint experiment
     """
+    from ..scenarios.robot_identification import identify_logs
+
+    spec, text, experiments, held_out = _robot_logs(logs, known, validate, layout)
+    output, _ = identify_logs(spec, [e for e, _ in experiments], [e for e, _ in held_out],
+                              [m for _, m in experiments + held_out], bootstrap)
+    return RunResult(output, "hydraulic-robot identification", f"Coupled least squares on {len(experiments)} logs", text)
+
+
+def inspect_hydraulic_robot_logs(logs: Sequence[Log], known: str | os.PathLike | None = None,
+                                 validate: Sequence[Log] = (), layout: Mapping | None = None) -> str:
+    """What :func:`identify_hydraulic_robot` would read from ``logs`` (columns found and mapped,
+    units, duration, sample rate, jitter, gaps, locked joints), as ``--dry-run`` prints it."""
+    from ..scenarios.robot_logs import describe_robot_log
+
+    spec, _, experiments, held_out = _robot_logs(logs, known, validate, layout)
+    tolerance = spec.identification.lock_tolerance
+    lines = []
+    for role, group in (("identification", experiments), ("validation", held_out)):
+        for experiment, mapped in group:
+            lines += [f"[{role}] " + row if i == 0 else row
+                      for i, row in enumerate(describe_robot_log(experiment, mapped, tolerance))]
+    return "\n".join(lines)
+
+
+def _robot_logs(logs, known, validate, layout):
+    """(known values, the known file's text, [(experiment, how read)] of logs and of validate)."""
     from ..errors import ParameterError
-    from ..scenarios.kinds.identify_robot import identify_logs, parse_known, read_known
+    from ..scenarios.robot_identification import parse_known, read_known
+    from ..scenarios.log_layout import check_windows, merge_layout
 
     if not logs:
         raise ParameterError("give at least one log of a locked-joint experiment")
     text = "" if known is None else read_known(known)
     spec = parse_known(text, "known values" if known is None else os.fspath(known))
-    joints = len(spec.cylinders)
-    experiments = [_experiment(log, joints, i) for i, log in enumerate(logs)]
-    held_out = [_experiment(log, joints, i) for i, log in enumerate(validate)]
-    output, _ = identify_logs(spec, experiments, held_out)
-    return RunResult(output, "hydraulic-robot identification", f"Coupled least squares on {len(experiments)} logs", text)
+    log_layout = merge_layout(spec.log.model_dump(), dict(layout or {}), "[log]")
+    check_windows(log_layout, [*logs, *validate])
+    read = [[_experiment(log, spec, log_layout, i) for i, log in enumerate(group)] for group in (logs, validate)]
+    return spec, text, read[0], read[1]
 
 
 def identify_transfer_function(record: Log, inputs: str | Sequence[str], output: str,
-                               structures: str | Sequence[str] = "G1") -> RunResult:
+                               structures: str | Sequence[str] = "G1", layout_file: str | os.PathLike | None = None,
+                               layout: Mapping | None = None) -> RunResult:
     """Fit continuous-time transfer functions (an integrator and first-order lags: ``G1``,
-    ``G2``, ``I+N``, ``N``), one per input column, to a logged record by output error, as
-    ``actuatorlab identify transfer-function``. ``record``: column ``t`` [s] on a uniform grid,
-    the inputs and the output (taken from its first sample).
+    ``G2``, ``I+N``, ``N``), one per input, to a logged record by output error, as
+    ``actuatorlab identify transfer-function``, with standard errors and 95 % intervals that
+    account for correlated residuals (Newey–West). ``record``: time ``t``
+    [s], the inputs and the output (taken from its first sample), each from the column of its
+    name or as the layout maps it (``layout_file``: a TOML file with a ``[log]`` table;
+    ``layout``: keys of a ``[log]`` table over it).
 
     Examples
     --------
@@ -64,24 +100,45 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
     >>> round(fit.table.loc[fit.table["name"] == "K1", "value"].item(), 2)
     2.0
     """
-    from ..io.results import read_log
     from ..scenarios.transfer_function_logs import fit_record
 
     inputs = [inputs] if isinstance(inputs, str) else list(inputs)
     structures = [structures] if isinstance(structures, str) else list(structures)
-    if isinstance(record, pd.DataFrame):
-        table, source = record, "the record"
-    else:
-        table, source = read_log(record)[0], os.fspath(record)
-    result = fit_record(table, inputs, output, structures, source=source)
+    mapped = _record(record, inputs, output, layout_file, layout)
+    result = fit_record(mapped, inputs, output, structures)
+    source = mapped.source
     command = f"# actuatorlab identify transfer-function {source} --output {output} " + " ".join(
         [f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structures]) + "\n"
     return RunResult(result, f"transfer functions of {Path(source).name}", f"{output} from {', '.join(inputs)}", command)
 
 
-def _experiment(log: Log, joints: int, index: int):
-    from ..scenarios.robot_logs import read_robot_log, robot_experiment
+def inspect_transfer_function_log(record: Log, inputs: str | Sequence[str], output: str,
+                                  layout_file: str | os.PathLike | None = None, layout: Mapping | None = None) -> str:
+    """What :func:`identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it."""
+    from ..scenarios.log_layout import describe
 
-    if isinstance(log, pd.DataFrame):
-        return robot_experiment(log, joints, log.attrs.get("units"), source=f"log {index + 1}", name=f"log{index + 1}")
-    return read_robot_log(log, joints)
+    inputs = [inputs] if isinstance(inputs, str) else list(inputs)
+    return "\n".join(describe(_record(record, inputs, output, layout_file, layout)))
+
+
+def _record(record, inputs, output, layout_file, layout):
+    from ..errors import ParameterError
+    from ..scenarios.log_layout import check_windows, merge_layout, read_layout_file, read_mapped_log
+
+    base = {} if layout_file is None else read_layout_file(layout_file)
+    spec = merge_layout(base, dict(layout or {}), "--layout" if layout_file is None else f"--layout {layout_file}")
+    if spec.spool_unit != "mm":
+        raise ParameterError("spool_unit applies to hydraulic-robot logs; give a transfer-function input's unit "
+                             "with --unit and its gain with --scale")
+    check_windows(spec, [record])
+    source = "the record" if isinstance(record, pd.DataFrame) else os.fspath(record)
+    return read_mapped_log(record, spec, {name: None for name in [*inputs, output]}, source=source)
+
+
+def _experiment(log: Log, spec, layout, index: int):
+    from ..scenarios.robot_logs import read_robot_log
+
+    frame = isinstance(log, pd.DataFrame)
+    return read_robot_log(log, len(spec.cylinders), layout, spec.identification.lock_tolerance,
+                          source=f"log {index + 1}" if frame else None, name=f"log{index + 1}" if frame else None,
+                          supply_pressure=spec.supply_pressure)

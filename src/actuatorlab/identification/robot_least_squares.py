@@ -222,21 +222,22 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
     joints = np.flatnonzero(driven)
     x1 = mech[:, joints, :]
     y1 = torque[:, joints]
-    x2 = np.zeros((len(q), len(joints), 2, 1 + 4 * n))
-    y2 = np.zeros((len(q), len(joints), 2))
-    block_x = np.empty((len(q), 2, 5))
-    block_y = np.empty((len(q), 2))
+    block_x = np.empty((len(q), len(joints), 2, 5))
+    block_y = np.empty((len(q), len(joints), 2))
     for c, i in enumerate(joints):
         _fluid_rows(cyl[i], robot.supply_pressure, q[:, i], qd[:, i], experiment.p_plus[:, i], experiment.p_minus[:, i],
-                    dpp[:, i], dpm[:, i], experiment.u[:, i], block_x, block_y)
-        x2[:, c, :, 0] = block_x[:, :, 0]
-        x2[:, c, :, 1 + 4 * i: 5 + 4 * i] = block_x[:, :, 1:]
-        y2[:, c] = block_y
-    if options.derivatives != "exact":
-        x1, y1, x2, y2 = (moving_average(a, options.taps, options.zero_phase) for a in (x1, y1, x2, y2))
+                    dpp[:, i], dpm[:, i], experiment.u[:, i], block_x[:, c], block_y[:, c])
+    if options.derivatives != "exact":  # filtered before the zero columns of the other valves are added
+        x1, y1, block_x, y2 = (moving_average(a, options.taps, options.zero_phase) for a in (x1, y1, block_x, block_y))
+    else:
+        y2 = block_y
     edge = edge_samples(options.taps) if options.derivatives != "exact" else 0
     keep = slice(edge, len(q) - edge)
-    return Rows(x1[keep].reshape(-1, x1.shape[-1]), y1[keep].ravel(), x2[keep].reshape(-1, x2.shape[-1]),
+    x2 = np.zeros((len(q) - 2 * edge, len(joints), 2, 1 + 4 * n))
+    for c, i in enumerate(joints):
+        x2[:, c, :, 0] = block_x[keep, c, :, 0]
+        x2[:, c, :, 1 + 4 * i: 5 + 4 * i] = block_x[keep, c, :, 1:]
+    return Rows(x1[keep].reshape(-1, x1.shape[-1]), y1[keep].ravel(), x2.reshape(-1, x2.shape[-1]),
                 y2[keep].ravel(), names1, fluid_names(n))
 
 
@@ -282,18 +283,47 @@ def solve_least_squares(x: np.ndarray, y: np.ndarray, names: list[str], block: s
         lost = [names[i] for i in np.flatnonzero(zero)]
         raise ParameterError(f"{block} data cannot identify {', '.join(lost)}: their regressor columns are zero. "
                              + _remedy_for_zero(lost))
-    xs = x / scale
-    gram = xs.T @ xs
+    gram, moment = _normal_equations(x, y, 1.0 / scale)
     eigenvalues, vectors = np.linalg.eigh(gram)
     if eigenvalues[0] < RANK_TOLERANCE**2 * eigenvalues[-1]:
         _raise_collinear(np.abs(vectors[:, 0]), names, block, experiments)
-    estimate = np.linalg.solve(gram, xs.T @ y) / scale
-    residual = y - x @ estimate
+    estimate = np.linalg.solve(gram, moment) / scale
+    residual = y - _product(x, estimate)
     sigma2 = float(residual @ residual) / max(len(y) - len(names), 1)
     covariance = sigma2 * np.linalg.inv(gram) / np.outer(scale, scale)
-    raw = np.linalg.eigvalsh(x.T @ x)
+    raw = np.linalg.eigvalsh(gram * np.outer(scale, scale))
     return LeastSquares(list(names), estimate, np.sqrt(np.clip(np.diag(covariance), 0.0, None)),
                         float(np.sqrt(raw[-1] / raw[0])), float(np.sqrt(np.mean(residual**2))), len(y))
+
+
+@nb.njit(cache=True)
+def _normal_equations(x, y, inverse_scale):
+    """(X̃ᵀX̃, X̃ᵀy) of the column-scaled X̃ = X·diag(inverse_scale), by loops: a multi-threaded
+    BLAS call on a busy machine is several times slower for these tall, narrow matrices, and the
+    bootstrap calls this hundreds of times."""
+    p = x.shape[1]
+    gram = np.zeros((p, p))
+    moment = np.zeros(p)
+    for k in range(x.shape[0]):
+        for i in range(p):
+            xi = x[k, i] * inverse_scale[i]
+            moment[i] += xi * y[k]
+            for j in range(i + 1):
+                gram[i, j] += xi * x[k, j] * inverse_scale[j]
+    for i in range(p):
+        for j in range(i):
+            gram[j, i] = gram[i, j]
+    return gram, moment
+
+
+@nb.njit(cache=True)
+def _product(x, a):
+    """X a by loops (as :func:`_normal_equations`)."""
+    out = np.zeros(x.shape[0])
+    for k in range(x.shape[0]):
+        for i in range(x.shape[1]):
+            out[k] += x[k, i] * a[i]
+    return out
 
 
 def _raise_collinear(direction: np.ndarray, names: list[str], block: str, experiments) -> None:

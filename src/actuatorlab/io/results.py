@@ -75,12 +75,20 @@ def read_table(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, st
     return table.to_pandas(), _field_metadata(table.schema, UNIT_KEY)
 
 
-def read_log(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+DELIMITERS = (",", ";", "\t", "|")
+"""Column delimiters a CSV log may use; without one given, the header line's most frequent wins."""
+
+
+def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int = 0,
+             delimiter: str | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
     """A logged table from Parquet or CSV, and its units (column → unit, ``""`` where none).
 
-    CSV headers may carry the unit in brackets (``p_plus1 [Pa]``); the bracket is stripped from
-    the column name. Raises ``ParameterError`` naming the file for a missing, unreadable or
-    unsupported file.
+    CSV: ``header_row`` is the line (from 1) holding the column names, the lines above it
+    (a logger's metadata) are skipped, and so are ``skip_rows`` lines below it (a units row);
+    ``delimiter`` None picks the one of :data:`DELIMITERS` the header line uses most. Headers
+    may carry the unit in brackets (``p_plus1 [Pa]``); the bracket is stripped from the column
+    name. Raises ``ParameterError`` naming the file for a missing, unreadable or unsupported
+    file.
     """
     path = Path(path)
     if not path.exists():
@@ -88,16 +96,32 @@ def read_log(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]
     suffix = path.suffix.lower()
     if suffix not in (".parquet", ".csv"):
         raise ParameterError(f"{path}: read a CSV (.csv) or Parquet (.parquet) log")
+    if suffix == ".parquet" and (header_row, skip_rows) != (1, 0):
+        raise ParameterError(f"{path}: a Parquet log has no header lines to skip; leave header_row and skip_rows out")
     try:
         if suffix == ".parquet":
             return read_table(path)
-        df = pd.read_csv(path)
+        if delimiter is None:
+            delimiter = _sniff_delimiter(path, header_row)
+        df = pd.read_csv(path, sep=delimiter, skiprows=range(header_row - 1), header=0).iloc[skip_rows:].reset_index(drop=True)
     except (OSError, ValueError, pa.ArrowException) as error:
-        raise ParameterError(f"{path}: cannot be read as {suffix[1:]} ({error}); check the file") from None
+        reason = " ".join(str(error).split())
+        hint = "the header line (header_row), the delimiter or " if suffix == ".csv" else ""
+        raise ParameterError(f"{path}: cannot be read as {suffix[1:]} ({reason}); check {hint}the file") from None
     names = [str(c).partition("[")[0].strip() for c in df.columns]
     units = {name: str(c).partition("[")[2].rstrip("]").strip() for name, c in zip(names, df.columns)}
     df.columns = names
     return df, units
+
+
+def _sniff_delimiter(path: Path, header_row: int) -> str:
+    """The delimiter of :data:`DELIMITERS` that line ``header_row`` of ``path`` holds most often."""
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if number == header_row:
+                return max(DELIMITERS, key=line.count)
+    raise ParameterError(f"{path}: has fewer than {header_row} lines, so line {header_row} cannot be the header; "
+                         "give the line that holds the column names as header_row")
 
 
 def numeric_columns(df: pd.DataFrame, columns: list[str], source: str | os.PathLike[str]) -> np.ndarray:

@@ -18,6 +18,7 @@ from ..identification.robot_least_squares import DERIVATIVES, GRAVITY, Identific
 from ..machines import sakai_robot
 from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
 from ..simulation.robot_experiments import Excitation, LockedStep, paper_steps
+from .log_layout import LogSpec
 from .spec_base import (
     Acceleration,
     Angle,
@@ -85,10 +86,31 @@ class IdentificationSpec(Spec):
             return IdentificationOptions(**self.model_dump())
 
 
+class UncertaintySpec(Spec):
+    """The parametric bootstrap of an identification from logs
+    (:mod:`~actuatorlab.simulation.robot_bootstrap`): ``replicates`` (0: the least-squares
+    formula only, which is too narrow on filtered noisy data), their ``seed`` and the ``workers``
+    (threads) they run on."""
+
+    replicates: StrictInt = 200
+    seed: StrictInt = 0
+    workers: StrictInt = 2
+
+    @field_validator("replicates", "workers")
+    @classmethod
+    def _count(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError(f"{value}: give a count >= 0")
+        return value
+
+
 class KnownFile(HydraulicRobotSpec):
-    """The ``--known`` file: the robot's known values and the identification options."""
+    """The ``--known`` file: the robot's known values, the identification and uncertainty
+    options and the layout of the logs (``[log]``, :mod:`~actuatorlab.scenarios.log_layout`)."""
 
     identification: IdentificationSpec = Field(default_factory=IdentificationSpec)
+    uncertainty: UncertaintySpec = Field(default_factory=UncertaintySpec)
+    log: LogSpec = Field(default_factory=LogSpec)
 
 
 class RobotTruthSpec(Spec):

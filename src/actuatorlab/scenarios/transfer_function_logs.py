@@ -1,8 +1,9 @@
 """``actuatorlab identify transfer-function``: continuous-time transfer functions fitted to a
 logged input–output record by output error (the method of Alfayad et al. Sec. 5.2).
 
-The log is CSV (headers ``name [unit]`` allowed) or Parquet, one row per sample on a uniform
-time column ``t`` [s]. Each ``--input`` column gets one structure: ``G1`` (integrator and three
+The log is CSV (headers ``name [unit]`` allowed) or Parquet, one row per sample, read through a
+layout (:mod:`.log_layout`: the inputs' and output's columns, units and scales, a time column
+or a sample rate; a jittered time column is resampled onto a uniform grid). Each ``--input`` column gets one structure: ``G1`` (integrator and three
 first-order lags), ``G2`` (integrator and one lag), ``I+N`` (integrator and N lags) or ``N`` (N
 lags, no integrator). The output is taken relative to its first sample (start the record at rest).
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
 from ..identification.transfer_function import LagStructure, fit_transfer_functions
-from ..io.results import numeric_columns
+from .log_layout import MappedLog
 from ..report.plots import Line, Panel, time_series_figure
 from .output import FigureSpec, ScenarioOutput, SummaryFigure
 
@@ -33,20 +35,15 @@ def parse_structure(text: str) -> LagStructure:
     return LagStructure(int(match.group(2)), integrator=bool(match.group(1)))
 
 
-def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: list[str],
-               source: str = "the log") -> ScenarioOutput:
-    """Fit one structure per input column to ``output`` and report parameters, fit and overlay;
-    errors name ``source`` (the log's path)."""
+def fit_record(log: MappedLog, inputs: list[str], output: str, structures: list[str]) -> ScenarioOutput:
+    """Fit one structure per input to ``output`` of the log read through its layout, and report
+    parameters, fit and overlay; errors name the log's source."""
+    source = log.source
     if len(structures) not in (1, len(inputs)):
         raise ParameterError(f"{len(inputs)} --input columns need one --structure each (or one for all); "
                              f"got {len(structures)}")
-    missing = [c for c in ["t", *inputs, output] if c not in df.columns]
-    if missing:
-        raise ParameterError(f"{source} lacks columns {', '.join(missing)}; its columns are "
-                             f"{', '.join(map(str, df.columns))}")
     shapes = [parse_structure(s) for s in (structures * len(inputs) if len(structures) == 1 else structures)]
-    values = numeric_columns(df, ["t", *inputs, output], source)
-    t, u, y = values[:, 0], values[:, 1:-1], values[:, -1]
+    t, u, y = log.t, np.column_stack([log.values[name] for name in inputs]), log.values[output]
     try:
         fit = fit_transfer_functions(t, u, y - y[0], shapes, names=inputs)
     except ParameterError as error:
@@ -54,7 +51,9 @@ def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: lis
     owners = [name for name, shape in zip(inputs, shapes) for _ in range(shape.n_params)]
     rows = [{"input": owner, **row} for owner, row in zip(owners, fit.table())]
     table = pd.DataFrame(rows)
-    summary = [SummaryFigure("fit_percent", fit.fit_percent, "%", "NRMSE fit 100(1 − ‖y − ŷ‖/‖y − ȳ‖)"),
+    summary = [SummaryFigure(f"parameter_{r['input']}_{r['name']}", r["value"], "", f"{r['name']} of {r['input']}",
+                             f"95 % [{r['ci95_low']:.5g}, {r['ci95_high']:.5g}]") for r in rows]
+    summary += [SummaryFigure("fit_percent", fit.fit_percent, "%", "NRMSE fit 100(1 − ‖y − ŷ‖/‖y − ȳ‖)"),
                SummaryFigure("fit_wall_time_s", fit.wall_time_s, "s", "fit wall time"),
                SummaryFigure("model_evaluations", fit.nfev, "", "model evaluations")]
     overlay = pd.DataFrame({"t": t, "measured": y - y[0], "model": fit.y_model})
@@ -62,8 +61,10 @@ def fit_record(df: pd.DataFrame, inputs: list[str], output: str, structures: lis
                           lambda: time_series_figure(overlay, [Panel(output, [Line("measured", "measured", style="k-"),
                                                                              Line("model", "model", style="r--")])]))]
     notes = [f"{name}: {s}" for name, s in zip(inputs, shapes)]
-    notes.append("Parameters: K in output/input units (per second with an integrator), λ in s; standard errors "
-                 "from the Jacobian of the output error at the optimum; a lag shorter than a tenth of the sample "
-                 "period is not resolved by the record (standard error n/a).")
+    notes.append("Parameters: K in output/input units (per second with an integrator; SI where the layout gives "
+                 "units), λ in s; standard errors and 95 % intervals (± 1.96 standard errors) from the Newey–West "
+                 f"sandwich of the output error's Jacobian at the optimum, over {fit.correlation_lags} lags of residual "
+                 "correlation (0: white residuals), so they hold for correlated residuals; a lag shorter than a tenth "
+                 "of the sample period is not resolved by the record (standard error n/a).")
     units = {c: "" for c in table.columns}
     return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)

@@ -1,20 +1,16 @@
 """Scenario kind ``identify-robot``: synthetic locked-joint experiments of a hydraulic robot, the
 coupled least-squares identification of all its parameters, the sequential method and PSO/GA
 for comparison, and cross-validation at another frequency (Sakai & Maeshima, Tables III–IV,
-Figs. 6–8). Also :func:`identification_output`, the report of an identification from logs."""
+Figs. 6–8). Its figures and key figures also serve the report of an identification from logs
+(:mod:`actuatorlab.scenarios.robot_identification`)."""
 
 from __future__ import annotations
 
-import os
 import time
-import tomllib
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import tomli_w
-from pydantic import ValidationError
 
 from ...identification.robot_least_squares import Experiment, Identification, identify, identify_repeated
 from ...identification.sequential import sequential_fluid
@@ -23,13 +19,9 @@ from ...report.plots import Line, Panel, time_series_figure
 from ...simulation.robot_experiments import make_experiments
 from ...simulation.robot_search import output_error_search
 from ...simulation.robot_validation import Validation, validate
-from ...errors import ScenarioError
-from ...io.atomic import atomic_write_text
-from ...io.results import write_json
 from ..robot_logs import write_robot_log
-from ..loading import describe_validation_error
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from ..robot_schema import IdentifyRobotScenario, KnownFile
+from ..robot_schema import IdentifyRobotScenario
 
 FLOW_GAIN_UNIT = "m^3/(s u Pa^0.5)"
 
@@ -69,7 +61,7 @@ def validation_figure(robot: HydraulicRobot, result: Validation, experiment: Exp
     return specs
 
 
-def _fit_summary(results: Sequence[Validation], label: str) -> list[SummaryFigure]:
+def fit_summary(results: Sequence[Validation], label: str) -> list[SummaryFigure]:
     out = []
     for result in results:
         for joint, fit in result.fit.items():
@@ -79,7 +71,7 @@ def _fit_summary(results: Sequence[Validation], label: str) -> list[SummaryFigur
     return out
 
 
-def _condition_summary(identification: Identification, seconds: float) -> list[SummaryFigure]:
+def condition_summary(identification: Identification, seconds: float) -> list[SummaryFigure]:
     return [
         SummaryFigure("condition_X1N", identification.mechanical.condition, "", "cond(X1N), mechanical (paper: 10–11)"),
         SummaryFigure("condition_X2N", identification.fluid.condition, "", "cond(X2N), fluid (paper: 25–27)"),
@@ -145,14 +137,14 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
                SummaryFigure("max_rsd_percent", float(table["rsd_percent"].max()), "%",
                              f"largest RSD over {scenario.repetitions} repetitions (paper: 2.15 %)"),
                SummaryFigure("all_positive", float((table["mean"] > 0).all()), "", "all estimates positive (1 = yes)")]
-    summary += _condition_summary(first, seconds)
+    summary += condition_summary(first, seconds)
     summary += [SummaryFigure(f"sequential_b_{k}_Pa", v, "Pa", f"b of {k} alone (sequential method)")
                 for k, v in sequential.per_experiment_b.items()]
     for algorithm, s in searches.items():
         summary.append(SummaryFigure(f"{algorithm}_failed_trials", s.failed_trials, "",
                                      f"{algorithm.upper()} trials whose state left [0, p_s] or the stroke, of {s.trials}"))
-    summary += _fit_summary(checks_same, f"{excitation.frequency:g}Hz")
-    summary += _fit_summary(checks_held, f"{scenario.validation_frequency:g}Hz")
+    summary += fit_summary(checks_same, f"{excitation.frequency:g}Hz")
+    summary += fit_summary(checks_held, f"{scenario.validation_frequency:g}Hz")
     figures = []
     for result, experiment in zip(checks_same, same):
         figures += validation_figure(robot, result, experiment, f"Identification data ({excitation.frequency:g} Hz):",
@@ -181,83 +173,3 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
     report(1.0)
     return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes,
                           attachments=attachments)
-
-
-# ---------------------------------------------------------------------------------------------
-# Identification of logged data (``actuatorlab identify hydraulic-robot``)
-
-
-def read_known(path) -> str:
-    """The text of the ``--known`` file; a missing or unreadable file is one error naming it."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = "no such file" if isinstance(error, FileNotFoundError) else f"cannot be read ({error})"
-        raise ScenarioError(f"--known {os.fspath(path)}: {reason}; give the TOML file of the robot's known values "
-                            "(an empty file means the paper's Table II robot)") from None
-
-
-def parse_known(text: str, label: str) -> KnownFile:
-    """The known values in TOML ``text`` (``""``: the paper's Table II robot), validated; errors
-    start with ``label``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{label}: not valid TOML ({error})") from None
-    try:
-        known = KnownFile.model_validate(data)
-    except ValidationError as error:
-        raise ScenarioError(f"{label}: {describe_validation_error(error, KnownFile)}") from None
-    try:
-        known.build("known")
-        known.identification.build()
-    except ScenarioError as error:
-        raise ScenarioError(f"{label}: {error}") from None
-    return known
-
-
-def parameters_toml(parameters: RobotParameters) -> str:
-    """The identified parameters as a ``[truth]`` table of an identify-robot scenario."""
-    return tomli_w.dumps({"truth": {"mechanical": parameters.mechanical.tolist(), "bulk_modulus": parameters.bulk_modulus,
-                                    "flow_gains": parameters.flow_gains.tolist()}})
-
-
-def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequence[Experiment]
-                  ) -> tuple[ScenarioOutput, Identification]:
-    """Identify from ``logs`` (pooled, and per repetition group if there are several) and validate
-    on ``held_out`` (or, if none, on the logs themselves); the output attaches parameters.toml/json."""
-    robot, options = known.build("known"), known.identification.build()
-    start = time.perf_counter()
-    pooled = identify(robot, logs, options)
-    seconds = time.perf_counter() - start
-    values = pooled.values()
-    groups = sorted({e.repetition for e in logs})
-    repeated = identify_repeated(robot, logs, options).table if len(groups) > 1 else None
-    rows = []
-    for name in [k for k in values if not k.endswith("_se")]:
-        row = {"parameter": name, "unit": parameter_unit(name), "estimate": values[name],
-               "standard_error": values.get(f"{name}_se", np.nan)}
-        if repeated is not None:
-            row.update({k: repeated[name][k] for k in ("min", "mean", "max", "rsd_percent")})
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    summary = _condition_summary(pooled, seconds)
-    summary.append(SummaryFigure("all_positive", float((table["estimate"] > 0).all()), "",
-                                 "all estimates positive (1 = yes)"))
-    figures, notes = [], [f"Pooled identification of {len(logs)} logs; "
-                          + (f"{len(groups)} repetition groups give min/mean/max/RSD." if repeated is not None else
-                             "one repetition group (add a repetition column for RSD).")]
-    attachments = [("parameters.json", lambda path: write_json(path, values))]
-    if pooled.parameters is not None:
-        checks = held_out or logs
-        results = [validate(robot, pooled.parameters, e, options.lock_tolerance) for e in checks]
-        summary += _fit_summary(results, "held-out" if held_out else "identification-data")
-        for result, experiment in zip(results, checks):
-            figures += validation_figure(robot, result, experiment, "Validation:", "held_out" if held_out else "same")
-        if not held_out:
-            notes.append("No --validate logs: the model is checked on the identification data, which is not a "
-                         "cross-validation; give held-out logs (another frequency) with --validate.")
-        toml = parameters_toml(pooled.parameters)
-        attachments.append(("parameters.toml", lambda path: atomic_write_text(path, toml)))
-    output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures, notes, attachments=attachments)
-    return output, pooled

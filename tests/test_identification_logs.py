@@ -1,0 +1,206 @@
+"""Logs in a logger's own layout (issue 21): the ``[log]`` table and options of both identify
+commands, ``--dry-run``, resampling of a jittered clock, gaps, windows and one-line refusals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from actuatorlab.cli import app
+from actuatorlab.errors import ActuatorlabError, ParameterError
+from actuatorlab.identification.robot_least_squares import identify
+from actuatorlab.machines.sakai_robot import table2_robot, table3_parameters
+from actuatorlab.scenarios.log_layout import merge_layout, read_mapped_log
+from actuatorlab.scenarios.robot_logs import LOGGER_LAYOUT, read_robot_log, write_logger_example
+from actuatorlab.simulation.robot_experiments import Excitation, make_experiments, paper_steps
+
+ROBOT, TRUTH = table2_robot(), table3_parameters()
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def logger(tmp_path_factory):
+    """Noise-free Steps 1–3 (1 000 samples each) written as a foreign logger would, and the
+    experiments they came from."""
+    folder = tmp_path_factory.mktemp("logger")
+    experiments = make_experiments(ROBOT, TRUTH, paper_steps(ROBOT), Excitation(duration=7.0, window=(6.0, 7.0)))
+    files = write_logger_example(experiments, folder)
+    (folder / "known.toml").write_text(LOGGER_LAYOUT)
+    return folder, files, experiments
+
+
+def _table(path):
+    return pd.read_csv(path, sep=";", skiprows=3).iloc[1:].reset_index(drop=True)
+
+
+def test_a_foreign_layout_identifies_as_the_si_logs_do(logger, tmp_path):
+    folder, files, experiments = logger
+    result = runner.invoke(app, ["identify", "hydraulic-robot", *map(str, files), "--known", str(folder / "known.toml"),
+                                 "--out", str(tmp_path / "out"), "--quiet", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    found = json.loads((tmp_path / "out" / "parameters.json").read_text())
+    reference = identify(ROBOT, experiments).values()
+    for name in TRUTH.as_dict():
+        # the logger's jittered instants are interpolated back onto the grid: a fraction of a percent
+        assert found[name] == pytest.approx(reference[name], rel=5e-3), name
+
+
+def test_dry_run_prints_what_it_reads_and_writes_nothing(logger, tmp_path):
+    folder, files, _ = logger
+    result = runner.invoke(app, ["identify", "hydraulic-robot", str(files[0]), "--known", str(folder / "known.toml"),
+                                 "--out", str(tmp_path / "out"), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "q2         ← ANGLE_2" in text and "deg, offset 180 → rad" in text
+    assert "u1         ← SPOOL_CMD_1      V × 0.12 mm/V → mm (×0.12)" in text
+    assert "ignored columns: TIMESTAMP, T_OIL" in text
+    assert "resampled onto a uniform grid by linear interpolation" in text
+    assert "gaps: line" in text and "filled by linear interpolation" in text
+    assert "joint 1 locked at 60 deg, joint 2 driven" in text
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_same_mapping_as_command_line_options(logger, tmp_path):
+    folder, files, _ = logger
+    (tmp_path / "empty.toml").write_text("")
+    options = ["--header-row", "4", "--skip-rows", "1", "--delimiter", ";", "--time-column", "TIME_MS", "--unit", "t=ms",
+               "--max-gap", "3"]
+    for j in (1, 2):
+        options += ["--column", f"q{j}=ANGLE_{j}", "--unit", f"q{j}=deg", "--column", f"p_plus{j}=P_HEAD_{j}",
+                    "--unit", f"p_plus{j}=bar", "--column", f"p_minus{j}=P_ROD_{j}", "--unit", f"p_minus{j}=bar",
+                    "--column", f"u{j}=SPOOL_CMD_{j}", "--unit", f"u{j}=V", "--scale", f"u{j}=0.12 mm/V"]
+    options += ["--offset", "q2=180"]
+    result = runner.invoke(app, ["identify", "hydraulic-robot", str(files[1]), "--known", str(tmp_path / "empty.toml"),
+                                 *options, "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "joint 1 driven" in result.output and "joint 2 locked at 60 deg" in result.output
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"columns": {"q1": {"column": "ANGLE_9"}}},
+     r"step1.csv: no column 'ANGLE_9' for q1; the columns are TIMESTAMP, TIME_MS, ANGLE_1, .*: give the column of q1"),
+    ({"columns": {"q1": {"unit": "bar"}}}, r"q1 \(column ANGLE_1\): bar cannot be read as rad .*give its unit, e\.g\. \"deg\""),
+    ({"columns": {"u1": {"scale": "0.12 bar/V"}}}, r"u1 \(column SPOOL_CMD_1\): V × 0.12 bar/V cannot be read as mm"),
+    ({"columns": {"x9": {"column": "T_OIL"}}}, r"the layout maps 'x9', which this command does not read; map one of t, q1"),
+    ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
+    ({"header_row": 1}, r"step1.csv: cannot be read as csv \(Error tokenizing data. C error: Expected 1 fields in line 4, "
+                        r"saw 11\); check the header line \(header_row\), the delimiter or the file"),
+    ({"columns": {"p_plus1": {"unit": "Pa"}}}, r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
+                                              r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar"),
+    ({"sample_rate": "1 kHz"}, r"both a time column \(columns.t\) and a sample_rate: give one of them"),
+])
+def test_every_bad_mapping_is_one_line_naming_what_to_change(logger, change, message):
+    import tomllib
+
+    folder, files, _ = logger
+    base = tomllib.loads(LOGGER_LAYOUT)["log"]
+    overrides = {k: v for k, v in change.items() if k != "columns"}
+    if "columns" in change:
+        overrides["columns"] = change["columns"]
+    with pytest.raises(ActuatorlabError, match=message) as caught:
+        read_robot_log(files[0], 2, merge_layout(base, overrides), supply_pressure=ROBOT.supply_pressure)
+    assert "\n" not in str(caught.value)
+
+
+def _clean_log(n=2000, dt=1e-3):
+    t = np.arange(n) * dt
+    return pd.DataFrame({"time": t * 1e3, "x": np.sin(2 * np.pi * 2 * t), "y": 1e3 * np.cos(2 * np.pi * 2 * t)})
+
+
+def test_jitter_is_resampled_and_a_jump_of_the_clock_refused_with_its_line(tmp_path):
+    df = _clean_log()
+    rng = np.random.default_rng(1)
+    true_t = df["time"].to_numpy() / 1e3
+    jittered = true_t + 1e-4 * rng.uniform(-1, 1, len(true_t))
+    df["time"], df["x"] = jittered * 1e3, np.sin(2 * np.pi * 2 * jittered)
+    df.to_csv(tmp_path / "log.csv", index=False)
+    layout = merge_layout({"columns": {"t": {"column": "time", "unit": "ms"}, "x": {"column": "x", "unit": "mm"}}})
+    log = read_mapped_log(tmp_path / "log.csv", layout, {"x": None})
+    assert log.resampled and log.jitter_max <= 0.11 and log.mappings[1].target == "m"
+    assert np.allclose(np.diff(log.t), 1e-3, rtol=1e-6)
+    inner = slice(1, -1)  # the grid's ends may lie a fraction of a period outside the instants: held there
+    assert np.max(np.abs(log.values["x"] - 1e-3 * np.sin(2 * np.pi * 2 * log.t))[inner]) < 1e-3 * 2e-4
+    df.loc[1000:, "time"] += 0.5  # half a period later from row 1000 on: a clock that jumped
+    df.to_csv(tmp_path / "jump.csv", index=False)
+    with pytest.raises(ParameterError, match=r"jump.csv: the sample at line \d+ .* off the uniform grid, beyond the 25 %"):
+        read_mapped_log(tmp_path / "jump.csv", layout, {"x": None})
+
+
+def test_missing_samples_are_filled_up_to_max_gap_and_a_window_cuts(tmp_path):
+    df = _clean_log().drop(index=range(700, 703))  # three samples the logger lost
+    df.to_csv(tmp_path / "log.csv", index=False)
+    layout = {"columns": {"t": {"column": "time", "unit": "ms"}}}
+    with pytest.raises(ParameterError, match=r"log.csv: 3 samples are missing before line 702 \(time jumps 0.004 s, "
+                                             r"the period is 0.001 s\); fill them with --max-gap 3"):
+        read_mapped_log(tmp_path / "log.csv", merge_layout(layout), {"x": None})
+    filled = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
+    assert len(filled.t) == 2000 and filled.gaps == ["3 missing samples before line 702"]
+    cut = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "window": ["0.8 s", "1.5 s"]}), {"x": None})
+    assert cut.t[0] == pytest.approx(0.8) and cut.t[-1] == pytest.approx(1.5) and not cut.gaps
+    df.iloc[:5].assign(time=lambda d: d["time"].where(d.index > 0, -1e308)).to_csv(tmp_path / "jump.csv", index=False)
+    with pytest.raises(ParameterError, match=r"jump.csv: the time jumps 1e\+305 s before line 3, more samples than the "
+                                             r"log holds \(the period is 0.001 s\): cut the jump out with --window"):
+        read_mapped_log(tmp_path / "jump.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
+
+
+def test_a_log_that_starts_before_the_experiment_is_refused_with_the_window_to_keep(logger, tmp_path):
+    _, _, experiments = logger
+    e = experiments[1]  # step 2: joint 2 locked
+    q = e.q.copy()
+    q[:100, 1] += np.linspace(0.05, 0.0, 100)  # joint 2 still moving into its lock for 0.1 s
+    frame = pd.DataFrame({"t": e.t, "q1": q[:, 0], "q2": q[:, 1], **{f"p_plus{j + 1}": e.p_plus[:, j] for j in (0, 1)},
+                          **{f"p_minus{j + 1}": e.p_minus[:, j] for j in (0, 1)}, **{f"u{j + 1}": e.u[:, j] for j in (0, 1)}})
+    frame.to_csv(tmp_path / "step2.csv", index=False)
+    with pytest.raises(ParameterError, match=r"q2 moves until t = (6\.0\d+) s and then holds still: the log starts before "
+                                             r"the experiment; keep the experiment with --window step2.csv=6\.0\d+:") as caught:
+        read_robot_log(tmp_path / "step2.csv", 2)
+    window = str(caught.value).split("--window ")[1].split(" ")[0]
+    (tmp_path / "known.toml").write_text("")
+    result = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
+                                 str(tmp_path / "known.toml"), "--window", window, "--dry-run"])
+    assert result.exit_code == 0 and "joint 1 driven" in result.output and "joint 2 locked at 60 deg" in result.output
+    other = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
+                                str(tmp_path / "known.toml"), "--window", "step9.csv=1:", "--dry-run"])
+    assert other.exit_code == 2 and "a window is given for step9.csv, which is not among the logs (step2.csv)" in other.output
+
+
+def test_transfer_function_logs_take_a_layout_too(tmp_path):
+    t = np.arange(3000) * 2e-3
+    u = np.where(t > 0.1, 1.0, 0.0) + 0.2 * np.sin(2 * np.pi * 3 * t)
+    y = np.cumsum(u) * 2e-3 * 2.0  # an integrator with gain 2 m/s per V, logged in mm
+    (tmp_path / "record.csv").write_text("# bench run 7\n" + pd.DataFrame(
+        {"stamp": "x", "CMD [V]": u, "POS": y * 1e3}).to_csv(index=False))
+    (tmp_path / "layout.toml").write_text('[log]\nheader_row = 2\nsample_rate = "500 Hz"\n'
+                                          '[log.columns]\ny = { column = "POS", unit = "mm" }\n'
+                                          'u = { column = "CMD" }\n')
+    args = ["identify", "transfer-function", str(tmp_path / "record.csv"), "--input", "u", "--output", "y",
+            "--structure", "I+1", "--layout", str(tmp_path / "layout.toml")]
+    dry = runner.invoke(app, [*args, "--dry-run"])
+    assert dry.exit_code == 0 and "y          ← POS              mm → m (×0.001)" in dry.output, dry.output
+    assert "u          ← CMD              V → V" in dry.output and "time (500 Hz)" in dry.output
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.loc[table["name"] == "K1", "value"].item() == pytest.approx(2.0, rel=1e-3)
+    bad = runner.invoke(app, [*args, "--column", "y=POSITION", "--dry-run"])
+    assert bad.exit_code == 2 and "no column 'POSITION' for y; the columns are stamp, CMD, POS" in bad.output
+
+
+def test_the_report_and_parameters_json_carry_estimates_intervals_bias_and_diagnosis(logger, tmp_path):
+    folder, files, _ = logger
+    result = runner.invoke(app, ["identify", "hydraulic-robot", *map(str, files), "--known", str(folder / "known.toml"),
+                                 "--out", str(tmp_path / "out"), "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    record = json.loads((tmp_path / "out" / "parameters.json").read_text())
+    low, high = record["M1_ci95"]
+    assert low < record["M1"] < high and record["M1_reported_as"] in ("bias-corrected", "least squares")
+    assert set(record) >= {"M1_least_squares", "M1_bias", "M1_se", "b_ci95", "diagnosis", "uncertainty"}
+    assert record["uncertainty"].startswith("parametric bootstrap: 20 re-identifications")
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "95 % [" in report and "bias" in report and "Diagnosis: " in report and "Noise estimated in step1" in report
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert {"reported", "reported_as", "least_squares", "bias_percent", "ci95_low", "ci95_high"} <= set(table.columns)
