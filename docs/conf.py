@@ -43,17 +43,6 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "README.md", "auto_examp
                     "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.md5"]
 templates_path = ["_templates"]
 
-# Pages other engineers are writing. Each is listed in a toctree of index.md; while its file
-# does not exist yet, the entry is dropped from the toctree (see _drop_missing_pages below), so
-# a page that lands is picked up without touching this file. When all have landed, this list
-# and the hook can go.
-PENDING_PAGES = {
-    "machines": "your own machine from an MJCF/URDF file: the machine scenario kind",
-    "fmu": "exporting actuators as FMUs",
-    "sensitivity": "batched sweeps and actuatorlab sensitivity",
-    "identification-logs": "identification on real logs: column mappings, bootstrap uncertainty",
-}
-
 # --- MyST -----------------------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
@@ -123,16 +112,6 @@ html_static_path: list[str] = []
 html_show_sourcelink = False
 
 
-def _drop_missing_pages(app, docname, source):
-    """Leave out of index.md's toctrees the pending pages whose file has not landed yet."""
-    if docname != "index":
-        return
-    lines = source[0].splitlines(keepends=True)
-    kept = [line for line in lines
-            if not (line.strip() in PENDING_PAGES and not (HERE / f"{line.strip()}.md").exists())]
-    source[0] = "".join(kept)
-
-
 _LITERAL_OR_ROLE = re.compile(r"(``.+?``|:[\w:]+:`[^`]*`)")
 
 
@@ -157,17 +136,6 @@ def _escape_bars(app, what, name, obj, options, lines):
         lines[i] = "".join(part if k % 2 else part.replace("|", "\\|") for k, part in enumerate(parts))
 
 
-def _reread_index(app, env, added, changed, removed):
-    """Read index.md again whenever a pending page appears or goes, also in an incremental build."""
-    landed = sorted(name for name in PENDING_PAGES if (HERE / f"{name}.md").exists())
-    if getattr(env, "actuatorlab_landed_pages", None) != landed:
-        env.actuatorlab_landed_pages = landed
-        return ["index"]
-    return []
-
-
 def setup(app):
-    app.connect("source-read", _drop_missing_pages)
-    app.connect("env-get-outdated", _reread_index)
     app.connect("autodoc-process-docstring", _escape_bars)
     return {"parallel_read_safe": True}

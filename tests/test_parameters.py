@@ -34,6 +34,7 @@ COMPUTED = {
     "identification/robot_least_squares.py:Identification": "identified parameters with standard errors",
     "identification/robot_least_squares.py:Repeated": "statistics over repeated identifications",
     "identification/sequential.py:SequentialFluid": "the sequential method's fluid estimates",
+    "identification/uncertainty.py:BootstrapSummary": "a bootstrap's estimates, bias, spread and intervals",
     "mechanics/mujoco_model.py:ComparisonStats": "statistics of the inverse-dynamics comparison",
     "mechanics/parallel_serial.py:Workspace": "scratch arrays of the compiled recursions",
     "multibody/cylinders.py:CylinderArrays": "the packed kernel arrays of validated cylinders",
@@ -59,6 +60,8 @@ COMPUTED = {
     "simulation/result.py:SimulationResult": "a run's recorded channels",
     "simulation/robot_simulation.py:RobotRun": "a robot run's recorded signals",
     "simulation/robot_search.py:SearchResult": "a PSO or GA search's result",
+    "simulation/robot_bootstrap.py:RobotBootstrap": "the robot bootstrap's summary and the noise it used",
+    "simulation/robot_bootstrap.py:Coverage": "how often intervals contained the truth over realisations",
     "simulation/robot_validation.py:Validation": "a cross-validation's FIT values",
 }
 """Dataclasses that hold what the library computed, not parameters a user gives: module:class → what."""
