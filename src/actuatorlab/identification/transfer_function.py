@@ -20,7 +20,7 @@ well but not how Σλ splits between the λ_k: compare sums, or excite faster.
 Uncertainty: standard errors from the Newey–West sandwich (JᵀJ)⁻¹ S (JᵀJ)⁻¹ of the residual
 Jacobian J in (K, λ) (chain rule through λ = e^q), S summing the scores' autocovariances over
 the lags the residual's correlation needs
-(:func:`~actuatorlab.identification.uncertainty.newey_west_covariance`): the white-noise
+(``identification.uncertainty.newey_west_covariance``): the white-noise
 formula σ²(JᵀJ)⁻¹ is too narrow when the residuals are correlated (coloured sensor noise, an
 unmodelled resonance), as a log's residuals usually are. Coverage of the 95 % intervals:
 tests/test_identification_uncertainty.py and docs/benchmarks.md.

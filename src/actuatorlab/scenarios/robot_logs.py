@@ -2,7 +2,7 @@
 
 One file per experiment (a locked-joint step), CSV or Parquet, one row per sample. The
 quantities, each read from the column of its name unless the layout (the ``[log]`` table of
-the ``--known`` file, :mod:`.log_layout`) maps it to another column, unit, scale or offset:
+the ``--known`` file, ``scenarios.log_layout``) maps it to another column, unit, scale or offset::
 
     t [s]                 sample time (or a sample rate instead)
     q1 … qN [rad]         joint angles (locked joints constant: they are recognised as locked)
@@ -98,7 +98,7 @@ def _refuse_implausible_pressures(mapped: MappedLog, supply: float) -> None:
 
 
 def describe_robot_log(experiment: Experiment, mapped: MappedLog, lock_tolerance: float) -> list[str]:
-    """:func:`~.log_layout.describe` plus the joints found locked and driven."""
+    """``log_layout.describe`` plus the joints found locked and driven."""
     display = {k: ("deg", 180 / np.pi) if k[0] == "q" else ("MPa", 1e-6) for k in mapped.values if k[0] in "qp"}
     driven = experiment.driven(lock_tolerance)
     joints = [f"joint {j + 1} " + (f"driven (std {np.degrees(experiment.q[:, j].std()):.3g} deg)" if d else
