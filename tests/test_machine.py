@@ -153,3 +153,14 @@ def test_sweep_varies_a_bore_and_a_gain(tmp_path):
     rows = [variants.row(i) for i in range(len(variants))]
     assert {row["cylinders[2].control.kp"] for row in rows} == {5.0, 10.0}
     assert {round(row["cylinders[0].bore"], 9) for row in rows} == {0.09, 0.11}
+
+
+def test_a_shortened_run_draws_each_instant_of_its_picture_once():
+    """crane-pick-place names instants up to 13 s; a 2 s run draws 0 s and its end, once each
+    (the drawing renderer, which labels each instant in its legend)."""
+    import actuatorlab
+
+    result = actuatorlab.load("crane-pick-place").set({"duration": "2 s", "picture.renderer": "drawing"}).run()
+    picture = [fig for fig in result.plot(show=False) if fig.axes[0].get_title().startswith("bodies")][0]
+    labels = [text.get_text() for text in picture.axes[0].get_legend().get_texts()]
+    assert labels == ["t = 0.00 s", "t = 2.00 s"]
