@@ -122,11 +122,11 @@ class Scenario:
         >>> result.table.attrs["units"]["theta"], round(result.summary["relief_open_time_s"].value, 3)
         ('rad', 7.412)
         """
-        from ..scenarios.runner import kind_module
+        from ..scenarios.runner import simulate
         from .results import RunResult
 
         report = progress or (lambda stage, fraction: None)
-        output = kind_module(self.kind).run(self._spec, lambda fraction: report("simulate", fraction))
+        output = simulate(self._spec, lambda fraction: report("simulate", fraction))
         return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,
                          self._spec.outputs.plots)
 

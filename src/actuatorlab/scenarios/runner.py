@@ -16,6 +16,7 @@ from types import ModuleType
 from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_directory, atomic_write_text
+from ..io.forked import ChildLost, fork_allowed, fork_call
 from ..report.html import write_report
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
@@ -41,9 +42,49 @@ KIND_MODULES = {
 imported when a scenario of that kind runs (an arm run does not load the crane's or the EMLA's stack)."""
 
 
+SIMULATED_APART = {"arm": "arm_output"}
+"""Kind → module of ``scenarios.kinds`` with ``output(scenario, result) -> ScenarioOutput``, for
+kinds whose own module has ``simulate_scenario(scenario, progress)`` returning a picklable result
+without loading a plotting or table library, and whose output module loads no numba.
+:func:`simulate` runs their simulation in a forked child while this process imports pandas,
+pyarrow, matplotlib and the output module: on two cores a run's two halves of start-up overlap."""
+
+
 def kind_module(kind: str) -> ModuleType:
     """The module that runs scenarios of ``kind`` (imported on first use)."""
     return importlib.import_module(f"{__package__}.kinds.{KIND_MODULES[kind]}")
+
+
+def simulate(scenario, progress: Callable[[float], None] | None = None) -> ScenarioOutput:
+    """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes).
+
+    Kinds of :data:`SIMULATED_APART` simulate in a forked child where forking is allowed
+    (:func:`~actuatorlab.io.forked.fork_allowed`) while this process loads the libraries of the
+    output; the result is the same as in-process (the same compiled code on the same inputs),
+    and a child lost on the way is replaced by simulating here.
+    """
+    if scenario.kind not in SIMULATED_APART or not fork_allowed():
+        return kind_module(scenario.kind).run(scenario, progress)
+    with fork_call(_simulate_scenario, scenario) as child:
+        _load_output_libraries()
+        present = importlib.import_module(f"{__package__}.kinds.{SIMULATED_APART[scenario.kind]}")
+        try:
+            result = child.result(progress)
+        except ChildLost:
+            result = _simulate_scenario(scenario, progress)
+    return present.output(scenario, result)
+
+
+def _simulate_scenario(scenario, report: Callable[[float], None]):
+    """The child's half of :func:`simulate`."""
+    return kind_module(scenario.kind).simulate_scenario(scenario, report)
+
+
+def _load_output_libraries() -> None:
+    """Import what the output and its files need (pandas, pyarrow, matplotlib)."""
+    importlib.import_module("pandas")
+    importlib.import_module("..io.results", __package__)
+    importlib.import_module("..report.plots", __package__)
 
 
 StageProgress = Callable[[str, float], None]
@@ -62,7 +103,7 @@ def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None =
     """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
     out_dir = check_output_folder(Path(out_dir))
     report = progress or (lambda stage, fraction: None)
-    output: ScenarioOutput = kind_module(scenario.kind).run(scenario, lambda f: report("simulate", f))
+    output = simulate(scenario, lambda f: report("simulate", f))
     resolved = scenario_to_toml(scenario)
     files = write_output(out_dir, output, scenario.name, scenario.description, resolved, scenario.outputs.csv,
                          scenario.outputs.plots, report)

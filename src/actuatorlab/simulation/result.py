@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 GAUGE_PRESSURE = "Pa (gauge)"
@@ -42,5 +45,7 @@ class SimulationResult:
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per sample: column ``t`` then one column per channel (SI units)."""
+        import pandas as pd  # only where a table is built: a simulation does not load pandas
+
         data = {"t": self.t, **{k: c.values for k, c in self.channels.items()}}
         return pd.DataFrame(data)

@@ -1,0 +1,127 @@
+"""Work split over a forked child (``io/forked.py``): results, errors, lost children, progress;
+the report's figures drawn by two processes, and an arm run simulated in a child, give the
+same files as in one process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import actuatorlab
+from actuatorlab.errors import SimulationError
+from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call
+from actuatorlab.report import plots
+from actuatorlab.scenarios import runner
+
+pytestmark = pytest.mark.skipif(not fork_allowed(), reason="forking is used on Linux from one thread only")
+
+
+def _twice(x, report):
+    report(0.25)
+    report(0.75)
+    return {"x": np.arange(x) * 2}
+
+
+def _fails(report):
+    raise ValueError("the child's own message")
+
+
+def _dies(report):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_the_childs_result_and_progress_come_back():
+    seen = []
+    with fork_call(_twice, 100_000) as child:
+        value = child.result(seen.append)
+    np.testing.assert_array_equal(value["x"], np.arange(100_000) * 2)
+    assert seen == [0.25, 0.75]
+
+
+def test_the_childs_exception_is_raised_in_the_parent():
+    with fork_call(_fails) as child, pytest.raises(ValueError, match="the child's own message"):
+        child.result()
+
+
+def test_a_child_killed_on_the_way_is_reported_as_lost():
+    with fork_call(_dies) as child, pytest.raises(ChildLost):
+        child.result()
+
+
+def test_leaving_early_stops_and_reaps_the_child():
+    with fork_call(lambda report: signal.pause()) as child:
+        pid = child._pid
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left to wait for
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_no_fork_from_a_process_with_threads(monkeypatch):
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not fork_allowed()
+    finally:
+        stop.set()
+        thread.join()
+    monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")
+    assert not fork_allowed()
+
+
+def test_figures_drawn_by_two_processes_are_the_ones_drawn_by_one(tmp_path, monkeypatch):
+    """Every figure is written once, in the specs' order, the same bytes as drawn in one process;
+    a figure that fails in the child is named in the notes, the others still drawn."""
+    specs = actuatorlab.load("arm-relief").set("simulation.duration", "2 s").run()._output.figures
+    broken = type(specs[0])("broken.png", "fails", lambda: 1 / 0)
+    specs = [specs[0], broken, *specs[1:]]
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one").mkdir()
+    files, notes = plots.draw_figures(specs, tmp_path / "two")
+    monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")
+    files_one, notes_one = plots.draw_figures(specs, tmp_path / "one")
+    assert files == files_one == [s.file for s in specs if s.file != "broken.png"]
+    assert notes == notes_one and "broken.png was not drawn: ZeroDivisionError" in notes[0]
+    for name in files:
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch):
+    scenario = actuatorlab.load("arm-relief").set("simulation.duration", "3 s")
+    calls = []
+    original = runner.fork_call
+    monkeypatch.setattr(runner, "fork_call", lambda *a, **k: calls.append(a) or original(*a, **k))
+    apart = scenario.run()
+    monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")
+    here = scenario.run()
+    assert len(calls) == 1  # the first run did fork, the second did not
+    pd.testing.assert_frame_equal(apart.table, here.table)
+    assert {k: f.value for k, f in apart.summary.items() if "time" not in k} == \
+           {k: f.value for k, f in here.summary.items() if "time" not in k}
+
+
+def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monkeypatch):
+    scenario = actuatorlab.load("arm-relief").set("cylinder.stroke", "0.3 m")  # ℓ(0) = 1.5 m is beyond it
+    with pytest.raises(SimulationError, match="left its travel") as apart:
+        scenario.run()
+    monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")
+    with pytest.raises(SimulationError) as here:
+        scenario.run()
+    assert str(apart.value) == str(here.value)
+
+
+def test_a_run_whose_child_is_lost_is_simulated_here(monkeypatch):
+    parent, simulate = os.getpid(), runner._simulate_scenario
+
+    def dies_in_the_child(scenario, report):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return simulate(scenario, report)
+
+    monkeypatch.setattr(runner, "_simulate_scenario", dies_in_the_child)
+    result = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()
+    assert len(result.table) == 1001
