@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
 import numpy as np
@@ -14,11 +15,20 @@ import pytest
 
 import actuatorlab
 from actuatorlab.errors import SimulationError
-from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call
+from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call, results
 from actuatorlab.report import plots
 from actuatorlab.scenarios import runner
 
-pytestmark = pytest.mark.skipif(not fork_allowed(), reason="forking is used on Linux from one thread only")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forking is used on Linux only")
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """Fork where the library would in a fresh process: an earlier test in this one may have left
+    threads (a Dask client's event loop), which turns forking off (tested on its own below)."""
+    monkeypatch.delenv("ACTUATORLAB_NO_FORK", raising=False)
+    for module in (runner, plots):
+        monkeypatch.setattr(module, "fork_allowed", lambda: "ACTUATORLAB_NO_FORK" not in os.environ)
 
 
 def _twice(x, report):
@@ -53,14 +63,27 @@ def test_a_child_killed_on_the_way_is_reported_as_lost():
         child.result()
 
 
+def test_several_children_report_as_they_go_and_a_lost_one_is_raised_after_the_others_end():
+    seen = []
+    calls = [fork_call(_twice, n) for n in (3, 5)]
+    values = results(calls, lambda i, value: seen.append((i, value)))
+    assert [v["x"].tolist() for v in values] == [[0, 2, 4], [0, 2, 4, 6, 8]]
+    assert sorted(seen) == [(0, 0.25), (0, 0.75), (1, 0.25), (1, 0.75)]
+    calls = [fork_call(_dies), fork_call(_twice, 2)]
+    with pytest.raises(ChildLost):
+        results(calls)
+    assert calls[1].result()["x"].tolist() == [0, 2]  # the other child ran to its end
+
+
 def test_leaving_early_stops_and_reaps_the_child():
     with fork_call(lambda report: signal.pause()) as child:
-        pid = child._pid
+        pid = child.pid
     with pytest.raises(ChildProcessError):  # reaped: no zombie left to wait for
         os.waitpid(pid, os.WNOHANG)
 
 
 def test_no_fork_from_a_process_with_threads(monkeypatch):
+    monkeypatch.delenv("ACTUATORLAB_NO_FORK", raising=False)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
@@ -73,7 +96,7 @@ def test_no_fork_from_a_process_with_threads(monkeypatch):
     assert not fork_allowed()
 
 
-def test_figures_drawn_by_two_processes_are_the_ones_drawn_by_one(tmp_path, monkeypatch):
+def test_figures_drawn_by_two_processes_are_the_ones_drawn_by_one(tmp_path, monkeypatch, forking):
     """Every figure is written once, in the specs' order, the same bytes as drawn in one process;
     a figure that fails in the child is named in the notes, the others still drawn."""
     specs = actuatorlab.load("arm-relief").set("simulation.duration", "2 s").run()._output.figures
@@ -90,7 +113,7 @@ def test_figures_drawn_by_two_processes_are_the_ones_drawn_by_one(tmp_path, monk
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
 
-def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch):
+def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch, forking):
     scenario = actuatorlab.load("arm-relief").set("simulation.duration", "3 s")
     calls = []
     original = runner.fork_call
@@ -104,7 +127,7 @@ def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch):
            {k: f.value for k, f in here.summary.items() if "time" not in k}
 
 
-def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monkeypatch):
+def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monkeypatch, forking):
     scenario = actuatorlab.load("arm-relief").set("cylinder.stroke", "0.3 m")  # ℓ(0) = 1.5 m is beyond it
     with pytest.raises(SimulationError, match="left its travel") as apart:
         scenario.run()
@@ -114,7 +137,7 @@ def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monk
     assert str(apart.value) == str(here.value)
 
 
-def test_a_run_whose_child_is_lost_is_simulated_here(monkeypatch):
+def test_a_run_whose_child_is_lost_is_simulated_here(monkeypatch, forking):
     parent, simulate = os.getpid(), runner._simulate_scenario
 
     def dies_in_the_child(scenario, report):

@@ -228,3 +228,49 @@ def test_killed_sweep_resumes_without_lost_or_duplicated_variants(tmp_path):
 def test_run_sweep_needs_variants(tmp_path):
     with pytest.raises(ScenarioError, match="no variants"):
         run_sweep(load_scenario("arm-relief"), [], tmp_path)
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    """Choose the local engine: ``engine(True)`` forked workers, ``engine(False)`` a Dask LocalCluster."""
+    from actuatorlab.scenarios import sweep
+
+    monkeypatch.delenv("ACTUATORLAB_NO_FORK", raising=False)
+    return lambda forked: monkeypatch.setattr(sweep, "fork_allowed", lambda: forked)
+
+
+def test_forked_workers_and_a_dask_local_cluster_give_the_same_sweep(tmp_path, engine):
+    scenario = _short(load_scenario("arm-relief"), 0.5)
+    variants = sample_variants(scenario, ["arm.mass=uniform(1800 kg, 2200 kg)", "inputs.bleed=uniform(0.2, 0.4)"],
+                               40, seed=3)
+    engine(True)
+    forked = run_sweep(scenario, variants, tmp_path / "forked", workers=2, keep={5})
+    engine(False)
+    dask = run_sweep(scenario, variants, tmp_path / "dask", workers=2, keep={5})
+    assert forked.batched and dask.batched
+    columns = [c for c in forked.index.columns if c not in ("wall_time_s", "loop_time_s", "real_time_factor")]
+    pd.testing.assert_frame_equal(forked.index[columns], dask.index[columns])
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "forked" / SERIES / "0000005.parquet"),
+                                  pd.read_parquet(tmp_path / "dask" / SERIES / "0000005.parquet"))
+
+
+def test_a_lost_forked_worker_stops_the_sweep_with_how_to_resume(tmp_path, engine, monkeypatch):
+    from actuatorlab.scenarios import sweep
+
+    scenario = _short(load_scenario("arm-relief"), 0.5)
+    variants = sample_variants(scenario, ["arm.mass=uniform(1800 kg, 2200 kg)"], 400, seed=1)
+    batch = sweep.run_compiled_batch
+
+    def dies_on_the_last_batch(base, folder, part, keep):
+        if 399 in part.ids:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return batch(base, folder, part, keep)
+
+    engine(True)
+    monkeypatch.setattr(sweep, "run_compiled_batch", dies_on_the_last_batch)
+    with pytest.raises(ScenarioError, match="--resume to run the rest"):
+        run_sweep(scenario, variants, tmp_path / "s", workers=2)
+    monkeypatch.setattr(sweep, "run_compiled_batch", batch)
+    result = run_sweep(scenario, variants, tmp_path / "s", workers=2, resume=True)
+    assert 0 < result.skipped < 400 and result.ran == 400 - result.skipped
+    assert sorted(result.index["variant"]) == list(range(400)) and (result.index["status"] == "ok").all()

@@ -125,12 +125,13 @@ def _counter(what: str, quiet: bool):
     if quiet:
         yield None
         return
+    # redrawn when a count arrives, not by rich's refresh thread: a process with one thread may fork its workers
     bar = Progress(TextColumn(what), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                   console=err, transient=True)
+                   console=err, transient=True, auto_refresh=False)
     bar.start()
     task = bar.add_task(what, total=None)
     try:
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+        yield lambda done, total: bar.update(task, completed=done, total=total, refresh=True)
     finally:
         bar.stop()
 

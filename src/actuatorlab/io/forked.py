@@ -1,21 +1,23 @@
-"""Run a function in a forked child process while this one goes on, and take back its result.
+"""Run functions in forked child processes while this one goes on, and take back their results.
 
-A run's work splits into two halves that need different libraries: the simulation needs numba
-(its import and the first dispatch of a cached kernel, which loads numba's target registries,
-take about 0.45 s), the files need pandas, pyarrow and matplotlib (about 0.5 s to import) and
-the figures. On a machine with two cores the halves can overlap: :func:`fork_call` starts
+A run's work splits into halves that need different libraries: the simulation needs numba (its
+import and the first dispatch of a cached kernel, which loads numba's target registries, take
+about 0.45 s), the files need pandas, pyarrow and matplotlib (about 0.5 s to import) and the
+figures. On a machine with two cores the halves can overlap: :func:`fork_call` starts
 ``function`` in a child forked from this process (it inherits everything imported so far, and
-its arguments need no pickling), and :meth:`ForkedCall.result` returns what it returned, pickled
-back through a pipe. Progress reported by the child (``report(fraction)``) reaches the parent's
-callback while the parent waits.
+its arguments need no pickling), and :meth:`ForkedCall.result` returns what it returned,
+pickled back through a pipe. What the child reports on the way (``report(value)``, e.g. a
+progress fraction or a count of finished tasks) reaches the parent's callback while it waits;
+:func:`results` waits for several children at once.
 
-Forking is used only where it is safe and useful: on Linux, from a process with one thread (a
-fork copies only the calling thread, so a lock held by another one would stay locked in the
-child), and when ``ACTUATORLAB_NO_FORK`` is not set; :func:`fork_allowed` says so, and callers do
-the work in-process otherwise. The child never returns into the caller's code: it leaves with
-``os._exit`` (no ``atexit`` handlers, no second flush of the parent's buffers). An exception in
-the child is raised again in the parent; a child that dies without a word (killed, out of
-memory) raises :class:`ChildLost`, so the caller can do the work itself and lose nothing.
+Forking is used only where it is safe: on Linux, from a process with one thread (a fork copies
+only the calling thread, so a lock another thread held would stay locked in the child), and
+when ``ACTUATORLAB_NO_FORK`` is not set; :func:`fork_allowed` says so, and callers do the work
+in-process (or on Dask) otherwise. The child never returns into the caller's code: it leaves
+with ``os._exit`` (no ``atexit`` handlers, no second flush of the parent's buffers), and Ctrl-C
+ends it without a traceback (the parent reports the interruption). An exception in the child is
+raised again in the parent; a child that dies without a word (killed, out of memory) raises
+:class:`ChildLost`, so the caller can do the work itself or say how to resume.
 """
 
 from __future__ import annotations
@@ -25,14 +27,15 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any
 
-_RESULT, _ERROR, _PROGRESS = "result", "error", "progress"
+_RESULT, _ERROR, _REPORT = "result", "error", "report"
 
 
 class ChildLost(RuntimeError):
-    """The forked child ended without sending its result (killed, crashed, out of memory)."""
+    """A forked child ended without sending its result (killed, crashed, out of memory)."""
 
 
 def fork_allowed() -> bool:
@@ -44,48 +47,52 @@ def fork_allowed() -> bool:
 class ForkedCall:
     """A function running in a forked child; :meth:`result` waits for it (see :func:`fork_call`)."""
 
-    def __init__(self, pid: int, reader: int):
-        self._pid, self._reader = pid, reader  # the reader is None once result() owns it
-        self._done = False
+    def __init__(self, pid: int, connection: Connection):
+        self.pid = pid
+        self._connection = connection
+        self._outcome: tuple[str, Any] | None = None
+        self._reaped = False
 
-    def result(self, progress: Callable[[float], None] | None = None) -> Any:
-        """The child's return value (its exception is raised here); ``progress`` receives the
-        fractions the child reported, as they arrive. Raises :class:`ChildLost` if the child
-        ended without a result."""
-        reader, self._reader = self._reader, None
+    def result(self, report: Callable[[Any], None] | None = None) -> Any:
+        """The child's return value (its exception is raised here); ``report`` receives what the
+        child reported, as it arrives. Raises :class:`ChildLost` if the child ended without a
+        result."""
+        while self._outcome is None:
+            self._receive(report)
+        tag, value = self._outcome
+        if tag == _ERROR:
+            raise value
+        return value
+
+    def _receive(self, report: Callable[[Any], None] | None) -> None:
+        """Take the child's next message (blocking): a report, or its outcome (then reap it)."""
         try:
-            with os.fdopen(reader, "rb", closefd=True) as pipe:
-                while True:
-                    try:
-                        tag, value = pickle.load(pipe)
-                    except (EOFError, pickle.UnpicklingError):
-                        raise ChildLost("the forked child ended without a result") from None
-                    if tag == _PROGRESS:
-                        if progress is not None:
-                            progress(value)
-                        continue
-                    if tag == _ERROR:
-                        raise value
-                    return value
-        finally:
-            self._reap()
+            tag, value = self._connection.recv()
+        except (EOFError, OSError):
+            self._outcome = (_ERROR, ChildLost(f"the forked child {self.pid} ended without a result"))
+            self._finish()
+            return
+        if tag == _REPORT:
+            if report is not None:
+                report(value)
+            return
+        self._outcome = (tag, value)
+        self._finish()
 
     def cancel(self) -> None:
         """Stop the child (if it still runs) and reap it."""
-        if not self._done:
+        if not self._reaped:
             try:
-                os.kill(self._pid, signal.SIGKILL)
+                os.kill(self.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            if self._reader is not None:
-                os.close(self._reader)
-                self._reader = None
-            self._reap()
+            self._finish()
 
-    def _reap(self) -> None:
-        if not self._done:
-            self._done = True
-            os.waitpid(self._pid, 0)
+    def _finish(self) -> None:
+        self._connection.close()
+        if not self._reaped:
+            self._reaped = True
+            os.waitpid(self.pid, 0)
 
     def __enter__(self) -> ForkedCall:
         return self
@@ -97,38 +104,47 @@ class ForkedCall:
 def fork_call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> ForkedCall:
     """Start ``function(*args, report=..., **kwargs)`` in a forked child and return at once.
 
-    ``report(fraction)`` sends a progress fraction to the parent. Use as a context manager, so
-    that the child is stopped if the parent leaves early (an error, Ctrl-C)::
+    ``report(value)`` sends a picklable value to the parent. Use as a context manager, so that
+    the child is stopped if the parent leaves early (an error, Ctrl-C)::
 
         with fork_call(simulate, scenario) as pending:
             ...  # the parent's own work
             result = pending.result(progress)
     """
-    reader, writer = os.pipe()
+    reader, writer = Pipe(duplex=False)
     pid = os.fork()
     if pid:
-        os.close(writer)
+        writer.close()
         return ForkedCall(pid, reader)
-    os.close(reader)
+    reader.close()
     _child(writer, function, args, kwargs)  # never returns
 
 
-def _child(writer: int, function, args, kwargs) -> None:
+def results(calls: Sequence[ForkedCall], report: Callable[[int, Any], None] | None = None) -> list[Any]:
+    """The results of several forked calls, in order, taking their messages as they come:
+    ``report(i, value)`` for what child ``i`` reports. The first exception or lost child is
+    raised once every child has ended (the others are not cut short)."""
+    pending = {call._connection: i for i, call in enumerate(calls)}
+    while pending:
+        for connection in wait(list(pending)):
+            i = pending[connection]
+            calls[i]._receive(None if report is None else (lambda value, i=i: report(i, value)))
+            if calls[i]._outcome is not None:
+                del pending[connection]
+    return [call.result() for call in calls]
+
+
+def _child(writer: Connection, function, args, kwargs) -> None:
     """The child's whole life: call, send the outcome, leave without running the parent's code."""
     status = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child quietly; the parent reports it
-        with os.fdopen(writer, "wb", closefd=True) as pipe:
-            def report(fraction: float) -> None:
-                pickle.dump((_PROGRESS, float(fraction)), pipe)
-                pipe.flush()
-
-            try:
-                message = pickle.dumps((_RESULT, function(*args, report=report, **kwargs)),
-                                       protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception as exc:  # noqa: BLE001 — every failure goes back to the parent
-                message = pickle.dumps((_ERROR, _picklable(exc)))
-            pipe.write(message)
+        try:
+            outcome = (_RESULT, function(*args, report=lambda value: writer.send((_REPORT, value)), **kwargs))
+            writer.send(outcome)
+        except Exception as exc:  # noqa: BLE001 — every failure goes back to the parent
+            writer.send((_ERROR, _picklable(exc)))
+        writer.close()
         status = 0
     finally:
         os._exit(status)

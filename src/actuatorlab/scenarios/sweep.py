@@ -31,11 +31,11 @@ the file system's journal and cost a fifth of the speed-up of two workers); afte
 loss, the validation above sends any file the crash damaged to be run again. The manifest
 and the index are fsynced.
 
-The engine is ``dask.distributed``: by default a ``LocalCluster`` of worker processes bound to
-127.0.0.1, one thread each, as many as the machine has cores (on Linux forked from this
-process, which has loaded actuatorlab already: a start in tenths of a second instead of
-seconds); or an existing cluster given by its scheduler address (``dask scheduler`` then
-``dask worker tcp://HOST:8786`` on each machine).
+The engine (``sweep_engines``): local workers are processes forked from this one after it has
+loaded the kind and its compiled kernels (a start in milliseconds); where forking is not allowed
+(not Linux, or a process with threads) a Dask ``LocalCluster`` of worker processes on 127.0.0.1;
+or an existing Dask cluster given by its scheduler address (``dask scheduler`` then ``dask worker
+tcp://HOST:8786`` on each machine).
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ import hashlib
 import importlib
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -58,8 +57,10 @@ import pyarrow.parquet as pq
 
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
+from ..io.forked import fork_allowed
 from ..io.results import write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
+from .sweep_engines import Task, dask_client, run_forked, run_on_dask
 from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
 from .sweep_report import figure_keys, write_sweep_report
 from .variants import Variants, with_values
@@ -313,24 +314,6 @@ def keep_set(variants: Variants, keep_series: int, keep_variants: Collection[int
     return frozenset(map(int, np.sort(variants.ids)[:keep_series])) | frozenset(map(int, keep_variants))
 
 
-def _client(workers: int | None, scheduler: str | None):
-    import dask
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler:
-        try:
-            return Client(scheduler, timeout="10s"), None
-        except (OSError, ValueError) as error:
-            raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
-                                "`dask scheduler` and workers with `dask worker ADDRESS`") from None
-    n = workers or os.cpu_count() or 1
-    method = "fork" if sys.platform.startswith("linux") else dask.config.get("distributed.worker.multiprocessing-method")
-    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
-    return Client(cluster), cluster
-
-
 def batched(scenario, variants: Variants) -> bool:
     """Whether ``variants`` of ``scenario`` run in compiled batches."""
     return scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
@@ -373,36 +356,40 @@ def run_sweep(
     start = time.perf_counter()
     startup = phase = 0.0
     if len(pending):
-        from dask.distributed import as_completed
+        base = scenario.model_dump()  # a few kB with each task (scattered data dies with a worker)
+        folder = os.fspath(out.resolve())
+        finished = len(variants) - len(pending)
+
+        def count(n: int) -> None:
+            nonlocal finished
+            finished += n
+            tell(finished, len(variants))
 
         if scheduler is None:  # local workers are forked from here: load the kind (and its kernels) once
-            _load_kind(scenario.kind, in_batches, scenario.model_dump())
-        client, cluster = _client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
-        try:
+            _load_kind(scenario.kind, in_batches, base)
+        if scheduler is None and fork_allowed():
+            slots = workers or os.cpu_count() or 1
             if not started:
                 _start_sweep(out, manifest)
-            if scheduler is not None:
-                client.run(_load_kind, scenario.kind, in_batches, scenario.model_dump())
             startup = time.perf_counter() - start
-            size = batch_size(len(pending), sum(client.nthreads().values()), in_batches)
             phase_start = time.perf_counter()
-            folder = os.fspath(out.resolve())
-            base = scenario.model_dump()  # a few kB with each task (scattered data dies with a worker)
-            if in_batches:
-                futures = [client.submit(run_compiled_batch, base, folder, pending[i : i + size], frozenset(keep),
-                                         pure=False) for i in range(0, len(pending), size)]
-            else:
-                futures = [client.submit(run_batch, base, folder, pending[i : i + size], pure=False)
-                           for i in range(0, len(pending), size)]
-            finished = len(variants) - len(pending)
-            for future in as_completed(futures):
-                finished += future.result()
-                tell(finished, len(variants))
-            phase = time.perf_counter() - phase_start
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count)
+        else:
+            client, cluster = dask_client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
+            try:
+                if not started:
+                    _start_sweep(out, manifest)
+                if scheduler is not None:
+                    client.run(_load_kind, scenario.kind, in_batches, base)
+                startup = time.perf_counter() - start
+                phase_start = time.perf_counter()
+                run_on_dask(client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder, keep),
+                            count)
+            finally:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        phase = time.perf_counter() - phase_start
     index = collect_index(out, variants, in_batches)
     envelopes = collect_envelopes(out) if in_batches else None
     if report:
@@ -412,6 +399,16 @@ def run_sweep(
                            scenario_to_toml(scenario), envelopes)
     return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
                        in_batches, envelopes)
+
+
+def _tasks(pending: Variants, slots: int, in_batches: bool, base: dict, folder: str,
+           keep: Collection[int]) -> list[Task]:
+    """The sweep's tasks for ``slots`` worker threads: batches of ``pending`` (see ``batch_size``)."""
+    size = batch_size(len(pending), slots, in_batches)
+    parts = [pending[i : i + size] for i in range(0, len(pending), size)]
+    if in_batches:
+        return [(run_compiled_batch, (base, folder, part, frozenset(keep))) for part in parts]
+    return [(run_batch, (base, folder, part)) for part in parts]
 
 
 def _done(out: Path, in_batches: bool) -> set[int]:
