@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -76,11 +77,12 @@ def test_show_and_to_toml_round_trip(tmp_path):
 
 def test_importing_the_package_loads_no_numerics_until_used():
     """``import actuatorlab`` loads nothing heavy; loading a scenario loads no tables or plots;
-    running it loads the numerics."""
+    running it (in this process: no forked child) loads the numerics."""
     code = ("import sys, actuatorlab\n"
             "heavy = lambda: [m for m in ('numba', 'mujoco', 'pandas', 'matplotlib', 'dask') if m in sys.modules]\n"
             "print(heavy()); arm = actuatorlab.load('arm-relief'); print(heavy()); arm.run(); print(heavy())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "ACTUATORLAB_NO_FORK": "1"}).stdout.split("\n")
     assert out[0] == "[]"
     assert "pandas" not in out[1] and "matplotlib" not in out[1] and "dask" not in out[1]
     assert "numba" in out[2] and "pandas" in out[2] and "mujoco" not in out[2]
