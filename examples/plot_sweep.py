@@ -1,10 +1,10 @@
 """
-A sweep on Dask
-===============
+A sweep
+=======
 
 Any scenario field can be swept: a grid of values or Monte Carlo draws, each variant validated
-before anything runs, run on local Dask worker processes (or a cluster), one Parquet file and one
-record per variant, and an index of key figures. Here: how the pump flow Q limits how far the
+before anything runs, run on local worker processes (or a Dask cluster), one Parquet file and
+one record per variant, and an index of key figures. Here: how the pump flow Q limits how far the
 arm of ``arm-relief`` rises during its retract command (3–6 s).
 """
 
@@ -22,8 +22,8 @@ QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")
 arm = actuatorlab.load("arm-relief").set({"simulation.duration": "7 s", "inputs.bleed": 0.05})
 flows = ["75 L/min", "150 L/min", "500 L/min"] if QUICK else ["50 L/min", "75 L/min", "100 L/min", "150 L/min", "200 L/min", "300 L/min", "500 L/min"]
 
-# Dask starts worker processes that import this script again: a script that sweeps needs the
-# usual guard, or each worker would start a sweep of its own.
+# Where worker processes are spawned rather than forked (not Linux, or Dask), they import this
+# script again: a script that sweeps needs the usual guard, or each would start a sweep of its own.
 if __name__ == "__main__":
     study = actuatorlab.sweep(arm, grid={"circuit.pump_flow": flows}, workers=2, keep_series=len(flows),
                               out=os.path.join(tempfile.mkdtemp(), "pump-flow"))
