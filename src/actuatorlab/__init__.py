@@ -22,6 +22,8 @@ __all__ = [
     "export_fmu",
     "identify_hydraulic_robot",
     "identify_transfer_function",
+    "inspect_hydraulic_robot_logs",
+    "inspect_transfer_function_log",
     "load",
     "sensitivity",
     "sweep",

@@ -22,6 +22,8 @@ HOMES = {
     "sweep": "sweeps",
     "identify_hydraulic_robot": "identify",
     "identify_transfer_function": "identify",
+    "inspect_hydraulic_robot_logs": "identify",
+    "inspect_transfer_function_log": "identify",
     "export_fmu": "export",
     "SensitivityResult": "sensitivities",
     "sensitivity": "sensitivities",

@@ -50,7 +50,19 @@ def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | Non
 def inspect_hydraulic_robot_logs(logs: Sequence[Log], known: str | os.PathLike | None = None,
                                  validate: Sequence[Log] = (), layout: Mapping | None = None) -> str:
     """What :func:`identify_hydraulic_robot` would read from ``logs`` (columns found and mapped,
-    units, duration, sample rate, jitter, gaps, locked joints), as ``--dry-run`` prints it."""
+    units, duration, sample rate, jitter, gaps, locked joints), as ``--dry-run`` prints it; the
+    arguments are those of :func:`identify_hydraulic_robot`. A log it cannot read is refused as
+    the identification would refuse it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, actuatorlab
+    >>> log = pd.DataFrame({"t": np.arange(0.0, 1.0, 1e-3), "ANGLE_1": 0.0})
+    >>> actuatorlab.inspect_hydraulic_robot_logs([log])
+    Traceback (most recent call last):
+    ...
+    actuatorlab.errors.ParameterError: log 1: no column 'q1' for q1; the columns are t, ANGLE_1: give --column q1=NAME
+    """
     from ..scenarios.robot_logs import describe_robot_log
 
     spec, _, experiments, held_out = _robot_logs(logs, known, validate, layout)
@@ -114,7 +126,19 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
 
 def inspect_transfer_function_log(record: Log, inputs: str | Sequence[str], output: str,
                                   layout_file: str | os.PathLike | None = None, layout: Mapping | None = None) -> str:
-    """What :func:`identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it."""
+    """What :func:`identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, actuatorlab
+    >>> t = np.arange(0.0, 2.0, 1e-3)
+    >>> record = pd.DataFrame({"t": t, "u": np.sin(t), "y": np.cos(t)})
+    >>> print(actuatorlab.inspect_transfer_function_log(record, "u", "y"))  # doctest: +ELLIPSIS
+    the record: 2000 rows; columns t, u, y
+    ...
+      time (t): 0–1.999 s (1.999 s), 2000 samples, period 1 ms (1000 Hz)
+    ...
+    """
     from ..scenarios.log_layout import describe
 
     inputs = [inputs] if isinstance(inputs, str) else list(inputs)
