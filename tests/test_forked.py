@@ -27,6 +27,7 @@ def forking(monkeypatch):
     """Fork where the library would in a fresh process: an earlier test in this one may have left
     threads (a Dask client's event loop), which turns forking off (tested on its own below)."""
     monkeypatch.delenv("ACTUATORLAB_NO_FORK", raising=False)
+    monkeypatch.setattr(runner, "_APART_ONCE", set())  # as in a process that has not run an arm yet
     for module in (runner, plots):
         monkeypatch.setattr(module, "fork_allowed", lambda: "ACTUATORLAB_NO_FORK" not in os.environ)
 
@@ -127,10 +128,22 @@ def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch, fork
            {k: f.value for k, f in here.summary.items() if "time" not in k}
 
 
+def test_only_a_kinds_first_run_in_a_process_is_simulated_apart(monkeypatch, forking):
+    """A script that runs again loads the kernels itself once (a child's die with it)."""
+    calls = []
+    original = runner.fork_call
+    monkeypatch.setattr(runner, "fork_call", lambda *a, **k: calls.append(a) or original(*a, **k))
+    scenario = actuatorlab.load("arm-relief").set("simulation.duration", "1 s")
+    first, second = scenario.run(), scenario.run()
+    assert len(calls) == 1
+    pd.testing.assert_frame_equal(first.table, second.table)
+
+
 def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monkeypatch, forking):
     scenario = actuatorlab.load("arm-relief").set("cylinder.stroke", "0.3 m")  # ℓ(0) = 1.5 m is beyond it
     with pytest.raises(SimulationError, match="left its travel") as apart:
         scenario.run()
+    assert runner._APART_ONCE == {"arm"}
     monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")
     with pytest.raises(SimulationError) as here:
         scenario.run()

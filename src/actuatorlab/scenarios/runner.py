@@ -49,6 +49,11 @@ without loading a plotting or table library, and whose output module loads no nu
 :func:`simulate` runs their simulation in a forked child while this process imports pandas,
 pyarrow, matplotlib and the output module: on two cores a run's two halves of start-up overlap."""
 
+_APART_ONCE: set[str] = set()
+"""Kinds this process has simulated apart: only a kind's first run here is, since a child's
+loaded kernels die with it; a script or notebook that runs the kind again loads them itself,
+once, and its later runs take milliseconds."""
+
 
 def kind_module(kind: str) -> ModuleType:
     """The module that runs scenarios of ``kind`` (imported on first use)."""
@@ -58,13 +63,14 @@ def kind_module(kind: str) -> ModuleType:
 def simulate(scenario, progress: Callable[[float], None] | None = None) -> ScenarioOutput:
     """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes).
 
-    Kinds of :data:`SIMULATED_APART` simulate in a forked child where forking is allowed
-    (:func:`~actuatorlab.io.forked.fork_allowed`) while this process loads the libraries of the
-    output; the result is the same as in-process (the same compiled code on the same inputs),
-    and a child lost on the way is replaced by simulating here.
+    The first run of a kind of :data:`SIMULATED_APART` in this process simulates in a forked
+    child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`) while this
+    process loads the libraries of the output; the result is the same as in-process (the same
+    compiled code on the same inputs), and a child lost on the way is replaced by simulating here.
     """
-    if scenario.kind not in SIMULATED_APART or not fork_allowed():
+    if scenario.kind not in SIMULATED_APART or scenario.kind in _APART_ONCE or not fork_allowed():
         return kind_module(scenario.kind).run(scenario, progress)
+    _APART_ONCE.add(scenario.kind)
     with fork_call(_simulate_scenario, scenario) as child:
         _load_output_libraries()
         present = importlib.import_module(f"{__package__}.kinds.{SIMULATED_APART[scenario.kind]}")
