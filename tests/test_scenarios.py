@@ -342,6 +342,18 @@ def test_a_common_unit_file_is_read_without_pint():
     assert out.strip() == "False"
 
 
+def test_showing_an_arm_scenario_imports_no_numba():
+    """``actuatorlab show`` (load, validate, build every parameter class, write the TOML) of the
+    arm kinds imports no numba (issue 19): the parameter classes the arm schema builds live in
+    modules without compiled kernels."""
+    code = ("import sys, actuatorlab\n"
+            "for name in ('arm-relief', 'two-arms-one-pump', 'gamma-map'):\n"
+            "    actuatorlab.load(name).show()\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('numba', 'llvmlite'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_listing_the_built_in_scenarios_imports_no_schema():
     """``actuatorlab scenarios`` reads the TOML files only: no pydantic, numba or numpy."""
     code = ("import sys; from actuatorlab.scenarios.sources import builtin_scenarios; names = builtin_scenarios(); "

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
-from ..scenarios.variants import set_path
-from ..scenarios.runner import StageProgress
 
 if TYPE_CHECKING:
+    from ..scenarios.runner import StageProgress
     from .results import RunResult
 
 
@@ -88,6 +87,8 @@ class Scenario:
         ...
         actuatorlab.errors.ScenarioError: arm-relief with arm.mass = -5 kg: arm.mass = -5.0 kg: must be a finite number > 0
         """
+        from ..scenarios.variants import set_path
+
         changes: dict[str, Any] = {}
         if isinstance(path, Mapping):
             changes.update(path)

@@ -24,7 +24,9 @@ and the actuator force f = A_h p_h − A_r p_r (> 0 pushes the rod out). Flows [
   q = g_check·max(−p, 0): they keep pressures physical, the depth of the dip being q/g_check.
 
 In the limits ε → 0, g → ∞ the steady states of this model are the quasistatic map f ∈ Γ(v).
-Tank pressure is 0, pressures are gauge [Pa].
+Tank pressure is 0, pressures are gauge [Pa]. The parameters, ``PressureDynamics``, live in
+:mod:`.pressure_dynamics_params` (no numba, so a scenario file validates without the compiler)
+and are importable from here too.
 
 Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/pressure.c``);
 ``tests/test_fmu_pressure.py`` holds the two to 1e-12 on drawn inputs. Change both together.
@@ -33,14 +35,12 @@ Twin: the exported FMU carries a second implementation of these kernels in C (``
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import check_fields, positive
-from .fluid import OIL_BULK_MODULUS
+from .pressure_dynamics_params import PressureDynamics  # re-exported: the model's parameters, numba-free
 from .quasistatic.circuit import (
     I_AH,
     I_AR,
@@ -65,63 +65,6 @@ N_PRESSURE = 9
 N_OPENINGS = 6
 # Columns of the partial-derivative block: state variables the hydraulic rates depend on.
 (D_X, D_XDOT, D_PH, D_PR, D_P) = range(5)
-
-
-@dataclass(frozen=True)
-class PressureDynamics:
-    """Fluid parameters of the pressure-dynamics model (SI units; all > 0).
-
-    bulk_modulus β [Pa] (1.5 GPa: mineral oil, no hose compliance); head_dead_volume V_h0 and
-    rod_dead_volume V_r0 [m³], the oil volume of each side with the piston at the end of that
-    side's stroke (hoses included); stroke s [m]; pump_line_volume V_p [m³], pump to valves;
-    laminar_pressure ε [Pa], the laminar–turbulent transition of every orifice;
-    relief_flow_gain g_relief [m³/(s Pa)] of every relief valve; check_flow_gain g_check
-    [m³/(s Pa)] of every suction check valve; retracted_length ℓ₀ [m], the pin-to-pin length
-    at full retraction when the cylinder sits between two pins (x = ℓ − ℓ₀).
-    The defaults (0.5 L per chamber, 0.8 m stroke, ℓ₀ = 1 m, 1.5 GPa) are those of the one-arm
-    peers in ``shared/peers``; ε, g_relief and g_check are chosen so that the relief overshoot
-    at the pump flow of (66) is 0.17 MPa (0.5 % of P_M) and a chamber sucking 100 L/min dips
-    1.7 kPa below the tank pressure.
-    """
-
-    bulk_modulus: float = OIL_BULK_MODULUS
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    stroke: float = 0.8
-    pump_line_volume: float = 1.0e-3
-    laminar_pressure: float = 0.05e6
-    relief_flow_gain: float = 5.0e-8
-    check_flow_gain: float = 1.0e-6
-    retracted_length: float = 1.0
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (
-            ("bulk_modulus", "Pa"),
-            ("head_dead_volume", "m^3"),
-            ("rod_dead_volume", "m^3"),
-            ("stroke", "m"),
-            ("pump_line_volume", "m^3"),
-            ("laminar_pressure", "Pa"),
-            ("relief_flow_gain", "m^3/(s Pa)"),
-            ("check_flow_gain", "m^3/(s Pa)"),
-            ("retracted_length", "m"),
-        ), prefix="pressure_dynamics.")
-
-    def kernel_array(self) -> np.ndarray:
-        """The float64 parameter vector of the compiled kernels (layout ``H_*`` above)."""
-        return np.array(
-            [
-                self.bulk_modulus,
-                self.head_dead_volume,
-                self.rod_dead_volume,
-                self.stroke,
-                self.pump_line_volume,
-                self.laminar_pressure,
-                self.relief_flow_gain,
-                self.check_flow_gain,
-                self.retracted_length,
-            ]
-        )
 
 
 def raw_openings(u_ph, u_tr, u_pr, u_th, u_b, u_a=0.0) -> np.ndarray:

@@ -35,12 +35,12 @@ from pydantic import (
 )
 
 from ..errors import ScenarioError
-from ..hydraulics.pressure_dynamics import PressureDynamics
+from ..hydraulics.pressure_dynamics_params import PressureDynamics
 from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..mechanics.single_arm import SingleArm
-from ..simulation.ode import SOLVERS
 from ..numerics.signals import Signal, time_grid
+from ..simulation.solvers import SOLVERS
 from .signal_specs import DimensionlessSignal, ForceSignal, check_range
 from .spec_base import (
     Acceleration,
@@ -220,9 +220,10 @@ _FLUID_FIELDS = tuple(name for name in _FLUID if name not in _CYLINDER_FIELDS)
 
 
 class PressureDynamicsSpec(Spec):
-    """The pressure-dynamics cylinder, :class:`~actuatorlab.hydraulics.pressure_dynamics.PressureDynamics`,
-    its initial state and its solver (used when ``model = "pressure-dynamics"``); its stroke is
-    the scenario's ``[cylinder]`` table.
+    """The pressure-dynamics cylinder,
+    :class:`~actuatorlab.hydraulics.pressure_dynamics_params.PressureDynamics`, its initial state
+    and its solver (used when ``model = "pressure-dynamics"``); its stroke is the scenario's
+    ``[cylinder]`` table.
 
     ``initial_low_pressure`` [Pa]: the less loaded chamber's pressure at t = 0 (the other holds
     the load). ``solver``: "LSODA", "BDF" or "Radau" (adaptive, stiff, error-controlled by

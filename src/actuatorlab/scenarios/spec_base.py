@@ -93,9 +93,13 @@ class UnknownFieldError(ScenarioError):
 
 
 class Spec(BaseModel):
-    """Base of every scenario table: frozen, and unknown keys raise listing the valid ones."""
+    """Base of every scenario table: frozen, and unknown keys raise listing the valid ones.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Validators are built on first use (``defer_build``): reading an arm file builds the arm
+    scenario's validator, which holds its tables', and not those of the other kinds in its module.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -40,7 +40,8 @@ from ..hydraulics.quasistatic.regeneration import (
 )
 from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
-from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm, arm_geometry, arm_geometry_at, arm_torque
+from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm
+from ..mechanics.single_arm_kernels import arm_geometry, arm_geometry_at, arm_torque
 from ..numerics.rotation import rotate_unit
 from ..numerics.status import (
     STATUS_CHATTER,

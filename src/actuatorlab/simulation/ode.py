@@ -25,10 +25,7 @@ import numpy as np
 from ..errors import SimulationError
 from ..numerics.rk4 import rk4_step
 from ..numerics.status import STATUS_DIVERGED, STATUS_OK
-
-ADAPTIVE_SOLVERS = ("LSODA", "BDF", "Radau")
-"""SciPy's stiff steppers by class name (``scipy.integrate`` is imported when one is used)."""
-SOLVERS = (*ADAPTIVE_SOLVERS, "RK4")
+from .solvers import ADAPTIVE_SOLVERS, SOLVERS
 
 MAX_STEP_SAMPLES = 10
 """An adaptive step spans at most this many grid intervals, so it cannot step over an input

@@ -35,14 +35,8 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_stiffness,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
-from ..mechanics.single_arm import (
-    K_JP,
-    SingleArm,
-    arm_curvature,
-    arm_geometry,
-    arm_torque,
-    arm_torque_slope,
-)
+from ..mechanics.single_arm import K_JP, SingleArm
+from ..mechanics.single_arm_kernels import arm_curvature, arm_geometry, arm_torque, arm_torque_slope
 from .ode import inputs_at, integrate, jacobians_along, largest_stable_step
 from .travel import check_travel
 from .result import GAUGE_PRESSURE, Channel, SimulationResult

@@ -13,28 +13,43 @@ external load compressing the rod). Pressures are gauge (tank at 0 Pa), SI units
 - ``gamma_regeneration``, ``regeneration_velocity``, ``lam_regeneration``,
   ``relaxed_regeneration_step``: the regeneration circuit (Sec. 5, (90)–(105));
 - :mod:`.network`: several actuators on one pump, ``PumpNetwork`` (Sec. 6, (106)–(126)).
+
+Each name is imported from its module on first use, so the parameter classes (``circuit``,
+``relaxation``) load without the compiled maps: a scenario file validates without numba.
 """
 
-from .circuit import VALVES, Openings, ValveCircuit, normalised_openings
-from .maps import chamber_pressures, gamma, gamma_interval, gamma_segments
-from .regeneration import gamma_regeneration, lam_regeneration, regeneration_velocity, relaxed_regeneration_step
-from .relaxation import Relaxation, lam, relaxed_rate, relaxed_step
+from __future__ import annotations
 
-__all__ = [
-    "VALVES",
-    "Openings",
-    "Relaxation",
-    "ValveCircuit",
-    "chamber_pressures",
-    "gamma",
-    "gamma_interval",
-    "gamma_regeneration",
-    "gamma_segments",
-    "lam",
-    "lam_regeneration",
-    "normalised_openings",
-    "regeneration_velocity",
-    "relaxed_rate",
-    "relaxed_regeneration_step",
-    "relaxed_step",
-]
+import importlib
+
+HOMES = {
+    "VALVES": "circuit",
+    "Openings": "circuit",
+    "ValveCircuit": "circuit",
+    "normalised_openings": "circuit",
+    "chamber_pressures": "maps",
+    "gamma": "maps",
+    "gamma_interval": "maps",
+    "gamma_segments": "maps",
+    "gamma_regeneration": "regeneration",
+    "lam_regeneration": "regeneration",
+    "regeneration_velocity": "regeneration",
+    "relaxed_regeneration_step": "regeneration",
+    "Relaxation": "relaxation",
+    "lam": "relaxation",
+    "relaxed_rate": "relaxation",
+    "relaxed_step": "relaxation",
+}
+"""Public name → the module of this package that defines it."""
+
+__all__ = sorted(HOMES)
+
+
+def __getattr__(name: str):
+    if name in HOMES:
+        return getattr(importlib.import_module(f"{__name__}.{HOMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

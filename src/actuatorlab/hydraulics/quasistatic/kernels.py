@@ -5,6 +5,8 @@ Every kernel takes ``cp``, the circuit vector of ``ValveCircuit.kernel_array()``
 ``normalised_openings`` (layout ``J_*``). Sign conventions: v > 0 extends the rod, f > 0 pushes
 the rod out. Divisions by a closed valve's û² or by U_b² follow the limits (S(v)/0 = ±∞,
 0/0 = 0) through ``ldiv_scalar``; Λ needs none, since û² enters Φ_A/Φ_B as a multiplier.
+``lam_loop`` and ``relaxed_step_loop`` run Λ and the relaxed step over rows of openings, for
+the public ``relaxation.lam`` and ``relaxation.relaxed_step``.
 
 Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
 ``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
@@ -259,6 +261,20 @@ def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) ->
     beta, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
     v = lam_scalar(cp, uh, beta, fbar)
     return p_prev + h * v, fbar + beta * v, v
+
+
+@nb.njit(cache=True, error_model="numpy")
+def lam_loop(cp, uh, beta, fbar, out) -> None:
+    """Λ(β_i, f̄_i) [m/s] into ``out[i]`` for rows ``uh[i]`` of openings (n, 5), β [N s/m], f̄ [N]."""
+    for i in range(out.size):
+        out[i] = lam_scalar(cp, uh[i], beta[i], fbar[i])
+
+
+@nb.njit(cache=True, error_model="numpy")
+def relaxed_step_loop(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out) -> None:
+    """``relaxed_step_scalar`` row by row: (p_k [m], f_k [N]) into ``p_out[i]``, ``f_out[i]``."""
+    for i in range(p_out.size):
+        p_out[i], f_out[i], _ = relaxed_step_scalar(cp, uh[i], stiffness, damping, h, p_prev[i], l_prev[i], l_now[i])
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -6,20 +6,21 @@ the geometric (external) length. Following (68a), not the sign-flipped (81):
     f = K (p − ℓ) + B (ṗ − ℓ̇),    f ∈ Γ(ṗ),
 
 so a stretch ℓ > p pulls the rod (f < 0, tension).
+
+The module imports no numba (``lam`` and ``relaxed_step`` import their compiled loops from
+``kernels`` when called), so a scenario's ``[relaxation]`` table validates without it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from ...errors import ParameterError
 from ...validation import non_negative, positive
 from ._broadcast import flatten
 from .circuit import Openings, ValveCircuit
-from .kernels import lam_scalar, relaxed_step_scalar
 
 
 @dataclass(frozen=True)
@@ -52,29 +53,18 @@ def stable_relaxation_advice(effective_mass: float, step: float, damping: float)
             f"below {2.0 * m / h**2:.3g} N/m)")
 
 
-@nb.njit(cache=True, error_model="numpy")
-def _lam_loop(cp, uh, beta, fbar, out):
-    for i in range(out.size):
-        out[i] = lam_scalar(cp, uh[i], beta[i], fbar[i])
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _step_loop(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out):
-    for i in range(p_out.size):
-        p_out[i], f_out[i], _ = relaxed_step_scalar(cp, uh[i], stiffness, damping, h, p_prev[i], l_prev[i], l_now[i])
-
-
 def lam(circuit: ValveCircuit, openings: Openings, beta, fbar) -> np.ndarray:
     """Λ(β, f̄) [m/s] (69), (73)–(74): the unique v with β·v + f̄ ∈ Γ(v).
 
     ``beta`` [N s/m] > 0 and ``fbar`` [N] broadcast with the openings.
     """
+    from .kernels import lam_loop  # compiled: imported on use, so ``Relaxation`` loads without numba
     beta = np.asarray(beta, dtype=np.float64)
     if np.any(~(beta > 0.0)) or np.any(~np.isfinite(beta)):
         raise ParameterError("lam: beta must be finite and > 0 N s/m (β = B + hK of the relaxation)")
     cp, uh, (b, fb), shape = flatten(circuit, openings, beta, fbar)
     out = np.empty(b.size)
-    _lam_loop(cp, uh, b, fb, out)
+    lam_loop(cp, uh, b, fb, out)
     return out.reshape(shape)
 
 
@@ -85,12 +75,13 @@ def relaxed_step(
 
     K [N/m] and B [N s/m] are the virtual stiffness and damping, h [s] the step.
     """
+    from .kernels import relaxed_step_loop  # compiled: imported on use, as in ``lam``
     relaxation = Relaxation(K, B)
     h = positive("h", h, "s")
     cp, uh, (pp, lp, ln), shape = flatten(circuit, openings, p_prev, l_prev, l_now)
     p_out = np.empty(pp.size)
     f_out = np.empty(pp.size)
-    _step_loop(cp, uh, relaxation.stiffness, relaxation.damping, h, pp, lp, ln, p_out, f_out)
+    relaxed_step_loop(cp, uh, relaxation.stiffness, relaxation.damping, h, pp, lp, ln, p_out, f_out)
     return p_out.reshape(shape), f_out.reshape(shape)
 
 
