@@ -124,10 +124,11 @@ class Scenario:
         ('rad', 7.412)
         """
         from ..scenarios.runner import simulate
-        from .results import RunResult
 
         report = progress or (lambda stage, fraction: None)
         output = simulate(self._spec, lambda fraction: report("simulate", fraction))
+        from .results import RunResult  # pandas: loaded by then, beside a simulation run apart
+
         return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,
                          self._spec.outputs.plots)
 
