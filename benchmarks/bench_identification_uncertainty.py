@@ -9,8 +9,8 @@ Reported:
   least-squares formula's, and how often the bias was corrected (target 90–98 %);
 - coverage over 200 records of the IEHA's transfer function K/(s(1 + λs)) (K = 115.4 1/s,
   Σλ = 3.39 ms of Alfayad et al. (27) as one lag) under a 0.5–40 Hz chirp, 2 % output noise,
-  white and AR(1) with lag-one correlation 0.5 and 0.9: the Newey–West intervals and the white-noise
-  formula's.
+  white and AR(1) with lag-one correlation 0.5 and 0.9: the intervals of the sandwich with an
+  autoregressive noise model and the white-noise formula's.
 Run: .venv/bin/python benchmarks/bench_identification_uncertainty.py [REALISATIONS [REPLICATES]]
 """
 
@@ -71,7 +71,7 @@ def main(realisations: int = 200, replicates: int = 100) -> dict:
     structure = LagStructure(1)
     noise = 0.02 * structure.simulate(IEHA_TF, u, dt).std()
     print(f"\nIEHA transfer function K/(s(1 + λs)), {realisations} records:")
-    print("| residuals | K: Newey–West | K: white formula | λ: Newey–West | λ: white formula |")
+    print("| residuals | K: AR-noise sandwich | K: white formula | λ: AR-noise sandwich | λ: white formula |")
     print("|---|---|---|---|---|")
     for label, rho in (("white", 0.0), ("AR(1), ρ = 0.5", 0.5), ("AR(1), ρ = 0.9", 0.9)):
         hits, white = interval_coverage(structure, IEHA_TF, u, dt, noise, rho, realisations, seed=7)
