@@ -97,7 +97,7 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
     """Fit continuous-time transfer functions (an integrator and first-order lags: ``G1``,
     ``G2``, ``I+N``, ``N``), one per input, to a logged record by output error, as
     ``actuatorlab identify transfer-function``, with standard errors and 95 % intervals that
-    account for correlated residuals (Newey–West). ``record``: time ``t``
+    account for correlated residuals (an autoregressive model of the residual). ``record``: time ``t``
     [s], the inputs and the output (taken from its first sample), each from the column of its
     name or as the layout maps it (``layout_file``: a TOML file with a ``[log]`` table;
     ``layout``: keys of a ``[log]`` table over it).

@@ -17,13 +17,16 @@ Fit (NRMSE, as MATLAB's ``compare``): fit = 100 (1 − ‖y − ŷ‖₂ / ‖y 
 With a 0.1–10 Hz excitation and λ ≈ 1 ms (corner ≈ 150 Hz) the data fix K and the sum Σλ
 well but not how Σλ splits between the λ_k: compare sums, or excite faster.
 
-Uncertainty: standard errors from the Newey–West sandwich (JᵀJ)⁻¹ S (JᵀJ)⁻¹ of the residual
-Jacobian J in (K, λ) (chain rule through λ = e^q), S summing the scores' autocovariances over
-the lags the residual's correlation needs
-(``identification.uncertainty.newey_west_covariance``): the white-noise
-formula σ²(JᵀJ)⁻¹ is too narrow when the residuals are correlated (coloured sensor noise, an
-unmodelled resonance), as a log's residuals usually are. Coverage of the 95 % intervals:
-tests/test_identification_uncertainty.py and docs/benchmarks.md.
+Uncertainty: standard errors from the sandwich (JᵀJ)⁻¹ JᵀΣJ (JᵀJ)⁻¹ of the residual Jacobian
+J in (K, λ) (chain rule through λ = e^q), Σ the covariance of an autoregressive model of the
+residual whose order the data choose (BIC;
+``identification.uncertainty.output_error_covariance``): the white-noise formula σ²(JᵀJ)⁻¹
+is too narrow when the residuals are correlated (coloured sensor noise, an unmodelled
+resonance), as a log's residuals usually are. The residual is modelled, not the scores J_k r_k
+(Newey–West): the noise is stationary where a chirp's Jacobian is not, and the scores'
+prewhitened Newey–West estimate made λ's interval cover 99.5 % under strongly correlated
+noise. Coverage of the 95 % intervals: tests/test_identification_uncertainty.py and
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from scipy.optimize import least_squares
 from scipy.signal import cont2discrete, lfilter
 
 from ..errors import ParameterError
-from .uncertainty import Z95, newey_west_covariance
+from .uncertainty import Z95, output_error_covariance
 
 
 @dataclass(frozen=True)
@@ -90,9 +93,9 @@ class TransferFunctionFit:
     """Result of :func:`fit_transfer_functions`: per input channel the structure and its
     parameters (K in output/input units [·s⁻¹ with an integrator], λ [s]) with standard errors;
     ``fit_percent`` NRMSE fit [%]; ``y_model`` the simulated output; ``cost`` ½‖y − ŷ‖²;
-    ``nfev``; ``wall_time_s``; ``correlation_lags``: the residual autocorrelation lags the
-    standard errors account for (0: white residuals); ``white_std_errors``: what the formula
-    that takes the residuals as white would give, for comparison."""
+    ``nfev``; ``wall_time_s``; ``correlation_lags``: the order of the residual's autoregressive
+    model that the standard errors account for (0: white residuals); ``white_std_errors``: what
+    the formula that takes the residuals as white would give, for comparison."""
 
     structures: tuple[LagStructure, ...]
     params: tuple[np.ndarray, ...]
@@ -227,9 +230,9 @@ def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
     jac = jac / chain
     unresolved = np.concatenate([np.concatenate([[False], th[1:] < LAG_RESOLUTION * dt]) for th in thetas])
     _refuse_undetermined(jac[:, ~unresolved], [lab for lab, u in zip(_labels(structures, names), unresolved) if not u])
-    cov, lags = newey_west_covariance(jac, y - y_model)
+    cov, lags = output_error_covariance(jac, y - y_model)
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    white = np.sqrt(np.maximum(np.diag(newey_west_covariance(jac, y - y_model, 0)[0]), 0.0))
+    white = np.sqrt(np.maximum(np.diag(output_error_covariance(jac, y - y_model, 0)[0]), 0.0))
     white[unresolved] = np.nan
     std[unresolved] = np.nan  # a lag far below the sample period: the record bounds it, it does not measure it
     std = np.split(std, splits)

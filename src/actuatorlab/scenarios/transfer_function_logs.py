@@ -62,9 +62,9 @@ def fit_record(log: MappedLog, inputs: list[str], output: str, structures: list[
                                                                              Line("model", "model", style="r--")])]))]
     notes = [f"{name}: {s}" for name, s in zip(inputs, shapes)]
     notes.append("Parameters: K in output/input units (per second with an integrator; SI where the layout gives "
-                 "units), λ in s; standard errors and 95 % intervals (± 1.96 standard errors) from the Newey–West "
-                 f"sandwich of the output error's Jacobian at the optimum, over {fit.correlation_lags} lags of residual "
-                 "correlation (0: white residuals), so they hold for correlated residuals; a lag shorter than a tenth "
-                 "of the sample period is not resolved by the record (standard error n/a).")
+                 "units), λ in s; standard errors and 95 % intervals (± 1.96 standard errors) from the sandwich "
+                 "of the output error's Jacobian at the optimum with an autoregressive model of the residual of "
+                 f"order {fit.correlation_lags} (0: white residuals), so they hold for correlated residuals; a lag "
+                 "shorter than a tenth of the sample period is not resolved by the record (standard error n/a).")
     units = {c: "" for c in table.columns}
     return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)

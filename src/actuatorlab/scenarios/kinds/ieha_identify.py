@@ -83,9 +83,9 @@ def run(scenario: IEHAIdentifyScenario, progress=None) -> ScenarioOutput:
         "reduced_model.csv lists every coefficient as derived beside the paper's printed one with the typo it has.",
         *[f"{r['name']}: derived {r['derived_value']:.4g}, printed {r['paper_value']:.4g} (ratio {r['ratio']:.3g}); "
           f"{r['note']}" for r in coefficient_table(params)],
-        f"Standard errors and 95 % intervals: Newey–West over {fit.correlation_lags} lags of residual correlation "
-        "(the residual here is the nonlinear model's departure from G1, G2: strongly correlated), so they hold where "
-        "the white-noise formula would be several times too narrow; coverage in docs/benchmarks.md.",
+        f"Standard errors and 95 % intervals: the output error's sandwich with an AR({fit.correlation_lags}) model "
+        "of the residual (the residual here is the nonlinear model's departure from G1, G2: strongly correlated), so "
+        "they hold where the white-noise formula would be several times too narrow; coverage in docs/benchmarks.md.",
         "The 0.1–10 Hz record fixes K and Σλ; how Σλ splits between λ1, λ2, λ3 is weakly determined (see the "
         "standard errors), and the lightly damped load resonance near 69 Hz (no friction in the model) limits the fit.",
         "K′: without leakage a positive-displacement pump does not let the load drive the rod, so K′ is tiny; the "
