@@ -263,15 +263,14 @@ def network_buffers(work):
             work[W_FBAR])
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, work, pump_state):
     """The relaxed step of the quasistatic cylinders on shared pumps (groups [s, e) of
     ``group_edges``), each pump's pressure searched from its ``pump_states`` row; writes p, f, v
     and the outputs at step ``k`` (see ``cylinder_forces``). The per-cylinder arrays are rows of
     ``work`` indexed by cylinder (``network_buffers``; W_K and W_B hold K and B), so the search
-    runs on whole arrays, and this function takes few arguments: it is the part of a step that
-    is not inlined into the time loop (the search takes a function argument), and every array
-    argument is copied on each call. Returns (status, cylinder)."""
+    runs on whole arrays without views. Inlined, with the search and its balance, into the time
+    loop: a call would copy every array argument's fields each step. Returns (status, cylinder)."""
     stiffness, damping, rod, l_prev, f_new, v_new, betas, fbars = network_buffers(work)
     for g in range(group_edges.shape[0] - 1):
         s = group_edges[g]

@@ -29,7 +29,10 @@ A warm relaxed step costs 2–3 balance evaluations, 1 with the relief open; a c
 The balances read each actuator's circuit and openings as tuples (``circuit_at``,
 ``openings_at``), not row views: in a search that evaluates every Λ̂_j and Q̂_p,j two or three
 times per step, the views' atomic reference counts cost three quarters of the step; the kernels
-that a time loop calls are inlined (Inlining, docs/architecture.md).
+that a time loop calls are inlined (Inlining, docs/architecture.md), the balances included: the
+search calls them with their arguments in one tuple (``_lam_balance``, ``_flow_balance``), which
+numba can inline where it cannot inline a ``*args`` call. The ``*_range`` kernels work on the
+actuators [start, stop) of whole tables, for a machine whose tables hold several pumps.
 Ξ_PΛ is taken to be non-increasing, so a point below P_M with Ξ < 0 rules out the relief: the
 paper does not prove it, but each Q̂_p,j(P, Λ̂_j(P), ·) is non-decreasing in P (the fed chamber's
 force deficit is S(v)/û² with v rising in P, or A·P, or A·P − F_*M) and the spec found it so.
@@ -215,7 +218,7 @@ def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> fl
     return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, pump_pressure, False)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out, start: int, stop: int) -> float:
     """Ξ_PΛ(P) [m³/s] (123b): Ξ_P with v_j = Λ̂_j(P, β_j, f̄_j) and f_j = f̄_j + β_j v_j over the
     actuators j = ``start`` … ``stop`` − 1 of the tables; writes the v_j [m/s] to ``v_out[j]``.
@@ -233,8 +236,23 @@ def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out, s
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
+def _flow_balance(pump_pressure: float, args) -> float:
+    """``pump_balance_scalar`` with its arguments after P in the tuple ``args`` (the form the
+    search calls: a tuple, not ``*args``, so that the balance is inlined into the search)."""
+    cps, uhs, v, start, stop = args
+    return pump_balance_scalar(pump_pressure, cps, uhs, v, start, stop)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _lam_balance(pump_pressure: float, args) -> float:
+    """``pump_balance_lam_scalar`` with its arguments after P in the tuple ``args`` (see ``_flow_balance``)."""
+    cps, uhs, beta, fbar, v_out, start, stop = args
+    return pump_balance_lam_scalar(pump_pressure, cps, uhs, beta, fbar, v_out, start, stop)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _solve_pump_pressure(balance, args, q: float, p_max: float, pump_state) -> tuple[float, float, int]:
-    """(P, relief flow, status) from the pump-node balance Ξ = ``balance(P, *args)``, (117)/(126).
+    """(P, relief flow, status) from the pump-node balance Ξ = ``balance(P, args)``, (117)/(126).
 
     Ξ does not increase with P and Ξ(0) = Q = ``q`` (no actuator takes pump flow at P = 0): P = P_M
     with relief flow Ξ(P_M) if Ξ(P_M) ≥ 0, else the root of Ξ on [0, P_M], relief flow 0.
@@ -255,7 +273,7 @@ def _solve_pump_pressure(balance, args, q: float, p_max: float, pump_state) -> t
     status = ROOT_MAX_ITER
     relief = 0.0
     for iteration in range(P_MAX_ITER):
-        fx = balance(x, *args)
+        fx = balance(x, args)
         if x == p_max and fx >= 0.0:
             relief, status = fx, ROOT_OK
             break
@@ -301,7 +319,7 @@ def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, in
     ``pump_state`` [P, dΞ/dP] warm-starts the search and is updated (see ``new_pump_state``).
     """
     state = _state(cps, pump_state)
-    return _solve_pump_pressure(pump_balance_scalar, (cps, uhs, v, 0, v.size), cps[0, I_Q], cps[0, I_PM], state)
+    return _solve_pump_pressure(_flow_balance, (cps, uhs, v, 0, v.size), cps[0, I_Q], cps[0, I_PM], state)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -310,7 +328,7 @@ def lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start: int, stop:
     among several in a machine's tables): reads β_j, f̄_j and writes v_j at index j, so a time
     loop passes whole arrays, never row or slice views (Inlining, docs/architecture.md)."""
     args = (cps, uhs, beta, fbar, v_out, start, stop)
-    pressure, _, status = _solve_pump_pressure(pump_balance_lam_scalar, args, cps[start, I_Q], cps[start, I_PM],
+    pressure, _, status = _solve_pump_pressure(_lam_balance, args, cps[start, I_Q], cps[start, I_PM],
                                                pump_state)
     return pressure, status
 
