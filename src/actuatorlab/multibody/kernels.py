@@ -321,8 +321,8 @@ def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, i
     the pressure cylinders' pump lines (an own line or a constant supply is a group of one);
     ``out`` (n_steps, n, N_OUT): rows ``O_*`` above, written at step ``k``; ``work`` (N_WORK, n),
     ``ybuf`` (2n + 1), ``rates`` (2,), ``partials`` (2, 5), ``pump_state`` (2,): buffers,
-    allocated once by the caller (rows W_K and W_B of ``work`` filled with K and B). Returns (status, actuator index), the status one of
-    :mod:`actuatorlab.numerics.status`.
+    allocated once by the caller (rows W_K and W_B of ``work`` filled with K and B). Returns
+    (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
     """
     n = ints.shape[0]
     # quasistatic on their own pump or on a constant-pressure supply

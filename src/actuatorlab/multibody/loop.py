@@ -113,8 +113,9 @@ def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, ch
            l_now, unit, uhs, raw, u, integral, group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials,
            pump_state):
     """The time loop of ``run_loop`` with its buffers (allocated there, alive while this runs), on
-    borrowed arrays: the step functions take some thirty arrays, whose reference counts would
-    otherwise be atomic adds every step (:mod:`actuatorlab.numerics.borrowed`)."""
+    borrowed arrays (:mod:`actuatorlab.numerics.borrowed`): the step's kernels, inlined or
+    called, count a reference to every array they are given, an atomic add per array and step
+    on an owned array, a null test on a borrowed one."""
     (site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps, gain, scale, ctrl, bleed,
      commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges, pgroup_edges,
      load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out, l_now, unit, uhs, raw, u, integral,

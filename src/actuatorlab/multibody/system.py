@@ -379,8 +379,8 @@ class HydraulicMujocoSystem:
 
         def loop(steps, *arrays):
             return run_loop(calls, h, n_check, data.site_xpos, data.cdof, data.subtree_com, data.qpos, data.qvel,
-                            data.qfrc_applied, chains, dof_parent, self.ints, self.cps, self.hps, self.gain, scale, ctrl,
-                            bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
+                            data.qfrc_applied, chains, dof_parent, self.ints, self.cps, self.hps, self.gain, scale,
+                            ctrl, bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
                             self.group_edges, self.pgroup_edges, load_sites, load_bodies, load_forces[:steps],
                             load_moments[:steps], *(a[:steps] for a in (out, qpos_out, qvel_out)))
 
