@@ -3,9 +3,9 @@ pin forces, and the backward-Euler pressure step of a pump line.
 
 Per MuJoCo step k (t_k = k·h, h = ``model.opt.timestep``) the loop of :mod:`.loop` calls
 ``mj_step1`` (positions and velocities at q_k), ``pin_lengths`` (ℓ_k and the pin-line unit
-vectors), the valve commands, then ``cylinder_forces``: every cylinder force f_k, written into
-``data.xfrc_applied`` (force at each body's centre of mass plus the moment of the pin offset)
-and, for slide-joint cylinders, ``data.qfrc_applied``; then ``mj_step2``. With MuJoCo's Euler
+vectors), the valve commands, then ``cylinder_forces``: every cylinder force f_k, added to
+``data.qfrc_applied`` as the generalized force of its two pin forces (:mod:`.point_forces`) or,
+for slide-joint cylinders, on the joint's dof; then ``mj_step2``. With MuJoCo's Euler
 integrator this is exactly the scheme of :mod:`actuatorlab.simulation.arm`: the force from q_k,
 then semi-implicit Euler. Signs as in :mod:`.cylinders`: f > 0 pushes the pins apart.
 
@@ -56,7 +56,7 @@ from ..hydraulics.quasistatic.network import (
     lam_hat_scalar,
     pump_balance_scalar,
     pump_flow_scalar,
-    relaxed_network_step_kernel,
+    relaxed_network_step_range,
 )
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
@@ -86,6 +86,7 @@ from .cylinders import (
     KIND_QUASISTATIC,
     KIND_SUPPLY,
 )
+from .point_forces import add_point_force
 
 MAX_STRETCH = 0.5
 """|p − ℓ| [m] beyond which the relaxed element is taken to have diverged (as in simulation/arm.py)."""
@@ -199,24 +200,6 @@ def pressure_step(cps, hps, us, x, xdot, y, h, fixed=False) -> bool:
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def accumulate(xfrc, xipos, body, site_xpos, site, fx, fy, fz):
-    """Add the force (fx, fy, fz) [N] acting at site ``site`` (its position from ``site_xpos``) to
-    body ``body``'s xfrc_applied row. Indices, not a row view: this runs on the time loop's
-    chain, where a view's atomic reference count costs (Inlining, docs/architecture.md)."""
-    if body == 0:
-        return
-    rx = site_xpos[site, 0] - xipos[body, 0]
-    ry = site_xpos[site, 1] - xipos[body, 1]
-    rz = site_xpos[site, 2] - xipos[body, 2]
-    xfrc[body, 0] += fx
-    xfrc[body, 1] += fy
-    xfrc[body, 2] += fz
-    xfrc[body, 3] += ry * fz - rz * fy
-    xfrc[body, 4] += rz * fx - rx * fz
-    xfrc[body, 5] += rx * fy - ry * fx
-
-
-@nb.njit(cache=True, error_model="numpy")
 def pin_lengths(site_xpos, qpos, ints, gain, l_now, unit) -> None:
     """Pin-to-pin lengths ℓ [m] into ``l_now`` (n,) and the unit vectors from the base pin to the
     rod pin into ``unit`` (n, 3) (slide joints: ℓ = qpos + offset, ``unit`` unused)."""
@@ -266,26 +249,80 @@ def own_pump_supply(cp, uh, v: float, f: float) -> tuple[float, float, float]:
 
 
 # rows of the workspace ``work`` (N_WORK, n) of ``cylinder_forces``: contiguous per-cylinder
-# buffers allocated once per run (an allocation per step would cost more than a pump's root search)
-(W_FORCE, W_PPREV, W_LPREV, W_PNEW, W_FNEW, W_VNEW, W_K, W_B, W_LNOW, W_X, W_XDOT) = range(11)
+# buffers allocated once per run (an allocation per step would cost more than a pump's root search);
+# the shared pumps' search takes its rows as separate arrays (``network_buffers``), indexed by cylinder
+(W_FORCE, W_X, W_XDOT, W_K, W_B, W_ROD, W_LPREV, W_FNEW, W_VNEW, W_BETA, W_FBAR) = range(11)
 N_WORK = 11
 
 
-@nb.njit(cache=True, error_model="numpy")
-def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit, state,
-                    pump_states, group_edges, pgroup_edges, out, work, ybuf, rates, partials):
-    """Forces of every cylinder at the current step from the lengths ``l_now`` and unit vectors
-    ``unit`` of ``pin_lengths``; adds the pin forces to ``xfrc`` and the slide-joint forces to
-    ``qfrc`` (the caller zeroes them first).
+@nb.njit(cache=True, inline="always")
+def network_buffers(work):
+    """The rows W_K … W_FBAR of ``work`` as separate arrays (views: cheap on the time loop's
+    borrowed arrays, :mod:`actuatorlab.numerics.borrowed`)."""
+    return (work[W_K], work[W_B], work[W_ROD], work[W_LPREV], work[W_FNEW], work[W_VNEW], work[W_BETA],
+            work[W_FBAR])
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, work, pump_state):
+    """The relaxed step of the quasistatic cylinders on shared pumps (groups [s, e) of
+    ``group_edges``), each pump's pressure searched from its ``pump_states`` row; writes p, f, v
+    and the outputs at step ``k`` (see ``cylinder_forces``). The per-cylinder arrays are rows of
+    ``work`` indexed by cylinder (``network_buffers``; W_K and W_B hold K and B), so the search
+    runs on whole arrays without views. Inlined, with the search and its balance, into the time
+    loop: a call would copy every array argument's fields each step. Returns (status, cylinder)."""
+    stiffness, damping, rod, l_prev, f_new, v_new, betas, fbars = network_buffers(work)
+    for g in range(group_edges.shape[0] - 1):
+        s = group_edges[g]
+        e = group_edges[g + 1]
+        for i in range(s, e):
+            rod[i] = state[i, S_ROD]
+            l_prev[i] = state[i, S_LENGTH]
+        pump_state[0] = pump_states[g, 0]
+        pump_state[1] = pump_states[g, 1]
+        pressure, status = relaxed_network_step_range(cps, uhs, stiffness, damping, h, rod, l_prev, l_now, rod, f_new,
+                                                      v_new, betas, fbars, pump_state, s, e)
+        pump_states[g, 0] = pump_state[0]
+        pump_states[g, 1] = pump_state[1]
+        if status != ROOT_OK:
+            return STATUS_ROOT, s
+        relief = 0.0
+        if pressure >= cps[s, I_PM]:  # the relief is open: it passes the node's surplus Ξ_P(P_M) (117)
+            relief = max(pump_balance_scalar(pressure, cps, uhs, v_new, s, e), 0.0)
+        for i in range(s, e):
+            state[i, S_ROD] = rod[i]
+            work[W_FORCE, i] = f_new[i]
+            out[k, i, O_ROD] = rod[i]
+            out[k, i, O_VEL] = v_new[i]
+            out[k, i, O_PH] = np.nan
+            out[k, i, O_PR] = np.nan
+            out[k, i, O_PUMP] = pressure
+            out[k, i, O_RELIEF] = relief
+            flow = pump_flow_scalar(circuit_at(cps, i), openings_at(uhs, i), pressure, v_new[i], f_new[i])
+            out[k, i, O_SUPPLY_FLOW] = flow
+            if abs(rod[i] - l_now[i]) > MAX_STRETCH:
+                return STATUS_STRETCH, i
+    return STATUS_OK, 0
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, ints, cps, hps, gain, uhs, raw, l_now,
+                    unit, state, pump_states, group_edges, pgroup_edges, out, k, work, ybuf, rates, partials,
+                    pump_state):
+    """Forces of every cylinder at step ``k`` from the lengths ``l_now`` and unit vectors
+    ``unit`` of ``pin_lengths``; adds the pin forces and the slide-joint forces to the
+    generalized force ``qfrc`` (the caller zeroes it first; pins by :mod:`.point_forces` from
+    MuJoCo's ``cdof``, ``subtree_com`` and the tables ``chains``, ``dof_parent`` there).
 
     ``ints`` (n, N_INTS) and ``gain`` (n, N_GAIN): the tables of :mod:`.cylinders` (columns
     ``J_*``, ``G_*``); ``uhs`` (n, 5) normalised openings (quasistatic); ``raw`` (n, 6) raw
     openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above; ``group_edges``:
     consecutive network groups [start, stop) in the internal order; ``pgroup_edges``: likewise
     the pressure cylinders' pump lines (an own line or a constant supply is a group of one);
-    ``out`` (n, N_OUT): rows ``O_*`` above; ``work`` (N_WORK, n), ``ybuf`` (2n + 1), ``rates``
-    (2,), ``partials`` (2, 5): buffers, allocated once by the caller. Returns (status, actuator index), the status one of
-    :mod:`actuatorlab.numerics.status`.
+    ``out`` (n_steps, n, N_OUT): rows ``O_*`` above, written at step ``k``; ``work`` (N_WORK, n),
+    ``ybuf`` (2n + 1), ``rates`` (2,), ``partials`` (2, 5), ``pump_state`` (2,): buffers,
+    allocated once by the caller (rows W_K and W_B of ``work`` filled with K and B). Returns
+    (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
     """
     n = ints.shape[0]
     # quasistatic on their own pump or on a constant-pressure supply
@@ -306,13 +343,13 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
                 f = fbar + beta * v
                 flow = pump_flow_scalar(cp, uh, pressure, v, f)
                 relief = np.nan
-            out[i, O_ROD] = p
-            out[i, O_VEL] = v
-            out[i, O_PH] = np.nan
-            out[i, O_PR] = np.nan
-            out[i, O_PUMP] = pressure
-            out[i, O_RELIEF] = relief
-            out[i, O_SUPPLY_FLOW] = flow
+            out[k, i, O_ROD] = p
+            out[k, i, O_VEL] = v
+            out[k, i, O_PH] = np.nan
+            out[k, i, O_PR] = np.nan
+            out[k, i, O_PUMP] = pressure
+            out[k, i, O_RELIEF] = relief
+            out[k, i, O_SUPPLY_FLOW] = flow
             state[i, S_ROD] = p
             work[W_FORCE, i] = f
             if abs(p - l_now[i]) > MAX_STRETCH:
@@ -344,58 +381,22 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
             work[W_FORCE, i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
             draw, _, _, _ = chamber_rates(cps[i], hps[i], raw[i], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[2 * m],
                                           rates, partials)
-            out[i, O_ROD] = np.nan
-            out[i, O_VEL] = xdot[j]
-            out[i, O_PH] = state[i, S_PH]
-            out[i, O_PR] = state[i, S_PR]
-            out[i, O_PUMP] = state[i, S_PUMP]
-            out[i, O_RELIEF] = relief
-            out[i, O_SUPPLY_FLOW] = draw
-    # pump networks
-    for g in range(group_edges.shape[0] - 1):
-        s = group_edges[g]
-        e = group_edges[g + 1]
-        m = e - s
-        p_prev = work[W_PPREV, :m]
-        l_prev = work[W_LPREV, :m]
-        p_new = work[W_PNEW, :m]
-        f_new = work[W_FNEW, :m]
-        v_new = work[W_VNEW, :m]
-        stiffness = work[W_K, :m]
-        damping = work[W_B, :m]
-        lengths = work[W_LNOW, :m]
-        for j in range(m):
-            p_prev[j] = state[s + j, S_ROD]
-            l_prev[j] = state[s + j, S_LENGTH]
-            stiffness[j] = gain[s + j, G_STIFFNESS]
-            damping[j] = gain[s + j, G_DAMPING]
-            lengths[j] = l_now[s + j]
-        pressure, status = relaxed_network_step_kernel(
-            cps[s:e], uhs[s:e], stiffness, damping, h, p_prev, l_prev, lengths, p_new, f_new, v_new, pump_states[g])
-        if status != ROOT_OK:
-            return STATUS_ROOT, s
-        relief = 0.0
-        if pressure >= cps[s, I_PM]:  # the relief is open: it passes the node's surplus Ξ_P(P_M) (117)
-            relief = max(pump_balance_scalar(pressure, cps[s:e], uhs[s:e], v_new), 0.0)
-        for j in range(m):
-            i = s + j
-            state[i, S_ROD] = p_new[j]
-            work[W_FORCE, i] = f_new[j]
-            out[i, O_ROD] = p_new[j]
-            out[i, O_VEL] = v_new[j]
-            out[i, O_PH] = np.nan
-            out[i, O_PR] = np.nan
-            out[i, O_PUMP] = pressure
-            out[i, O_RELIEF] = relief
-            flow = pump_flow_scalar(circuit_at(cps, i), openings_at(uhs, i), pressure, v_new[j], f_new[j])
-            out[i, O_SUPPLY_FLOW] = flow
-            if abs(p_new[j] - l_now[i]) > MAX_STRETCH:
-                return STATUS_STRETCH, i
+            out[k, i, O_ROD] = np.nan
+            out[k, i, O_VEL] = xdot[j]
+            out[k, i, O_PH] = state[i, S_PH]
+            out[k, i, O_PR] = state[i, S_PR]
+            out[k, i, O_PUMP] = state[i, S_PUMP]
+            out[k, i, O_RELIEF] = relief
+            out[k, i, O_SUPPLY_FLOW] = draw
+    if group_edges.shape[0] > 1:
+        status, which = network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, work, pump_state)
+        if status != STATUS_OK:
+            return status, which
     for i in range(n):
         f = work[W_FORCE, i]
-        out[i, O_LENGTH] = l_now[i]
-        out[i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
-        out[i, O_FORCE] = f
+        out[k, i, O_LENGTH] = l_now[i]
+        out[k, i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
+        out[k, i, O_FORCE] = f
         state[i, S_LENGTH] = l_now[i]
         if not (np.isfinite(f) and np.isfinite(l_now[i])):
             return STATUS_NOT_FINITE, i
@@ -416,6 +417,10 @@ def cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, 
         fx = f * unit[i, 0]
         fy = f * unit[i, 1]
         fz = f * unit[i, 2]
-        accumulate(xfrc, xipos, ints[i, J_ROD_BODY], site_xpos, ints[i, J_ROD_SITE], fx, fy, fz)
-        accumulate(xfrc, xipos, ints[i, J_BASE_BODY], site_xpos, ints[i, J_BASE_SITE], -fx, -fy, -fz)
+        a = ints[i, J_ROD_SITE]
+        b = ints[i, J_BASE_SITE]
+        add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, ints[i, J_ROD_BODY], site_xpos[a, 0],
+                        site_xpos[a, 1], site_xpos[a, 2], fx, fy, fz)
+        add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, ints[i, J_BASE_BODY], site_xpos[b, 0],
+                        site_xpos[b, 1], site_xpos[b, 2], -fx, -fy, -fz)
     return STATUS_OK, 0

@@ -14,8 +14,8 @@ Per step k (t_k = k·h, h = ``model.opt.timestep`` [s]):
 4. the bleed openings u_b (a table, or open-centre: u_b = clip(1 − Σ|u_c|/span, u_b,min, 1)
    over the cylinders of one pump), the openings of (67) (normalised for quasistatic
    cylinders, raw for pressure cylinders), the cylinder forces (``cylinder_forces``) and the
-   external loads (force at a site, moment on its body; world frame) into
-   ``xfrc_applied``/``qfrc_applied``;
+   external loads (force at a site, moment on its body; world frame) as generalized forces into
+   ``qfrc_applied`` (:mod:`.point_forces`; ``xfrc_applied`` is left at zero);
 5. ``mj_step2``.
 
 Returns (status, actuator, step of the failure or n_steps, step of an unstable pose or −1).
@@ -27,10 +27,12 @@ import numba as nb
 import numpy as np
 
 from ..control.pi import pi_step
+from ..numerics.borrowed import borrowed
 from ..numerics.status import STATUS_OK
 from .cylinders import G_DAMPING, G_STIFFNESS, J_BASE_SITE, J_DOF, J_KIND, J_QPOS, J_ROD_SITE, KIND_PRESSURE
-from .kernels import N_WORK, O_BLEED, O_COMMAND, accumulate, cylinder_forces, pin_lengths
+from .kernels import N_WORK, O_BLEED, O_COMMAND, W_B, W_K, cylinder_forces, pin_lengths
 from .native import jac_site, solve_m, step1, step2
+from .point_forces import add_body_moment, add_point_force
 from .stability import oil_column_stiffness
 
 # columns of the controller table ``ctrl`` (n, N_CTRL): the mode (CTRL_OPEN: the command table;
@@ -74,13 +76,14 @@ def _stable(calls, site_xpos, ints, cps, hps, gain, h, l_now, unit, grads, minv_
 
 
 @nb.njit(cache=True, error_model="numpy")
-def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, cps, hps, gain, scale, ctrl, bleed,
-             commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges,
-             pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out):
+def run_loop(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps,
+             gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state, pump_states,
+             group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out):
     """Run ``commands.shape[0]`` steps (see the module docstring).
 
     ``calls``: ``MujocoCalls.as_tuple()``; the data arrays are the views of the same ``MjData``;
-    ``ints``, ``cps``, ``hps``, ``gain``: the tables of :mod:`.cylinders`; ``scale`` (n, 5):
+    ``chains``, ``dof_parent``: the model's tables of :mod:`.point_forces`; ``ints``, ``cps``,
+    ``hps``, ``gain``: the tables of :mod:`.cylinders`; ``scale`` (n, 5):
     c_*·A^{−3/2} of the four main valves and c_b (u → û, (40)–(43)); ``ctrl`` (n, N_CTRL),
     ``bleed`` (n, N_BLEED): the tables above; ``commands``, ``bleed_table``, ``regeneration``,
     ``targets``, ``target_rates`` (n_steps, n): u_c of open-loop cylinders, u_b of tabled
@@ -89,24 +92,40 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
     (n_steps, n_loads, 3) [N, N m]; outputs ``out`` (n_steps, n, N_OUT), ``qpos_out``,
     ``qvel_out`` (n_steps, nq / nv), the state at t_k.
     """
-    n_steps, n = commands.shape
-    l_now = np.empty(n)
-    unit = np.zeros((n, 3))
-    uhs = np.zeros((n, 5))
-    raw = np.zeros((n, 6))
-    u = np.zeros(n)
-    integral = np.zeros(n)
-    n_groups = int(bleed[:, B_GROUP].max()) + 1 if n else 0
-    group_sum = np.zeros(n_groups)
+    n = commands.shape[1]
     nv = qvel.shape[0]
-    grads = np.zeros((n, nv))
-    minv_g = np.zeros((n, nv))
-    jac_a = np.zeros((3, nv))
-    jac_b = np.zeros((3, nv))
+    n_groups = int(bleed[:, B_GROUP].max()) + 1 if n else 0
     work = np.zeros((N_WORK, n))
-    ybuf = np.zeros(2 * n + 1)
-    rates = np.zeros(2)
-    partials = np.zeros((2, 5))
+    work[W_K] = gain[:, G_STIFFNESS]
+    work[W_B] = gain[:, G_DAMPING]
+    return _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps,
+                  hps, gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state,
+                  pump_states, group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out,
+                  qpos_out, qvel_out, np.empty(n), np.zeros((n, 3)), np.zeros((n, 5)), np.zeros((n, 6)), np.zeros(n),
+                  np.zeros(n), np.zeros(n_groups), np.zeros((n, nv)), np.zeros((n, nv)), np.zeros((3, nv)),
+                  np.zeros((3, nv)), work, np.zeros(2 * n + 1), np.zeros(2), np.zeros((2, 5)), np.zeros(2))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps,
+           gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state, pump_states,
+           group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out,
+           l_now, unit, uhs, raw, u, integral, group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials,
+           pump_state):
+    """The time loop of ``run_loop`` with its buffers (allocated there, alive while this runs), on
+    borrowed arrays (:mod:`actuatorlab.numerics.borrowed`): the step's kernels, inlined or
+    called, count a reference to every array they are given, an atomic add per array and step
+    on an owned array, a null test on a borrowed one."""
+    (site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps, gain, scale, ctrl, bleed,
+     commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges, pgroup_edges,
+     load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out, l_now, unit, uhs, raw, u, integral,
+     group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials, pump_state) = borrowed((
+        site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps, gain, scale, ctrl, bleed,
+        commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges, pgroup_edges,
+        load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out, l_now, unit, uhs, raw, u,
+        integral, group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials, pump_state))
+    n_steps, n = commands.shape
+    nv = qvel.shape[0]
     for k in range(n_steps):
         step1(calls)
         pin_lengths(site_xpos, qpos, ints, gain, l_now, unit)
@@ -143,11 +162,10 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
             raw[i, 5] = regeneration[k, i]
             out[k, i, O_COMMAND] = u[i]
             out[k, i, O_BLEED] = u_b
-        xfrc[:, :] = 0.0
         qfrc[:] = 0.0
-        status, which = cylinder_forces(h, site_xpos, xipos, xfrc, qfrc, ints, cps, hps, gain, uhs, raw, l_now, unit,
-                                        state, pump_states, group_edges, pgroup_edges, out[k], work, ybuf, rates,
-                                        partials)
+        status, which = cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, ints, cps, hps, gain,
+                                        uhs, raw, l_now, unit, state, pump_states, group_edges, pgroup_edges, out, k,
+                                        work, ybuf, rates, partials, pump_state)
         for d in range(qpos.shape[0]):  # element-wise: a row view costs an atomic reference count
             qpos_out[k, d] = qpos[d]
         for d in range(nv):
@@ -156,11 +174,10 @@ def run_loop(calls, h, n_check, site_xpos, xipos, xfrc, qpos, qvel, qfrc, ints, 
             return status, which, k, -1
         for j in range(load_sites.shape[0]):
             body = load_bodies[j]
-            accumulate(xfrc, xipos, body, site_xpos, load_sites[j], load_forces[k, j, 0], load_forces[k, j, 1],
-                       load_forces[k, j, 2])
-            if body != 0:
-                xfrc[body, 3] += load_moments[k, j, 0]
-                xfrc[body, 4] += load_moments[k, j, 1]
-                xfrc[body, 5] += load_moments[k, j, 2]
+            site = load_sites[j]
+            add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, body, site_xpos[site, 0], site_xpos[site, 1],
+                            site_xpos[site, 2], load_forces[k, j, 0], load_forces[k, j, 1], load_forces[k, j, 2])
+            add_body_moment(qfrc, cdof, chains, dof_parent, body, load_moments[k, j, 0], load_moments[k, j, 1],
+                            load_moments[k, j, 2])
         step2(calls)
     return STATUS_OK, 0, n_steps, -1

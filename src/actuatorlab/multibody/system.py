@@ -6,8 +6,8 @@ loop of ``multibody.loop``, which per MuJoCo step k (t_k = k·h, h = ``model.opt
 calls ``mj_step1``, samples the valve commands and closed loops, writes the pin forces and the
 loads, and calls ``mj_step2``. The model must use the Euler or an implicit integrator (MuJoCo's
 RK4 cannot be split into step1/step2). A run starts with ``mj_resetData`` (then the given qpos,
-qvel) and overwrites ``data.xfrc_applied`` and ``data.qfrc_applied`` each step: give external
-forces as ``SiteLoad``.
+qvel), zeroes ``data.xfrc_applied`` and overwrites ``data.qfrc_applied`` each step (the
+cylinders' and loads' generalized forces): give external forces as ``SiteLoad``.
 
 Stability (:mod:`.stability`) is checked before a run at the initial pose and every
 ``check_interval`` = 50 ms of simulated time along it, since the effective masses change with
@@ -86,6 +86,7 @@ from .kernels import (
 )
 from .loop import B_AUTO, run_loop
 from .native import MujocoCalls
+from .point_forces import body_chains, dof_parents
 from .stability import ActuatorStability, closed_valve_bound, stability_limits, unstable_error
 
 
@@ -373,11 +374,13 @@ class HydraulicMujocoSystem:
 
         model, data = self.model, self.data
         calls = MujocoCalls.of(model, data).as_tuple()
+        chains, dof_parent = body_chains(model), dof_parents(model)
+        data.xfrc_applied[:] = 0.0  # every force goes through qfrc_applied
 
         def loop(steps, *arrays):
-            return run_loop(calls, h, n_check, data.site_xpos, data.xipos, data.xfrc_applied, data.qpos, data.qvel,
-                            data.qfrc_applied, self.ints, self.cps, self.hps, self.gain, scale, ctrl,
-                            bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
+            return run_loop(calls, h, n_check, data.site_xpos, data.cdof, data.subtree_com, data.qpos, data.qvel,
+                            data.qfrc_applied, chains, dof_parent, self.ints, self.cps, self.hps, self.gain, scale,
+                            ctrl, bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
                             self.group_edges, self.pgroup_edges, load_sites, load_bodies, load_forces[:steps],
                             load_moments[:steps], *(a[:steps] for a in (out, qpos_out, qvel_out)))
 

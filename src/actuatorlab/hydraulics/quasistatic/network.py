@@ -29,7 +29,10 @@ A warm relaxed step costs 2–3 balance evaluations, 1 with the relief open; a c
 The balances read each actuator's circuit and openings as tuples (``circuit_at``,
 ``openings_at``), not row views: in a search that evaluates every Λ̂_j and Q̂_p,j two or three
 times per step, the views' atomic reference counts cost three quarters of the step; the kernels
-that a time loop calls are inlined (Inlining, docs/architecture.md).
+that a time loop calls are inlined (Inlining, docs/architecture.md), the balances included: the
+search calls them with their arguments in one tuple (``_lam_balance``, ``_flow_balance``), which
+numba can inline where it cannot inline a ``*args`` call. The ``*_range`` kernels work on the
+actuators [start, stop) of whole tables, for a machine whose tables hold several pumps.
 Ξ_PΛ is taken to be non-increasing, so a point below P_M with Ξ < 0 rules out the relief: the
 paper does not prove it, but each Q̂_p,j(P, Λ̂_j(P), ·) is non-decreasing in P (the fed chamber's
 force deficit is S(v)/û² with v rising in P, or A·P, or A·P − F_*M) and the spec found it so.
@@ -190,13 +193,14 @@ def pump_flow_scalar(cp, uh, pump_pressure: float, v: float, f: float) -> float:
 
 
 @nb.njit(cache=True, error_model="numpy")
-def pump_balance_scalar(pump_pressure: float, cps, uhs, v) -> float:
-    """Ξ_P(P) [m³/s] (114b) at given velocities v (N,): Q − U_b R(P) − Σ_j Q̂_p,j(P, v_j, Γ̂_j(P, v_j)).
+def pump_balance_scalar(pump_pressure: float, cps, uhs, v, start: int, stop: int) -> float:
+    """Ξ_P(P) [m³/s] (114b) at given velocities v: Q − U_b R(P) − Σ_j Q̂_p,j(P, v_j, Γ̂_j(P, v_j)),
+    over the actuators j = ``start`` … ``stop`` − 1 of the tables (the pump's fields from row ``start``).
 
     Actuators in 𝒰₀ take no pump flow; nor does a held one (v_j = 0) for P ≤ its P_hM, P_rM.
     """
-    xi = cps[0, I_Q] - uhs[0, J_B] * r_scalar(pump_pressure)
-    for j in range(v.size):
+    xi = cps[start, I_Q] - uhs[start, J_B] * r_scalar(pump_pressure)
+    for j in range(start, stop):
         cp, uh = circuit_at(cps, j), openings_at(uhs, j)
         if mode_scalar(uh) != MODE_HOLD:
             force = gamma_hat_scalar(cp, uh, pump_pressure, v[j])  # not used at v_j = 0
@@ -214,15 +218,15 @@ def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> fl
     return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, pump_pressure, False)
 
 
-@nb.njit(cache=True, error_model="numpy")
-def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out) -> float:
-    """Ξ_PΛ(P) [m³/s] (123b): Ξ_P with v_j = Λ̂_j(P, β_j, f̄_j) and f_j = f̄_j + β_j v_j; writes the
-    v_j [m/s] to ``v_out``.
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out, start: int, stop: int) -> float:
+    """Ξ_PΛ(P) [m³/s] (123b): Ξ_P with v_j = Λ̂_j(P, β_j, f̄_j) and f_j = f̄_j + β_j v_j over the
+    actuators j = ``start`` … ``stop`` − 1 of the tables; writes the v_j [m/s] to ``v_out[j]``.
 
     (123b) omits the P argument of Λ̂_j; it is read as Λ̂_j(P, β_j, f̄_j).
     """
-    xi = cps[0, I_Q] - uhs[0, J_B] * r_scalar(pump_pressure)
-    for j in range(beta.size):
+    xi = cps[start, I_Q] - uhs[start, J_B] * r_scalar(pump_pressure)
+    for j in range(start, stop):
         cp, uh = circuit_at(cps, j), openings_at(uhs, j)
         v = lam_hat_scalar(cp, uh, pump_pressure, beta[j], fbar[j])
         v_out[j] = v
@@ -232,8 +236,23 @@ def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out) -
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
+def _flow_balance(pump_pressure: float, args) -> float:
+    """``pump_balance_scalar`` with its arguments after P in the tuple ``args`` (the form the
+    search calls: a tuple, not ``*args``, so that the balance is inlined into the search)."""
+    cps, uhs, v, start, stop = args
+    return pump_balance_scalar(pump_pressure, cps, uhs, v, start, stop)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _lam_balance(pump_pressure: float, args) -> float:
+    """``pump_balance_lam_scalar`` with its arguments after P in the tuple ``args`` (see ``_flow_balance``)."""
+    cps, uhs, beta, fbar, v_out, start, stop = args
+    return pump_balance_lam_scalar(pump_pressure, cps, uhs, beta, fbar, v_out, start, stop)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _solve_pump_pressure(balance, args, q: float, p_max: float, pump_state) -> tuple[float, float, int]:
-    """(P, relief flow, status) from the pump-node balance Ξ = ``balance(P, *args)``, (117)/(126).
+    """(P, relief flow, status) from the pump-node balance Ξ = ``balance(P, args)``, (117)/(126).
 
     Ξ does not increase with P and Ξ(0) = Q = ``q`` (no actuator takes pump flow at P = 0): P = P_M
     with relief flow Ξ(P_M) if Ξ(P_M) ≥ 0, else the root of Ξ on [0, P_M], relief flow 0.
@@ -254,7 +273,7 @@ def _solve_pump_pressure(balance, args, q: float, p_max: float, pump_state) -> t
     status = ROOT_MAX_ITER
     relief = 0.0
     for iteration in range(P_MAX_ITER):
-        fx = balance(x, *args)
+        fx = balance(x, args)
         if x == p_max and fx >= 0.0:
             relief, status = fx, ROOT_OK
             break
@@ -300,7 +319,18 @@ def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, in
     ``pump_state`` [P, dΞ/dP] warm-starts the search and is updated (see ``new_pump_state``).
     """
     state = _state(cps, pump_state)
-    return _solve_pump_pressure(pump_balance_scalar, (cps, uhs, v), cps[0, I_Q], cps[0, I_PM], state)
+    return _solve_pump_pressure(_flow_balance, (cps, uhs, v, 0, v.size), cps[0, I_Q], cps[0, I_PM], state)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start: int, stop: int) -> tuple[float, int]:
+    """``lam_network_kernel`` on the actuators j = ``start`` … ``stop`` − 1 of the tables (one pump
+    among several in a machine's tables): reads β_j, f̄_j and writes v_j at index j, so a time
+    loop passes whole arrays, never row or slice views (Inlining, docs/architecture.md)."""
+    args = (cps, uhs, beta, fbar, v_out, start, stop)
+    pressure, _, status = _solve_pump_pressure(_lam_balance, args, cps[start, I_Q], cps[start, I_PM],
+                                               pump_state)
+    return pressure, status
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -309,9 +339,21 @@ def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[fl
 
     ``pump_state`` [P, dΞ/dP] warm-starts the search and is updated (see ``new_pump_state``).
     """
-    args = (cps, uhs, beta, fbar, v_out)
-    state = _state(cps, pump_state)
-    pressure, _, status = _solve_pump_pressure(pump_balance_lam_scalar, args, cps[0, I_Q], cps[0, I_PM], state)
+    return lam_network_range(cps, uhs, beta, fbar, v_out, _state(cps, pump_state), 0, beta.size)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def relaxed_network_step_range(cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out, beta,
+                               fbar, pump_state, start: int, stop: int) -> tuple[float, int]:
+    """``relaxed_network_step_kernel`` on the actuators j = ``start`` … ``stop`` − 1 of whole
+    arrays (index j in every per-actuator array), with the buffers ``beta``, ``fbar`` and
+    ``pump_state`` of the caller: no allocation and no view, for a time loop."""
+    for j in range(start, stop):
+        beta[j], fbar[j] = relaxation_terms_scalar(stiffness[j], damping[j], h, p_prev[j], l_prev[j], l_now[j])
+    pressure, status = lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start, stop)
+    for j in range(start, stop):
+        p_out[j] = p_prev[j] + h * v_out[j]
+        f_out[j] = fbar[j] + beta[j] * v_out[j]
     return pressure, status
 
 
@@ -332,15 +374,9 @@ def relaxed_network_step_kernel(
     ``new_pump_state`` and pass the same array at every step. It makes a contested step ~3×
     cheaper (about 2 balance evaluations instead of 7–9); omitted, every step starts cold.
     """
-    beta = np.empty(p_prev.size)
-    fbar = np.empty(p_prev.size)
-    for j in range(p_prev.size):
-        beta[j], fbar[j] = relaxation_terms_scalar(stiffness[j], damping[j], h, p_prev[j], l_prev[j], l_now[j])
-    pressure, status = lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state)
-    for j in range(beta.size):
-        p_out[j] = p_prev[j] + h * v_out[j]
-        f_out[j] = fbar[j] + beta[j] * v_out[j]
-    return pressure, status
+    n = p_prev.size
+    return relaxed_network_step_range(cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out,
+                                      np.empty(n), np.empty(n), _state(cps, pump_state), 0, n)
 
 
 # ------------------------------------------------------------------------------------------
