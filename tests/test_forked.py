@@ -161,3 +161,16 @@ def test_a_run_whose_child_is_lost_is_simulated_here(monkeypatch, forking):
     monkeypatch.setattr(runner, "_simulate_scenario", dies_in_the_child)
     result = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()
     assert len(result.table) == 1001
+
+
+def test_a_figure_with_work_started_is_drawn_where_it_was_started(tmp_path, monkeypatch, forking):
+    """The machine picture's renderer is started once, by the process that then draws the picture;
+    a start that fails leaves the figure to its build."""
+    pids = {}
+    specs = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()._output.figures
+    started = type(specs[0])("started.png", "", lambda: pids.setdefault("built", os.getpid()) and specs[0].build(),
+                             start=lambda: pids.setdefault("started", os.getpid()))
+    failing = type(specs[0])("failing.png", "", specs[1].build, start=lambda: 1 / 0)
+    files, notes = plots.draw_figures([started, *specs, failing], tmp_path)
+    assert pids == {"started": os.getpid(), "built": os.getpid()}
+    assert files == ["started.png", *(s.file for s in specs), "failing.png"] and notes == []

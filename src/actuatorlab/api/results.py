@@ -82,6 +82,9 @@ class RunResult:
     def plot(self, show: bool | None = None) -> list[Figure]:
         """The report's figures as matplotlib figures; shown inline when running under IPython
         (``show=None``) or when ``show`` is true."""
+        for spec in self._output.figures:
+            if spec.start is not None:
+                spec.start()
         figures = [spec.build() for spec in self._output.figures]
         if show or (show is None and _in_ipython()):
             from IPython.display import display

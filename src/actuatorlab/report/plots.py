@@ -370,24 +370,35 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> No
 
 def draw_figures(specs, out_dir: str | os.PathLike[str],
                  progress: Callable[[float], None] | None = None) -> tuple[list[str], list[str]]:
-    """Build and save each figure spec (``.file`` relative to ``out_dir``, ``.build()`` → Figure).
+    """Build and save each figure spec (``.file`` relative to ``out_dir``, ``.build()`` → Figure,
+    ``.start``: None or work to start first, as :class:`~actuatorlab.scenarios.output.FigureSpec`).
 
-    Where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`) a forked child draws
-    every second figure while this process draws the others: the figures of a report take
-    half the time on two cores. A figure that cannot be drawn is skipped and named, with its
-    error, in the notes returned beside the files written (in the specs' order): a report step
-    never loses the run or sweep it reports; a child lost on the way has its share drawn here.
+    Every spec's ``start`` is called first. Where forking is allowed
+    (:func:`~actuatorlab.io.forked.fork_allowed`) a forked child draws every second figure of
+    those without a ``start`` while this process draws the others and then those with one (their
+    work was started here): the figures of a report take about half the time on two cores. A
+    figure that cannot be drawn is skipped and named, with its error, in the notes returned
+    beside the files written (in the specs' order): a report step never loses the run or sweep it
+    reports; a child lost on the way has its share drawn here.
     """
     specs = list(specs)
-    if len(specs) < 2 or not fork_allowed():
-        files, notes = _draw_each(specs, out_dir, progress)
+    for spec in specs:
+        if spec.start is not None:
+            try:
+                spec.start()
+            except Exception:  # noqa: BLE001 — only a head start: the figure's build meets it and is noted
+                pass
+    started = [spec for spec in specs if spec.start is not None]
+    free = [spec for spec in specs if spec.start is None]
+    if len(free) < 2 or not fork_allowed():
+        files, notes = _draw_each(free + started, out_dir, progress)
     else:
-        with fork_call(_draw_each, specs[1::2], out_dir) as child:
-            mine = _draw_each(specs[0::2], out_dir, progress)
+        with fork_call(_draw_each, free[1::2], out_dir) as child:
+            mine = _draw_each(free[0::2] + started, out_dir, progress)
             try:
                 theirs = child.result()
             except ChildLost:
-                theirs = _draw_each(specs[1::2], out_dir)
+                theirs = _draw_each(free[1::2], out_dir)
         drawn = set(mine[0]) | set(theirs[0])
         files, notes = [spec.file for spec in specs if spec.file in drawn], mine[1] + theirs[1]
     if progress is not None:

@@ -27,11 +27,17 @@ class SummaryFigure:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A plot to render into ``file`` (PNG); ``build`` is only called when plots are wanted."""
+    """A plot to render into ``file`` (PNG); ``build`` is only called when plots are wanted.
+
+    ``start``, if given, starts work the figure will wait for (a renderer in a child process):
+    it is called before any figure of the report is built, in the process that then builds this
+    one, so that the work overlaps the drawing of the others.
+    """
 
     file: str
     caption: str
     build: Callable[[], Figure]
+    start: Callable[[], None] | None = None
 
 
 @dataclass

@@ -192,16 +192,13 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     qpos = np.column_stack([result[f"qpos_{i}"] for i in range(system.model.nq)])
     pins = [(int(system.ints[i, 0]), int(system.ints[i, 1])) for i in range(len(cylinders)) if system.ints[i, 0] >= 0]
 
-    # MuJoCo renders in a child process, started when the first figure is drawn (never if none is),
-    # so that it works while the other figures are drawn; the picture is drawn last
+    # MuJoCo renders in a child process, started before the first figure is drawn (never if none
+    # is), so that it works while the other figures are drawn; the picture is drawn last
     jobs: list[RenderJob] = []
 
-    def first(build: Callable) -> Callable:
-        def started():
-            if not jobs and scenario.picture.renderer != "drawing":
-                jobs.append(RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane))
-            return build()
-        return started
+    def start_rendering() -> None:
+        if not jobs and scenario.picture.renderer != "drawing":
+            jobs.append(RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane))
 
     def picture():
         fig, how = plot_picture(system.model, [t[k] for k in steps], qpos[steps], pins, scenario.picture.renderer,
@@ -211,7 +208,7 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
 
     figures = [
         FigureSpec("strokes.png", "Cylinder strokes (closed-loop targets dashed) and extension rates.",
-                   first(lambda: plot_strokes(result, cylinders))),
+                   lambda: plot_strokes(result, cylinders)),
         FigureSpec("forces.png", "Cylinder forces (> 0 pushes the pins apart).", lambda: plot_forces(result, cylinders)),
         FigureSpec("pressures.png", "Chamber pressures and pump or supply pressures.",
                    lambda: plot_pressures(result, cylinders, supply_names)),
@@ -225,7 +222,8 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
         figures.append(FigureSpec("tracking.png", "Tracking errors and valve commands of the closed loops.",
                                   lambda: plot_tracking(result, loops)))
     figures.append(FigureSpec("machine.png", "The machine at a few instants (MuJoCo's offscreen renderer where it "
-                              "works, else a drawing of bodies, cylinders and pins from the recorded poses).", picture))
+                              "works, else a drawing of bodies, cylinders and pins from the recorded poses).", picture,
+                              start=start_rendering))
     notes = [f"Model file {scenario.model_file} ({scenario.model} cylinders, MuJoCo step {system.timestep:g} s); the "
              "machine starts held at rest at the initial pose (cylinder forces from MuJoCo's inverse dynamics).",
              *notes]
