@@ -16,11 +16,13 @@ import bench_network
 import bench_peers
 import bench_runs
 import bench_sensitivity
+import bench_startup
 import bench_sweep
 
 if __name__ == "__main__":
     bench_lam.main()
     bench_arm.main()
+    bench_startup.main()
     bench_models.main()
     bench_network.main()
     bench_peers.main()
