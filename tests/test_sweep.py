@@ -274,3 +274,23 @@ def test_a_lost_forked_worker_stops_the_sweep_with_how_to_resume(tmp_path, engin
     result = run_sweep(scenario, variants, tmp_path / "s", workers=2, resume=True)
     assert 0 < result.skipped < 400 and result.ran == 400 - result.skipped
     assert sorted(result.index["variant"]) == list(range(400)) and (result.index["status"] == "ok").all()
+
+
+def test_ctrl_c_keeps_the_finished_variants_and_says_how_to_resume(tmp_path):
+    """SIGINT to the command's process group, as a terminal sends it: one line on how to go on,
+    exit 130, the workers stopped; --resume then finishes with every variant once."""
+    args = ["sweep", "arm-relief", "--samples", "4000", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)",
+            "--workers", "2", "--out", str(tmp_path / "s"), "--quiet"]
+    command = subprocess.Popen([str(BIN / "actuatorlab"), *args], start_new_session=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env={k: v for k, v in os.environ.items() if k != "ACTUATORLAB_NO_FORK"})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (tmp_path / "s" / "sweep.json").exists():
+        time.sleep(0.05)
+    os.killpg(command.pid, signal.SIGINT)
+    _, stderr = command.communicate(timeout=120)
+    assert command.returncode == 130 and "Traceback" not in stderr
+    assert "interrupted: the finished variants are kept" in stderr and "--resume" in stderr
+    assert _sweep(*args[1:-1], "--resume").exit_code == 0
+    index = pd.read_parquet(tmp_path / "s" / "index.parquet")
+    assert sorted(index["variant"]) == list(range(4000))

@@ -120,6 +120,17 @@ def run(
 
 
 @contextlib.contextmanager
+def _resumable(what: str, target: Path):
+    """Ctrl-C during a sweep: say that the finished ``what`` are kept and how to go on; exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(f"interrupted: the finished {what} are kept in {target}/; run the same command with --resume "
+                  "to finish", highlight=False)
+        raise typer.Exit(130) from None
+
+
+@contextlib.contextmanager
 def _counter(what: str, quiet: bool):
     """A progress bar counting ``what`` (done/total) on stderr, or none if ``quiet``; yields the
     ``progress(done, total)`` callback to give the sweep."""
@@ -158,13 +169,14 @@ def sweep(
         "--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
-    """Run a scenario for a grid of parameter values or Monte Carlo samples, on Dask."""
+    """Run a scenario for a grid of parameter values or Monte Carlo samples, on local worker
+    processes or a Dask cluster."""
     from .api import load
     from .api import sweep as run_sweep
 
     spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
-    with _counter("variants", quiet) as progress:
+    with _resumable("variants", target), _counter("variants", quiet) as progress:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
                            scheduler=scheduler, out=target, resume=resume, figures=figure or None,
                            keep_series=keep_series, keep_variants=keep_variant, progress=progress)
@@ -200,7 +212,7 @@ def sensitivity(
 
     spec = load(scenario)
     target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
-    with _counter("runs", quiet) as progress:
+    with _resumable("runs", target), _counter("runs", quiet) as progress:
         result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
                          workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress)
     if quiet:

@@ -14,8 +14,8 @@ Forking is used only where it is safe: on Linux, from a process with one thread 
 only the calling thread, so a lock another thread held would stay locked in the child), and
 when ``ACTUATORLAB_NO_FORK`` is not set; :func:`fork_allowed` says so, and callers do the work
 in-process (or on Dask) otherwise. The child never returns into the caller's code: it leaves
-with ``os._exit`` (no ``atexit`` handlers, no second flush of the parent's buffers), and Ctrl-C
-ends it without a traceback (the parent reports the interruption). An exception in the child is
+with ``os._exit`` (no ``atexit`` handlers, no second flush of the parent's buffers), and it
+ignores Ctrl-C: the parent, interrupted, stops its children as it leaves their ``with`` block. An exception in the child is
 raised again in the parent; a child that dies without a word (killed, out of memory) raises
 :class:`ChildLost`, so the caller can do the work itself or say how to resume.
 """
@@ -69,8 +69,10 @@ class ForkedCall:
         try:
             tag, value = self._connection.recv()
         except (EOFError, OSError):
-            self._outcome = (_ERROR, ChildLost(f"the forked child {self.pid} ended without a result"))
-            self._finish()
+            status = self._finish()
+            how = (f"killed by {signal.Signals(os.WTERMSIG(status)).name}" if status is not None and os.WIFSIGNALED(status)
+                   else "it exited")
+            self._outcome = (_ERROR, ChildLost(f"the forked child {self.pid} ended without a result ({how})"))
             return
         if tag == _REPORT:
             if report is not None:
@@ -88,11 +90,13 @@ class ForkedCall:
                 pass
             self._finish()
 
-    def _finish(self) -> None:
+    def _finish(self) -> int | None:
+        """Close the pipe and reap the child; its wait status (None if reaped before)."""
         self._connection.close()
-        if not self._reaped:
-            self._reaped = True
-            os.waitpid(self.pid, 0)
+        if self._reaped:
+            return None
+        self._reaped = True
+        return os.waitpid(self.pid, 0)[1]
 
     def __enter__(self) -> ForkedCall:
         return self
@@ -138,7 +142,7 @@ def _child(writer: Connection, function, args, kwargs) -> None:
     """The child's whole life: call, send the outcome, leave without running the parent's code."""
     status = 1
     try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child quietly; the parent reports it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the child
         try:
             outcome = (_RESULT, function(*args, report=lambda value: writer.send((_REPORT, value)), **kwargs))
             writer.send(outcome)

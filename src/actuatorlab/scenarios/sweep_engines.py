@@ -35,9 +35,9 @@ def run_forked(tasks: Sequence[Task], workers: int, tell: Callable[[int], None])
             calls.append(fork_call(_work, tasks[k::workers]))
         results(calls, lambda _worker, finished: tell(finished))
     except ChildLost as lost:
-        raise ScenarioError(f"a sweep worker process ended before its tasks were done ({lost}: killed, or out "
-                            "of memory?); the variants finished so far are kept: run the same command with "
-                            "--resume to run the rest") from None
+        raise ScenarioError(f"a sweep worker process ended before its tasks were done ({lost}; out of memory?); "
+                            "the variants finished so far are kept: run the same command with --resume to run "
+                            "the rest") from None
     finally:
         for call in calls:
             call.cancel()
