@@ -108,9 +108,9 @@ def run(
     loaded = load(scenario)
     target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
     try:
-        with compile_notice(enabled=not quiet):
+        with _on_ctrl_c(f"nothing was written; {target}/ is as it was"), compile_notice(enabled=not quiet):
             result = loaded.run(progress)
-        files = result.save(target, progress)
+            files = result.save(target, progress)
     finally:
         progress.close()
     if quiet:
@@ -120,14 +120,18 @@ def run(
 
 
 @contextlib.contextmanager
-def _resumable(what: str, target: Path):
-    """Ctrl-C during a sweep: say that the finished ``what`` are kept and how to go on; exit 130."""
+def _on_ctrl_c(message: str):
+    """Ctrl-C: print ``message`` (what was kept, how to go on) instead of a traceback; exit 130."""
     try:
         yield
     except KeyboardInterrupt:
-        err.print(f"interrupted: the finished {what} are kept in {target}/; run the same command with --resume "
-                  "to finish", highlight=False)
+        err.print(f"interrupted: {message}", highlight=False)
         raise typer.Exit(130) from None
+
+
+def _resumable(what: str, target: Path):
+    """Ctrl-C during a sweep or an analysis: its finished ``what`` are kept; --resume goes on."""
+    return _on_ctrl_c(f"the finished {what} are kept in {target}/; run the same command with --resume to finish")
 
 
 @contextlib.contextmanager
