@@ -210,3 +210,5 @@ def test_a_figure_with_work_started_is_drawn_where_it_was_started(tmp_path, monk
     files, notes = plots.draw_figures([started, *specs, failing], tmp_path)
     assert pids == {"started": os.getpid(), "built": os.getpid()}
     assert files == ["started.png", *(s.file for s in specs), "failing.png"] and notes == []
+    monkeypatch.setenv("ACTUATORLAB_NO_FORK", "1")  # in one process too: the files in the specs' order
+    assert plots.draw_figures([started, *specs, failing], tmp_path)[0] == files

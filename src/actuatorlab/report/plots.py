@@ -391,16 +391,17 @@ def draw_figures(specs, out_dir: str | os.PathLike[str],
     started = [spec for spec in specs if spec.start is not None]
     free = [spec for spec in specs if spec.start is None]
     if len(free) < 2 or not fork_allowed():
-        files, notes = _draw_each(free + started, out_dir, progress)
+        drawn, notes = _draw_each(free + started, out_dir, progress)
     else:
         with fork_call(_draw_each, free[1::2], out_dir) as child:
-            mine = _draw_each(free[0::2] + started, out_dir, progress)
+            drawn, notes = _draw_each(free[0::2] + started, out_dir, progress)
             try:
                 theirs = child.result()
             except ChildLost:
                 theirs = _draw_each(free[1::2], out_dir)
-        drawn = set(mine[0]) | set(theirs[0])
-        files, notes = [spec.file for spec in specs if spec.file in drawn], mine[1] + theirs[1]
+        drawn, notes = drawn + theirs[0], notes + theirs[1]
+    drawn = set(drawn)
+    files = [spec.file for spec in specs if spec.file in drawn]
     if progress is not None:
         progress(1.0)
     return files, notes
