@@ -140,3 +140,58 @@ def write_peer_arm(folder: Path, P, h: float) -> Path:
         a0=P.A0, a1=P.A1, stroke=P.L_STROKE, offset=P.L_OFFSET, dead=P.V_DEAD, p0=P.P0_INIT, t_open=P.T_OPEN,
         t_close=P.T_CLOSE, u=P.U_OPEN))
     return scenario
+
+
+CLOSED_CHAIN_MJCF = """<mujoco model="boom-linkage">
+  <option timestep="0.001" integrator="Euler"><flag contact="disable"/></option>
+  {extension}
+  <default><equality solref="0.002 1"/></default>
+  <worldbody>
+    <body name="base" pos="0 0 0">
+      <joint name="float" type="free"/>
+      <inertial pos="0 0 0.5" mass="2000" diaginertia="500 500 500"/>
+      <body name="boom" pos="0 0 2.0">
+        <joint name="hinge" type="hinge" axis="0 -1 0"/>
+        <inertial pos="1.2 0 0" mass="400" diaginertia="200 200 200"/>
+        <geom type="capsule" fromto="0 0 0 2.5 0 0" size="0.08" mass="0"/>
+      </body>
+      <body name="barrel" pos="0.4 0 0.9" xyaxes="0.4 0 0.9 0 1 0">
+        <joint name="barrel_pivot" type="hinge" axis="0 1 0"/>
+        <inertial pos="0.2 0 0" mass="{barrel_mass}" diaginertia="0.1 0.1 0.1"/>
+        <body name="rod">
+          <joint name="telescope" type="slide" axis="1 0 0"/>
+          <inertial pos="0.7 0 0" mass="{rod_mass}" diaginertia="0.1 0.1 0.1"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <weld body1="world" body2="base"/>
+    <connect body1="rod" body2="boom" anchor="{length!r} 0 0"/>
+  </equality>
+</mujoco>
+"""
+"""The boom of ``MJCF`` on a base held by a weld, its cylinder modelled as the model's own bodies
+(a barrel on a pivot at the ground pin, a rod on a slide joint whose end is connected to the boom
+pin by an equality constraint), as downloaded excavator models are built: a closed chain, its
+constraints stiffened to twice the step (MuJoCo's default time constant, 20 ms, lets the boom sag
+by 0.4° under its load). The rod end is at ``CLOSED_CHAIN_LENGTH`` from the pivot at qpos0 (the
+boom horizontal)."""
+CLOSED_CHAIN_LENGTH = (0.4**2 + 0.9**2) ** 0.5
+"""ℓ at qpos0 [m]: from the ground pin (0.4, 0, 0.9) to the boom pin (0.8, 0, 1.8), as in ``MJCF``."""
+
+
+def write_closed_chain_boom(folder: Path, barrel_mass: float = 30.0, rod_mass: float = 20.0, extension: str = "",
+                            **replace: str) -> Path:
+    """Write the closed-chain boom and its scenario (the cylinder on the slide joint) into
+    ``folder``; returns the scenario file. ``extension``: MJCF text before the worldbody."""
+    (folder / "linkage.xml").write_text(CLOSED_CHAIN_MJCF.format(
+        extension=extension, barrel_mass=barrel_mass, rod_mass=rod_mass, length=CLOSED_CHAIN_LENGTH))
+    text = SCENARIO.format(model="linkage.xml", duration="1 s", base="{}", rod="{}").replace(
+        "base = {}\nrod = {}", f'joint = "telescope"\nlength_offset = "{CLOSED_CHAIN_LENGTH!r} m"').replace(
+        'stiffness = "5e7 N/m"', 'stiffness = "2e6 N/m"').replace('damping = "5e5 N s/m"', 'damping = "2e4 N s/m"')
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    scenario = folder / "linkage.toml"
+    scenario.write_text(text)
+    return scenario

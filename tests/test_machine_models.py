@@ -13,7 +13,7 @@ from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.scenarios.runner import run_scenario
 from clean_refusal import assert_clean_refusal
-from machine_models import BOOM_POINT, GROUND_POINT, URDF, write_boom
+from machine_models import BOOM_POINT, CLOSED_CHAIN_LENGTH, GROUND_POINT, URDF, write_boom, write_closed_chain_boom
 
 runner = CliRunner()
 
@@ -68,6 +68,68 @@ def test_dropping_own_actuators_and_missing_meshes_is_noted(tmp_path):
     _, notes = _run(tmp_path / "boom.toml")
     assert any("servo" in n for n in notes) and any("shell" in n and "1 geoms" in n for n in notes)
     assert (tmp_path / "boom.xml").read_text() == model
+
+
+PLUGIN = ('<extension><plugin plugin="mujoco.not_installed_here"><instance name="terrain"/></plugin></extension>')
+
+
+def test_a_plugin_that_is_not_installed_is_named_and_can_be_dropped(tmp_path):
+    scenario = write_closed_chain_boom(tmp_path, extension=PLUGIN)
+    model = (tmp_path / "linkage.xml").read_text()
+    with pytest.raises(ActuatorlabError, match=r"plugin mujoco\.not_installed_here, which is not installed here "
+                                               r"\(Element 'plugin', line 3\): set drop_plugins = true"):
+        _run(scenario)
+    scenario.write_text(scenario.read_text().replace('duration = "1 s"', 'duration = "1 s"\ndrop_plugins = true'))
+    result, notes = _run(scenario)
+    assert "Dropped the model's plugins: mujoco.not_installed_here." in notes
+    assert (tmp_path / "linkage.xml").read_text() == model  # the user's file is not touched
+
+
+def test_dropping_plugins_keeps_included_parts_and_assets_beside_the_file(tmp_path):
+    """A model split by <include> (as many downloaded models are) with a plugin: dropped in memory,
+    the included file's bodies kept and its relative asset folder still found."""
+    write_closed_chain_boom(tmp_path, extension=PLUGIN)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "marker.obj").write_text("v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n"
+                                                    "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+    (tmp_path / "boom_part.xml").write_text('<mujoco><asset><mesh name="marker" file="marker.obj"/></asset>'
+                                            '<worldbody><body name="tip" pos="3 0 2"><geom type="mesh" mesh="marker"/>'
+                                            '</body></worldbody></mujoco>')
+    main = (tmp_path / "linkage.xml").read_text().replace(
+        '<option ', '<compiler meshdir="assets"/><include file="boom_part.xml"/><option ')
+    (tmp_path / "linkage.xml").write_text(main)
+    scenario = tmp_path / "linkage.toml"
+    scenario.write_text(scenario.read_text().replace('duration = "1 s"', 'duration = "0.1 s"\ndrop_plugins = true'))
+    spec = load_scenario(scenario)
+    system, *_ = machine_kind.build(spec)
+    assert system.model.body("tip").id > 0 and system.model.nmesh == 1
+
+
+def test_a_closed_chain_cylinder_holds_the_boom_as_the_statics_say(tmp_path):
+    """The cylinder as the model's own barrel and rod, closed on the boom by an equality constraint
+    and the base welded to the world: the holding force comes from the pose with the constraint
+    forces as unknowns. Reference: the boom's statics about its hinge, f = m g d ℓ / (r_x u_z ℓ − r_z u_x ℓ)
+    with m = 400 kg, d = 1.2 m, the pin r = (0.8, −0.2) m from the hinge and the cylinder along
+    (0.4, 0.9) m: 5 796.9 N (barrel and rod of negligible mass)."""
+    spec = load_scenario(write_closed_chain_boom(tmp_path, barrel_mass=1e-6, rod_mass=1e-6))
+    system, kwargs, *_ = machine_kind.build(spec)
+    forces, residual, lengths = system.holding_forces(kwargs.get("qpos"))
+    statics = 400 * 9.81 * 1.2 * CLOSED_CHAIN_LENGTH / (0.8 * 0.9 + 0.2 * 0.4)
+    assert forces[0] == pytest.approx(statics, rel=1e-8)  # the 1e-6 kg barrel and rod: 2e-9
+    assert lengths[0] == pytest.approx(CLOSED_CHAIN_LENGTH, abs=1e-12)
+    assert residual < 1e-9 * statics
+
+
+def test_a_closed_chain_machine_starts_at_rest(tmp_path):
+    """With a barrel and rod of their own weight the held machine, its valve closed, stays where
+    it started: the initial state balances the constraint forces too."""
+    scenario = write_closed_chain_boom(tmp_path)
+    scenario.write_text(scenario.read_text().replace("values = [0.6, 0.0]", "values = [0.0, 0.0]"))
+    result, _ = _run(scenario)
+    # the old holding refused this model (an unbalanced load on the hinge and the free base)
+    length = result["lift.length"]
+    assert abs(length[-1] - length[0]) < 1e-6 and np.ptp(length) < 5e-4  # m: the cylinder holds (a 0.1 mm transient)
+    assert np.ptp(result["qpos_7"]) < 5e-4  # rad: the hinge, as the constraints settle (their stiffness)
 
 
 BAD = {

@@ -1,9 +1,12 @@
 """Consistent initial states of cylinders holding a MuJoCo model at rest.
 
 At the initial pose with zero velocity and acceleration, ``mj_inverse`` gives the generalised
-force τ that holds the machine against gravity and passive forces; the cylinder forces solve
-G f = τ − τ_loads (G = [g_1 … g_m], g = (dℓ/dq)ᵀ, τ_loads the site loads at t = 0), exactly or
-by least squares (``HydraulicMujocoSystem.holding_forces`` in :mod:`.system`). From those forces
+force τ that holds the machine against gravity and passive forces (its constraint forces taken
+out); the cylinder forces f and the forces λ of the model's active equality constraints (a closed
+chain's connects, a weld to the ground) solve G f + J_eqᵀ λ = τ − τ_loads (G = [g_1 … g_m],
+g = (dℓ/dq)ᵀ, τ_loads the site loads at t = 0), exactly or by least squares
+(``HydraulicMujocoSystem.holding_forces`` in :mod:`.system`); a pose where the constraints could
+take over a cylinder's load is refused. From those forces
 [N] (f > 0 pushes the pins apart) ``holding_state`` builds the state: a held quasistatic
 cylinder starts pre-stretched, p − ℓ = f/K [m]; a pressure cylinder starts at the chamber
 pressures [Pa] that give f with the less loaded chamber at ``initial_low_pressure``

@@ -1,8 +1,9 @@
 """A user's machine model (MJCF or URDF file) prepared for cylinders, the file left unmodified.
 
 ``load_machine_model`` reads the file with MuJoCo's own parser (``MjSpec``), then, in memory
-only: drops the model's own actuators and the geometry whose asset files are missing if asked
-to (each with a one-line note), refuses them otherwise; adds a site at each pin or load point
+only: drops the model's own actuators, the geometry whose asset files are missing and the
+plugins (a soil model, a cable) if asked to (each with a one-line note), refuses them otherwise
+(a plugin only when MuJoCo does not have it); adds a site at each pin or load point
 given as a body and a local point [m] (named ``<owner>.<end>``); adds each payload as a point
 mass [kg] welded to its body at a local point; optionally disables contacts and sets the
 timestep [s]; and compiles. A file MuJoCo cannot parse is refused with its message (the line
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -140,6 +142,62 @@ def _drop_missing_assets(spec: mujoco.MjSpec, drop: bool, label: str) -> list[st
     return [f"Dropped from the model (asset files missing): {listed}, and the {len(geoms)} geoms that used them."]
 
 
+def _parse(path: str, drop_plugins: bool, label: str) -> tuple[mujoco.MjSpec, list[str]]:
+    """The file's spec, and a note if its plugins were dropped (``drop_plugins``: every ``<plugin>``
+    element, in ``<extension>`` and elsewhere, removed before MuJoCo reads it); a plugin MuJoCo
+    does not have is refused unless they are dropped."""
+    if not drop_plugins:
+        try:
+            return mujoco.MjSpec.from_file(path), []
+        except ValueError as err:
+            message = _short(str(err))
+            missing = re.search(r"plugin (\S+) not found", message)
+            if missing:
+                raise ParameterError(
+                    f"model_file {label!r} uses the MuJoCo plugin {missing[1]}, which is not installed here "
+                    f"({message.rpartition('; ')[2]}): set drop_plugins = true to run without the model's plugins"
+                ) from None
+            raise ParameterError(f"model_file {label!r} cannot be parsed by MuJoCo: {message}") from None
+    try:
+        root = _inlined(path)
+    except (ET.ParseError, OSError) as err:
+        raise ParameterError(f"model_file {label!r} cannot be parsed: {err}; fix the XML there") from None
+    dropped = []
+    for parent in list(root.iter()):
+        for child in [c for c in parent if c.tag == "plugin"]:
+            dropped.append(child.get("plugin") or child.get("instance") or "plugin")
+            parent.remove(child)
+    for extension in [e for e in root.iter("extension") if not len(e)]:
+        root.remove(extension)
+    try:
+        spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+    except ValueError as err:
+        raise ParameterError(f"model_file {label!r} cannot be parsed by MuJoCo: {_short(str(err))}") from None
+    spec.modelfiledir = os.path.dirname(os.path.abspath(path)) + os.sep  # assets resolve as from the file
+    return spec, ([f"Dropped the model's plugins: {', '.join(sorted(set(dropped)))}."] if dropped else [])
+
+
+def _inlined(path: str) -> ET.Element:
+    """The MJCF root of ``path`` with each ``<include file>`` replaced by the included file's
+    elements (MuJoCo's own reading of an include; paths relative to ``path``'s folder)."""
+    folder = os.path.dirname(os.path.abspath(path))
+
+    def expand(element: ET.Element) -> None:
+        for i, child in reversed(list(enumerate(element))):
+            if child.tag == "include":
+                element.remove(child)
+                included = ET.parse(os.path.join(folder, child.get("file", ""))).getroot()
+                expand(included)
+                for j, part in enumerate(included):
+                    element.insert(i + j, part)
+            else:
+                expand(child)
+
+    root = ET.parse(path).getroot()
+    expand(root)
+    return root
+
+
 def _body(spec: mujoco.MjSpec, name: str, who: str):
     body = spec.body(name) if name != "world" else spec.worldbody
     if body is None:
@@ -149,7 +207,7 @@ def _body(spec: mujoco.MjSpec, name: str, who: str):
 
 
 def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_assets: bool = False,
-                       sites: Sequence[PointSite] = (), payloads: Sequence[Payload] = (), contacts: bool = True,
+                       drop_plugins: bool = False, sites: Sequence[PointSite] = (), payloads: Sequence[Payload] = (), contacts: bool = True,
                        timestep: float | None = None) -> tuple[mujoco.MjModel, list[str]]:
     """(the compiled model, notes of what was dropped or changed) of the MJCF or URDF ``path``."""
     label = os.path.basename(path)
@@ -158,11 +216,7 @@ def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_ass
                              "file, relative to the scenario file")
     if is_urdf(path):
         check_urdf_inertia(path)
-    try:
-        spec = mujoco.MjSpec.from_file(path)
-    except ValueError as err:
-        raise ParameterError(f"model_file {label!r} cannot be parsed by MuJoCo: {_short(str(err))}") from None
-    notes = []
+    spec, notes = _parse(path, drop_plugins, label)
     if is_urdf(path):
         spec.compiler.fusestatic = False
     if spec.actuators:

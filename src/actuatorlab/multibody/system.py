@@ -240,13 +240,17 @@ class HydraulicMujocoSystem:
         lengths, grads = self.length_gradients()
         self.data.qacc[:] = 0.0
         mujoco.mj_inverse(self.model, self.data)
-        tau = self.data.qfrc_inverse.copy() - self.data.qfrc_applied
+        # the force that holds the pose without the constraints; the equality constraints (a closed
+        # chain's connects, a weld to the ground) carry their share through unknown forces λ
+        tau = self.data.qfrc_inverse + self.data.qfrc_constraint - self.data.qfrc_applied
         sites = [self.site_id(load.site) for load in loads]
         forces0 = [initial_load(load) for load in loads]
         tau -= self._load_torque(sites, forces0)
-        forces, *_ = np.linalg.lstsq(grads, tau, rcond=None)
-        residual = float(np.linalg.norm(grads @ forces - tau))
-        return forces, residual, lengths
+        system = np.hstack([grads, equality_jacobian(self.model, self.data).T])
+        solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
+        _check_determined(system, len(self.actuators), [a.name for a in self.actuators])
+        residual = float(np.linalg.norm(system @ solution - tau))
+        return solution[:len(self.actuators)], residual, lengths
 
     def initial_state(self, qpos=None, loads: Sequence[SiteLoad] = (), bleed0: Mapping[str, float] | None = None,
                       residual_tolerance: float = 1e-6) -> InitialState:
@@ -452,3 +456,33 @@ class HydraulicMujocoSystem:
         counters = {"steps": float(t.size), "compile_time_s": compile_time, "loop_time_s": loop_time,
                     "real_time_factor": duration / loop_time if loop_time > 0 else math.inf}
         return SimulationResult(t=t, channels=channels, counters=counters)
+
+
+def equality_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(m, nv) the rows of the active equality constraints (connect, weld, joint coupling) in the
+    constraint Jacobian at the current data (after ``mj_forward`` or ``mj_inverse``)."""
+    rows = np.flatnonzero(data.efc_type[:data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+    if not rows.size:
+        return np.zeros((0, model.nv))
+    if mujoco.mj_isSparse(model):
+        dense = np.zeros((data.nefc, model.nv))
+        mujoco.mju_sparse2dense(dense, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr, data.efc_J_colind)
+    else:
+        dense = np.asarray(data.efc_J).reshape(data.nefc, model.nv)
+    return dense[rows]
+
+
+def _check_determined(system: np.ndarray, n: int, names: Sequence[str]) -> None:
+    """Raise ``SimulationError`` when [G, J_eqᵀ] lets the model's equality constraints take over a
+    cylinder's load: a null vector that moves both a cylinder force (first ``n`` columns) and a
+    constraint force. (Cylinders acting along one motion share its load by least squares.)"""
+    if system.shape[1] == n:
+        return
+    _, singular, vt = np.linalg.svd(system)
+    tolerance = singular.max() * max(system.shape) * np.finfo(float).eps
+    null = vt[np.count_nonzero(singular > tolerance):]
+    shared = (np.abs(null[:, :n]) > 1e-6) & (np.abs(null[:, n:]).max(axis=1, initial=0.0) > 1e-6)[:, None]
+    if shared.any():
+        which = [name for name, s in zip(names, shared.any(axis=0)) if s]
+        raise SimulationError(f"the holding forces of {', '.join(which)} are not determined at the initial pose: the "
+                              "model's equality constraints could carry the same load; change the pins or constraints")

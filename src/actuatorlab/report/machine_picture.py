@@ -95,13 +95,17 @@ def _render_main(model_path: str, poses_path: str, out: str, width: int, height:
     poses = np.load(poses_path)
     pins = np.load(os.path.join(os.path.dirname(poses_path), "pins.npy"))
     frames = np.empty((len(poses), height, width, 3), dtype=np.uint8)
-    # frame the whole motion: the bodies' origins and their geoms' bounding spheres over every pose
+    # frame the whole motion: the origins of the bodies that can move and their geoms' bounding
+    # spheres over every pose (not the ground or terrain, static bodies welded to the world)
+    mobile = model.body_weldid > 0
+    if not mobile.any():
+        mobile[:] = True
+    moving = mobile[model.geom_bodyid]
     points = []
     for q in poses:
         data.qpos[:] = q
         mujoco.mj_forward(model, data)
-        points.append(data.xpos[1:].copy() if model.nbody > 1 else data.xpos.copy())
-        moving = model.geom_bodyid > 0
+        points.append(data.xpos[mobile].copy())
         for sign in (-1.0, 1.0):
             points.append(data.geom_xpos[moving] + sign * model.geom_rbound[moving, None])
     points = np.concatenate(points)

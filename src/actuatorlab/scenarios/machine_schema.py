@@ -288,6 +288,7 @@ class MachineScenario(Spec):
     timestep: Time | None = None
     drop_actuators: StrictBool = False
     drop_missing_assets: StrictBool = False
+    drop_plugins: StrictBool = False
     contacts: StrictBool = True
     initial_pose: dict[str, float | StrictStr] = Field(default_factory=dict)
     check_interval: Time = 0.05

@@ -97,7 +97,8 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
     payloads = [Payload(f"payload{i}", p.body, tuple(p.point), p.mass, f"payloads[{i}].body")
                 for i, p in enumerate(spec.payloads)]
     try:
-        model, notes = load_machine_model(spec.model_file, spec.drop_actuators, spec.drop_missing_assets, extra,
+        model, notes = load_machine_model(spec.model_file, spec.drop_actuators, spec.drop_missing_assets,
+                                          spec.drop_plugins, extra,
                                           payloads, spec.contacts, spec.timestep)
         system = HydraulicMujocoSystem(model, cylinders)
         pose = {name: spec.pose_value(name, model.jnt_type[movable_joint(model, name, f"initial_pose.{name}")]
