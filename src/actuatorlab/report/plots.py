@@ -155,7 +155,8 @@ def time_series_figure(
         if len(panel.lines) + len(panel.hlines) > 1:
             ax.legend(loc="best")
     axes[-1].set_xlabel("Time $t$ [s]")
-    fig.align_ylabels(axes)
+    for ax in axes:  # aligned at a fixed offset: matplotlib's align_ylabels measures every tick label
+        ax.yaxis.set_label_coords(-YLABEL_OFFSET / (size[0] - MARGINS["left"] - MARGINS["right"]), 0.5)
     if title:
         fig.suptitle(title)
     return fig
@@ -435,6 +436,9 @@ def _figure(size: tuple[float, float], margins: dict[str, float] | None = None) 
 
 MARGINS = {"left": 0.72, "right": 0.12, "bottom": 0.42, "top": 0.12, "title": 0.22}
 """Margins [inch] of stacked panels: room for the tick and axis labels of the journal style at 7–8 pt."""
+YLABEL_OFFSET = 0.6
+"""Distance [inch] of a stacked panel's y label centre left of its axes: clear of tick labels of up
+to seven characters at 7 pt."""
 
 
 def stacked_margins(size, title: bool) -> dict[str, float]:
