@@ -77,15 +77,19 @@ def test_show_and_to_toml_round_trip(tmp_path):
 
 def test_importing_the_package_loads_no_numerics_until_used():
     """``import actuatorlab`` loads nothing heavy; loading a scenario loads no tables or plots;
-    running it (in this process: no forked child) loads the numerics."""
-    code = ("import sys, actuatorlab\n"
+    running it (in this process: no forked child) loads the numerics, and its table, pandas only
+    when it is asked for (a saved run writes its Parquet file from the columns)."""
+    code = ("import sys, tempfile, actuatorlab\n"
             "heavy = lambda: [m for m in ('numba', 'mujoco', 'pandas', 'matplotlib', 'dask') if m in sys.modules]\n"
-            "print(heavy()); arm = actuatorlab.load('arm-relief'); print(heavy()); arm.run(); print(heavy())")
+            "print(heavy()); arm = actuatorlab.load('arm-relief'); print(heavy()); result = arm.run(); print(heavy())\n"
+            "result.save(tempfile.mkdtemp()); print(heavy()); result.table; print(heavy())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "ACTUATORLAB_NO_FORK": "1"}).stdout.split("\n")
     assert out[0] == "[]"
     assert "pandas" not in out[1] and "matplotlib" not in out[1] and "dask" not in out[1]
-    assert "numba" in out[2] and "pandas" in out[2] and "mujoco" not in out[2]
+    assert "numba" in out[2] and "mujoco" not in out[2]
+    assert "pandas" not in out[3] and "matplotlib" in out[3]
+    assert "pandas" in out[4]
 
 
 def test_an_arm_run_imports_only_what_it_uses(tmp_path):

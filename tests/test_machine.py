@@ -102,14 +102,14 @@ def test_energy_balance_closes(crane_output):
 def test_closed_loops_sample_hold_saturate_and_track(crane_output):
     output, _, _ = crane_output
     table = output.table
-    t = table["t"].to_numpy()
+    t = table["t"]
     for c in ("lift", "jib", "telescope"):
-        u = table[f"{c}.valve_command"].to_numpy()
+        u = table[f"{c}.valve_command"]
         changes = t[1:][np.diff(u) != 0.0]
         # the PI controller's sample time is 10 ms: the command only changes on its samples
         assert np.allclose(np.round(changes / 0.01) * 0.01, changes, atol=1e-9)
         assert np.max(np.abs(u)) <= 1.0
-        error = table[f"{c}.tracking_error"].to_numpy()
+        error = table[f"{c}.tracking_error"]
         # at the ends of the holds (5.5 s, 10.5 s) the stroke sits on its target
         for end in (5.5, 10.5):
             assert abs(error[np.searchsorted(t, end) - 1]) < 0.015

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from actuatorlab.io.results import read_table
+from actuatorlab.io.results import as_dataframe, read_table
 from actuatorlab.scenarios.kinds import arm as arm_kind
 from actuatorlab.scenarios.kinds import arms_one_pump
 from actuatorlab.scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
@@ -66,7 +66,7 @@ def test_batched_variants_equal_their_single_runs_bit_for_bit(tmp_path, name, sp
                 assert np.array_equal(index.loc[i, figure.key], expected, equal_nan=True), (i, figure.key)
         if i in (0, 5, 17):
             table, units = read_table(tmp_path / "s" / SERIES / f"{i:07d}.parquet")
-            pd.testing.assert_frame_equal(table, single.table.reset_index(drop=True), check_exact=True)
+            pd.testing.assert_frame_equal(table, as_dataframe(single.table).reset_index(drop=True), check_exact=True)
             assert units == single.units
     if name == "arm-relief":  # the sample reaches the failures: a mass below 0, an unstable stiffness
         assert statuses.count("failed") >= 2 and statuses.count("ok") >= 12
@@ -82,7 +82,7 @@ def test_envelopes_are_the_quantiles_of_the_variants_series(tmp_path, monkeypatc
     assert len(list((tmp_path / "one" / BATCHES).glob("*.envelope.parquet"))) == 4
     t = scenario.simulation.times()
     at = np.unique(np.linspace(0, t.size - 1, ENVELOPE_POINTS).round().astype(int))
-    theta = np.array([_single(scenario, variants, i).table["theta"].to_numpy()[at] for i in range(len(variants))])
+    theta = np.array([_single(scenario, variants, i).table["theta"][at] for i in range(len(variants))])
     envelopes = one.envelopes
     assert np.array_equal(envelopes["t"].to_numpy(), t[at])
     tolerance = 0.005 + 1 / (30 - 1)  # half a sketch step, and one variant of a batch (the bound the module gives)

@@ -14,13 +14,13 @@ from typing import NamedTuple
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from ..io.results import as_dataframe, column_names, row_count
 from ..report.html import format_number
 from ..scenarios.output import ScenarioOutput
 from ..scenarios.runner import StageProgress, write_output
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
 
@@ -68,11 +68,20 @@ class RunResult:
         self._output = output
         self._title, self._description, self._source = title, description, source_toml
         self._csv, self._plots = csv, plots
-        self.table = output.table.copy()
-        self.table.attrs["units"] = dict(output.units)
-        self.table.attrs["labels"] = dict(output.labels)
+        self._table: pd.DataFrame | None = None
         self.summary = {s.key: KeyFigure(s.value, s.unit, s.label, s.note) for s in output.summary}
         self.notes = list(output.notes)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The run's table as a DataFrame, built on first use (a command that only saves the run
+        does not load pandas)."""
+        if self._table is None:
+            table = as_dataframe(self._output.table).copy()
+            table.attrs["units"] = dict(self._output.units)
+            table.attrs["labels"] = dict(self._output.labels)
+            self._table = table
+        return self._table
 
     @property
     def title(self) -> str:
@@ -102,11 +111,12 @@ class RunResult:
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"
                        f"</td><td>{escape(f.unit)}</td></tr>" for f in self.summary.values())
-        return (f"<b>{escape(self._title)}</b>: {len(self.table)} rows × {len(self.table.columns)} columns"
+        table = self._output.table
+        return (f"<b>{escape(self._title)}</b>: {row_count(table)} rows × {len(column_names(table))} columns"
                 f"<table>{rows}</table>")
 
     def __repr__(self) -> str:
-        return f"<RunResult {self._title!r}: {len(self.table)} rows, {len(self.summary)} key figures>"
+        return f"<RunResult {self._title!r}: {row_count(self._output.table)} rows, {len(self.summary)} key figures>"
 
 
 def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -122,6 +132,8 @@ def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None)
     >>> list(both.columns)
     [('u_b 0.3', 'theta'), ('u_b 0.1', 'theta')]
     """
+    import pandas as pd
+
     if not runs:
         raise ValueError("compare: give at least one run, e.g. {'base': result}")
     tables = {name: run.table.set_index(run.table.columns[0]) for name, run in runs.items()}

@@ -127,7 +127,7 @@ class Scenario:
 
         report = progress or (lambda stage, fraction: None)
         output = simulate(self._spec, lambda fraction: report("simulate", fraction))
-        from .results import RunResult  # pandas: loaded by then, beside a simulation run apart
+        from .results import RunResult
 
         return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,
                          self._spec.outputs.plots)

@@ -1,7 +1,9 @@
 """Result tables and summaries on disk: Parquet with units, CSV, JSON; every write is atomic.
 
 A time-series table has one row per sample, column ``t`` [s] first, then one column per
-channel. In Parquet each column's unit (and optionally its plot label) is stored in the Arrow
+channel. A table to write is a pandas DataFrame or, where a command should not pay pandas'
+import, its columns: a mapping name → 1-D array, all of one length (:data:`Table`); the Parquet
+file is the same. In Parquet each column's unit (and optionally its plot label) is stored in the Arrow
 field metadata under the keys ``b"unit"`` and ``b"label"``, so a table read back carries
 its units without a side file.
 """
@@ -13,21 +15,48 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import ParameterError
 from .atomic import atomic_path, atomic_write_text
 
+if TYPE_CHECKING:  # pandas loads where a DataFrame is read or built, not to write a table of columns
+    import pandas as pd
+
 UNIT_KEY = b"unit"
 LABEL_KEY = b"label"
 
+Table = Union["pd.DataFrame", Mapping[str, np.ndarray]]
+"""A result table: a DataFrame, or its columns (name → 1-D array of one length, ``t`` first)."""
+
+
+def column_names(table: Table) -> list[str]:
+    """The table's column names, in order."""
+    return [str(c) for c in table.keys()]
+
+
+def row_count(table: Table) -> int:
+    """The table's number of rows."""
+    if isinstance(table, Mapping):
+        return len(next(iter(table.values()))) if table else 0
+    return len(table)
+
+
+def as_dataframe(table: Table) -> pd.DataFrame:
+    """The table as a DataFrame (a DataFrame is returned as it is)."""
+    if not isinstance(table, Mapping):
+        return table
+    import pandas as pd
+
+    return pd.DataFrame({name: np.asarray(values) for name, values in table.items()})
+
 
 def write_table(
-    df: pd.DataFrame,
+    df: Table,
     path: str | os.PathLike[str],
     units: Mapping[str, str],
     labels: Mapping[str, str] | None = None,
@@ -38,7 +67,7 @@ def write_table(
     Parameters
     ----------
     df
-        Table with string column names; the index is not written.
+        Table with string column names (a DataFrame, whose index is not written, or its columns).
     path
         Target ``.parquet`` file.
     units
@@ -57,7 +86,10 @@ def write_table(
     labels = {} if labels is None else labels
     _check_columns(df, units, "units", require_all=True)
     _check_columns(df, labels, "labels", require_all=False)
-    table = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)  # result tables are small: threads cost more
+    if isinstance(df, Mapping):
+        table = pa.Table.from_arrays([_arrow_column(v) for v in df.values()], names=column_names(df))
+    else:
+        table = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)  # result tables are small: threads cost more
     fields = []
     for fld in table.schema:
         meta = {UNIT_KEY: units[fld.name].encode()}
@@ -67,6 +99,15 @@ def write_table(
     table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
     with atomic_path(path, durable) as tmp:
         pq.write_table(table, tmp)
+
+
+def _arrow_column(values) -> pa.Array:
+    """A 1-D numeric column as an Arrow array on the same memory (``pa.array`` would import pandas
+    to check what it was given); any other column through ``pa.array``."""
+    array = np.ascontiguousarray(values)
+    if array.ndim == 1 and array.dtype.kind in "fiu" and array.dtype.isnative:
+        return pa.Array.from_buffers(pa.from_numpy_dtype(array.dtype), len(array), [None, pa.py_buffer(array)])
+    return pa.array(array)
 
 
 def read_table(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -103,6 +144,8 @@ def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int =
             return read_table(path)
         if delimiter is None:
             delimiter = _sniff_delimiter(path, header_row)
+        import pandas as pd
+
         df = pd.read_csv(path, sep=delimiter, skiprows=range(header_row - 1), header=0).iloc[skip_rows:].reset_index(drop=True)
     except (OSError, ValueError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())
@@ -132,6 +175,8 @@ def numeric_columns(df: pd.DataFrame, columns: list[str], source: str | os.PathL
     """
     if len(df) == 0:
         raise ParameterError(f"{source}: the table has a header but no rows; log at least one sample")
+    import pandas as pd
+
     block = df[columns].apply(pd.to_numeric, errors="coerce")
     bad = block.isna() & df[columns].notna()
     if bad.to_numpy().any():
@@ -146,8 +191,8 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, str]:
     return _field_metadata(pq.read_schema(path), LABEL_KEY)
 
 
-def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], units: Mapping[str, str]) -> None:
-    """Write ``df`` as CSV atomically, with header cells ``name [unit]``.
+def write_csv(df: Table, path: str | os.PathLike[str], units: Mapping[str, str]) -> None:
+    """Write ``df`` (a DataFrame or its columns) as CSV atomically, with header cells ``name [unit]``.
 
     A column whose unit is ``""`` gets the bare name. Floats are written with full precision
     (they round-trip exactly); the index is not written.
@@ -158,9 +203,9 @@ def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], units: Mapping[str
         If a column has no unit, or ``units`` names a column that ``df`` lacks.
     """
     _check_columns(df, units, "units", require_all=True)
-    names = [str(c) for c in df.columns]
+    names = column_names(df)
     header = [f"{name} [{units[name]}]" if units[name] else name for name in names]
-    atomic_write_text(path, df.to_csv(index=False, header=header, lineterminator="\n"))
+    atomic_write_text(path, as_dataframe(df).to_csv(index=False, header=header, lineterminator="\n"))
 
 
 def write_json(path: str | os.PathLike[str], obj: object, durable: bool = True) -> None:
@@ -179,10 +224,10 @@ def write_json(path: str | os.PathLike[str], obj: object, durable: bool = True) 
 
 
 def _check_columns(
-    df: pd.DataFrame, mapping: Mapping[str, str], what: str, *, require_all: bool
+    df: Table, mapping: Mapping[str, str], what: str, *, require_all: bool
 ) -> None:
     """Raise ``ValueError`` if ``mapping`` names unknown columns or, if required, misses some."""
-    columns = [str(c) for c in df.columns]
+    columns = column_names(df)
     unknown = sorted(set(mapping) - set(columns))
     if unknown:
         raise ValueError(f"{what} name columns not in the table: {unknown}; columns are {columns}")

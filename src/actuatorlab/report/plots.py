@@ -16,11 +16,11 @@ from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
-import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..io.atomic import atomic_path
+from ..io.results import Table, column_names
 from ..io.forked import ChildLost, fork_allowed, fork_call
 
 #: rcParams of every figure: small type, thin lines and inward ticks, as in journal figures.
@@ -124,9 +124,10 @@ class GammaCurve:
 
 @mpl.rc_context(STYLE)
 def time_series_figure(
-    df: pd.DataFrame, panels: list[Panel], title: str | None = None
+    df: Table, panels: list[Panel], title: str | None = None
 ) -> Figure:
-    """Stacked subplots over the shared time axis ``df["t"]`` [s], one per panel.
+    """Stacked subplots over the shared time axis ``df["t"]`` [s], one per panel; ``df`` a
+    DataFrame or its columns (name → array).
 
     A panel gets a legend when it shows more than one labelled line (reference lines count).
 
@@ -138,16 +139,16 @@ def time_series_figure(
     if not panels:
         raise ValueError("time_series_figure needs at least one panel")
     needed = ["t", *(line.column for panel in panels for line in panel.lines)]
-    missing = [c for c in needed if c not in df.columns]
+    missing = [c for c in needed if c not in df]
     if missing:
-        raise ValueError(f"columns {missing} not in the table; columns are {list(df.columns)}")
+        raise ValueError(f"columns {missing} not in the table; columns are {column_names(df)}")
     size = (6.0, 0.6 + 1.35 * len(panels))
     fig = _figure(size, stacked_margins(size, title=bool(title)))
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    t = df["t"].to_numpy()
+    t = np.asarray(df["t"])
     for ax, panel in zip(axes, panels):
         for line in panel.lines:
-            ax.plot(t, df[line.column].to_numpy() * line.scale, line.style, label=line.label)
+            ax.plot(t, np.asarray(df[line.column]) * line.scale, line.style, label=line.label)
         for value, label in panel.hlines:
             ax.axhline(value, label=label, **_REFERENCE)
         ax.set_ylabel(panel.ylabel)

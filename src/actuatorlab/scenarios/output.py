@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # pandas and matplotlib load when a kind builds its table and figures
-    import pandas as pd
+if TYPE_CHECKING:  # matplotlib loads when a kind builds its figures
     from matplotlib.figure import Figure
+
+    from ..io.results import Table
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,12 @@ class FigureSpec:
 
 @dataclass
 class ScenarioOutput:
-    """Results of one scenario run: one row per sample (or grid point) and what to report."""
+    """Results of one scenario run: one row per sample (or grid point) and what to report.
 
-    table: pd.DataFrame
+    ``table``: a DataFrame, or its columns (name → 1-D array) where a kind's command should not
+    load pandas (:data:`actuatorlab.io.results.Table`)."""
+
+    table: Table
     units: dict[str, str]
     labels: dict[str, str]
     summary: list[SummaryFigure]

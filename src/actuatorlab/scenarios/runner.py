@@ -46,8 +46,9 @@ SIMULATED_APART = {"arm": "arm_output"}
 """Kind → module of ``scenarios.kinds`` with ``output(scenario, result) -> ScenarioOutput``, for
 kinds whose own module has ``simulate_scenario(scenario, progress)`` returning a picklable result
 without loading a plotting or table library, and whose output module loads no numba.
-:func:`simulate` runs their simulation in a forked child while this process imports pandas,
-pyarrow, matplotlib and the output module: on two cores a run's two halves of start-up overlap."""
+:func:`simulate` runs their simulation in a forked child while this process imports pyarrow,
+matplotlib and the output module: on two cores a run's two halves of start-up overlap. (Their
+tables are columns, written without pandas.)"""
 
 _APART_ONCE: set[str] = set()
 """Kinds this process has simulated apart: only a kind's first run here is, since a child's
@@ -87,8 +88,7 @@ def _simulate_scenario(scenario, report: Callable[[float], None]):
 
 
 def _load_output_libraries() -> None:
-    """Import what the output and its files need (pandas, pyarrow, matplotlib)."""
-    importlib.import_module("pandas")
+    """Import what the output and its files need (pyarrow, matplotlib)."""
     importlib.import_module("..io.results", __package__)
     importlib.import_module("..report.plots", __package__)
 

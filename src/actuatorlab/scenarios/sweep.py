@@ -58,7 +58,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.forked import fork_allowed
-from ..io.results import write_json, write_table
+from ..io.results import row_count, write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
 from .sweep_engines import Task, dask_client, run_forked, run_on_dask
 from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
@@ -117,7 +117,7 @@ def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
         scenario = parse_scenario(data, f"variant {variant_id}")
         output = kind_module(scenario.kind).run(scenario)
         write_table(output.table, folder / f"{variant_id:05d}.parquet", output.units, output.labels, durable=False)
-        record.update(status="ok", error="", rows=len(output.table), summary=output.summary_dict(),
+        record.update(status="ok", error="", rows=row_count(output.table), summary=output.summary_dict(),
                       units={f.key: f.unit for f in output.summary})
     except Exception as error:  # noqa: BLE001 (a failing variant is recorded, the sweep goes on)
         record.update(status="failed", error=f"{type(error).__name__}: {error}")

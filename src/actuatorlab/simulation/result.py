@@ -43,9 +43,12 @@ class SimulationResult:
         """Column name → unit, including ``t`` in seconds."""
         return {"t": "s", **{k: c.unit for k, c in self.channels.items()}}
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """Column ``t`` then one column per channel (SI units): the table without pandas."""
+        return {"t": self.t, **{k: c.values for k, c in self.channels.items()}}
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per sample: column ``t`` then one column per channel (SI units)."""
         import pandas as pd  # only where a table is built: a simulation does not load pandas
 
-        data = {"t": self.t, **{k: c.values for k, c in self.channels.items()}}
-        return pd.DataFrame(data)
+        return pd.DataFrame(self.columns())

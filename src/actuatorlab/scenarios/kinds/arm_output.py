@@ -30,9 +30,9 @@ def output(scenario: ArmScenario, result: SimulationResult) -> ScenarioOutput:
         raise ScenarioError(
             f"outputs.channels: unknown {unknown}; valid channels are {', '.join(result.channels)}"
         )
-    df = result.to_dataframe()
-    table = df[["t", *channels]]
-    units = {k: v for k, v in result.units().items() if k in table.columns}
+    columns = result.columns()  # the table as columns: the command writes it without pandas (see the runner)
+    table = {k: columns[k] for k in ("t", *channels)}
+    units = {k: v for k, v in result.units().items() if k in table}
     labels = {k: result.channels[k].label for k in channels}
     open_at = summary[0].value
     return ScenarioOutput(
@@ -40,7 +40,7 @@ def output(scenario: ArmScenario, result: SimulationResult) -> ScenarioOutput:
         units=units,
         labels=labels,
         summary=summary,
-        figures=_figures(df, scenario.name, fhm, frm, open_at),
+        figures=_figures(columns, scenario.name, fhm, frm, open_at),
         notes=_notes(scenario),
         counters=result.counters,
     )
@@ -59,7 +59,8 @@ def _pressure_figures(result: SimulationResult) -> list[SummaryFigure]:
     ]
 
 
-def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
+def _figures(df: dict[str, np.ndarray], name, fhm, frm, open_at) -> list[FigureSpec]:
+    """The report's figures of a run's columns ``df`` (``t`` and every channel)."""
     from ...report.plots import Line, Panel, time_series_figure  # matplotlib: where figures are specified
 
     kn, deg, mm = 1e-3, 180.0 / np.pi, 1e3
@@ -88,7 +89,8 @@ def _figures(df, name, fhm, frm, open_at) -> list[FigureSpec]:
                    lambda: time_series_figure(df, response, title=f"{name}: response")),
     ]
     if open_at is not None:
-        window = df[(df["t"] >= open_at - 0.5) & (df["t"] <= open_at + 0.5)]
+        near = (df["t"] >= open_at - 0.5) & (df["t"] <= open_at + 0.5)
+        window = {k: v[near] for k, v in df.items()}
         zoom = [response[2], response[3], response[0]]
         figures.append(FigureSpec(
             "relief.png", f"Around the first relief opening at t = {open_at:.3f} s: the force saturates at the "

@@ -174,7 +174,7 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     targets = _targets(result, system, kwargs)
     add_machine_channels(result, system, supplies, targets)
     summary = machine_summary(result, system, supplies, {name: unit for name, (_, _, unit) in targets.items()})
-    table = result.to_dataframe()
+    table = result.columns()  # written without pandas
     units = {"t": "s", **result.units()}
     loops = list(targets)
     for name in loops:
