@@ -96,7 +96,8 @@ def write_table(
         if fld.name in labels:
             meta[LABEL_KEY] = labels[fld.name].encode()
         fields.append(fld.with_metadata(meta))
-    table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
+    # the same columns under the annotated schema (Table.cast would import pyarrow.compute: 60 ms)
+    table = pa.Table.from_arrays(table.columns, schema=pa.schema(fields, metadata=table.schema.metadata))
     with atomic_path(path, durable) as tmp:
         pq.write_table(table, tmp)
 
