@@ -164,3 +164,22 @@ def test_a_shortened_run_draws_each_instant_of_its_picture_once():
     picture = [fig for fig in result.plot(show=False) if fig.axes[0].get_title().startswith("bodies")][0]
     labels = [text.get_text() for text in picture.axes[0].get_legend().get_texts()]
     assert labels == ["t = 0.00 s", "t = 2.00 s"]
+
+
+def test_the_render_child_waits_for_its_poses_and_a_failing_platform_falls_back_to_a_drawing(monkeypatch):
+    """The render job starts before the poses exist (its child waits for them), renders them when
+    given, stops its child when cancelled without them, and where no platform renders the
+    picture is the drawing, naming why (each platform's last line of error)."""
+    from actuatorlab.report import machine_picture
+
+    system, kwargs, *_ = machine_kind.build(load_scenario("crane-pick-place"))
+    poses = np.tile(system.model.qpos0, (2, 1))
+    idle = machine_picture.RenderJob(system.model)
+    child = idle._child
+    idle.cancel()
+    assert child.poll() is not None  # stopped, not left waiting
+    monkeypatch.setattr(machine_picture, "PLATFORMS", ("no-such-gl", "neither"))
+    figure, how = machine_picture.plot_picture(system.model, [0.0, 1.0], poses, [], "auto")
+    assert how.startswith("Drawn from the recorded poses") and "no-such-gl:" in how and "neither:" in how
+    with pytest.raises(RuntimeError, match='set picture.renderer = "drawing"'):
+        machine_picture.plot_picture(system.model, [0.0, 1.0], poses, [], "mujoco")

@@ -3,8 +3,10 @@ else a drawing of bodies, pins and cylinders from the recorded poses.
 
 MuJoCo picks its OpenGL platform when it is first imported (``MUJOCO_GL``), long before a report
 is drawn, so the frames are rendered in a child process started with ``MUJOCO_GL=egl`` (then
-``osmesa``): it reads the compiled model (``mj_saveModel``) and the poses, renders each with a
-free camera, and writes the images. If no platform renders (no EGL or OSMesa library, no GPU
+``osmesa``), :mod:`.machine_render`: it reads the compiled model (``mj_saveModel``), makes its
+renderer, and waits for the poses; the job starts it as soon as the model is known (before the
+run), so its start-up (Python, MuJoCo, the GL context: about half a second) overlaps the
+simulation and the other figures. If no platform renders (no EGL or OSMesa library, no GPU
 driver), the picture is drawn instead: each body a line from its parent's origin to its own,
 the cylinders thick lines between their pins, pins as dots, on the chosen plane (``xz``: the
 side view, x forward, z up). A report always has a picture.
@@ -28,22 +30,24 @@ _AXES = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 
 
 class RenderJob:
-    """Frames of ``poses`` (n, nq) rendered by MuJoCo in a child process, started at once so that
-    the child's start-up overlaps the drawing of other figures; ``frames()`` waits for them. The
-    cylinders (pairs of pin site ids ``pins``) are drawn as grey capsules between their pins."""
+    """Frames of poses rendered by MuJoCo in a child process (:mod:`.machine_render`), started at
+    once with the model so that its start-up overlaps the run and the drawing of other figures;
+    :meth:`render` gives it the poses (n, nq), :meth:`frames` waits for the images. The cylinders
+    (pairs of pin site ids ``pins``) are drawn as grey capsules between their pins. A job whose
+    poses never come (:meth:`cancel`, or the process ending) stops its child."""
 
-    def __init__(self, model: mujoco.MjModel, poses: np.ndarray, pins: Sequence[tuple[int, int]] = (),
-                 width: int = 480, height: int = 360, plane: str = "xz", timeout: float = 60.0):
+    def __init__(self, model: mujoco.MjModel, pins: Sequence[tuple[int, int]] = (), width: int = 480,
+                 height: int = 360, plane: str = "xz", timeout: float = 60.0):
         self._folder = tempfile.TemporaryDirectory()
         folder = self._folder.name
         self._paths = [os.path.join(folder, name) for name in ("model.mjb", "poses.npy", "frames.npy")]
         mujoco.mj_saveModel(model, self._paths[0], None)
-        np.save(self._paths[1], np.asarray(poses, dtype=np.float64))
         np.save(os.path.join(folder, "pins.npy"), np.asarray(pins, dtype=np.int64).reshape(-1, 2))
         self._args = [str(width), str(height), plane]
         self._timeout = timeout
         self._reasons: list[str] = []
         self._platforms = list(PLATFORMS)
+        self._posed = False
         self._child = self._start()
 
     def _start(self) -> subprocess.Popen | None:
@@ -51,17 +55,28 @@ class RenderJob:
             platform = self._platforms.pop(0)
             env = {**os.environ, "MUJOCO_GL": platform, "PYOPENGL_PLATFORM": platform}
             try:
-                child = subprocess.Popen([sys.executable, "-m", __name__, *self._paths, *self._args], env=env,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                child = subprocess.Popen([sys.executable, "-m", f"{__package__}.machine_render", *self._paths,
+                                          *self._args], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
             except OSError as err:
                 self._reasons.append(f"{platform}: {err}")
                 continue
             child.platform = platform
+            if self._posed:
+                _go(child)
             return child
         return None
 
+    def render(self, poses: np.ndarray) -> None:
+        """Give the child the poses (n, nq) to render (once)."""
+        np.save(self._paths[1], np.asarray(poses, dtype=np.float64))
+        self._posed = True
+        if self._child is not None:
+            _go(self._child)
+
     def frames(self) -> tuple[np.ndarray | None, str]:
-        """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered)."""
+        """(frames (n, height, width, 3) uint8 or None, the platform used or why none rendered),
+        after :meth:`render`."""
         try:
             while self._child is not None:
                 child = self._child
@@ -78,57 +93,28 @@ class RenderJob:
                 self._child = self._start()
             return None, "; ".join(self._reasons)
         finally:
-            self._folder.cleanup()
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Stop the child (if it still runs) and remove the job's files."""
+        if self._child is not None and self._child.poll() is None:
+            self._child.kill()
+            self._child.communicate()
+        self._child = None
+        self._folder.cleanup()
+
+    def __del__(self) -> None:
+        self.cancel()
 
 
-def _render_main(model_path: str, poses_path: str, out: str, width: int, height: int, plane: str) -> None:
-    model = mujoco.MjModel.from_binary_path(model_path)
-    model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
-    model.vis.global_.offheight = max(model.vis.global_.offheight, height)
-    model.vis.headlight.ambient[:] = 0.45  # models often carry no light of their own
-    model.vis.headlight.diffuse[:] = 0.7
-    data = mujoco.MjData(model)
-    renderer = mujoco.Renderer(model, height, width)
-    camera = mujoco.MjvCamera()
-    camera.type = mujoco.mjtCamera.mjCAMERA_FREE
-    camera.azimuth, camera.elevation = {"xz": (90.0, -10.0), "xy": (90.0, -89.0), "yz": (0.0, -10.0)}[plane]
-    poses = np.load(poses_path)
-    pins = np.load(os.path.join(os.path.dirname(poses_path), "pins.npy"))
-    frames = np.empty((len(poses), height, width, 3), dtype=np.uint8)
-    # frame the whole motion: the origins of the bodies that can move and their geoms' bounding
-    # spheres over every pose (not the ground or terrain, static bodies welded to the world)
-    mobile = model.body_weldid > 0
-    if not mobile.any():
-        mobile[:] = True
-    moving = mobile[model.geom_bodyid]
-    points = []
-    for q in poses:
-        data.qpos[:] = q
-        mujoco.mj_forward(model, data)
-        points.append(data.xpos[mobile].copy())
-        for sign in (-1.0, 1.0):
-            points.append(data.geom_xpos[moving] + sign * model.geom_rbound[moving, None])
-    points = np.concatenate(points)
-    centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
-    extent = float(np.max(points.max(axis=0) - points.min(axis=0))) or float(model.stat.extent)
-    camera.lookat[:] = centre
-    camera.distance = 1.3 * extent + 0.5
-    for k, q in enumerate(poses):
-        data.qpos[:] = q
-        mujoco.mj_forward(model, data)
-        renderer.update_scene(data, camera)
-        scene = renderer.scene
-        for base, rod in pins:
-            if scene.ngeom >= scene.maxgeom:
-                break
-            geom = scene.geoms[scene.ngeom]
-            mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), np.zeros(9),
-                                np.array([0.25, 0.25, 0.3, 1.0], dtype=np.float32))
-            mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, 0.045, data.site_xpos[base], data.site_xpos[rod])
-            scene.ngeom += 1
-        frames[k] = renderer.render()
-    renderer.close()
-    np.save(out, frames)
+def _go(child: subprocess.Popen) -> None:
+    """Tell a waiting render child that the poses are written (a child that has already failed
+    is met by :meth:`RenderJob.frames`)."""
+    try:
+        child.stdin.write("go\n")
+        child.stdin.flush()  # communicate() closes it
+    except (BrokenPipeError, OSError):
+        pass
 
 
 def draw_machine(ax, model: mujoco.MjModel, pose: np.ndarray, pins: Sequence[tuple[int, int]], plane: str = "xz",
@@ -162,7 +148,10 @@ def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarra
     if renderer == "drawing":
         frames, how = None, "drawing asked for"
     else:
-        frames, how = (job or RenderJob(model, poses, pins, plane=plane)).frames()
+        if job is None:
+            job = RenderJob(model, pins, plane=plane)
+            job.render(poses)
+        frames, how = job.frames()
     if frames is None and renderer == "mujoco":
         raise RuntimeError(f"MuJoCo's offscreen renderer does not work here ({how}); set picture.renderer = "
                            '"drawing" or "auto"')
@@ -191,6 +180,3 @@ def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarra
     fig.tight_layout()
     return fig, f"Drawn from the recorded poses (MuJoCo's renderer: {how})."
 
-
-if __name__ == "__main__":
-    _render_main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])

@@ -199,7 +199,8 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
 
     def start_rendering() -> None:
         if not jobs and scenario.picture.renderer != "drawing":
-            jobs.append(RenderJob(system.model, qpos[steps], pins, plane=scenario.picture.plane))
+            jobs.append(RenderJob(system.model, pins, plane=scenario.picture.plane))
+            jobs[0].render(qpos[steps])
 
     def picture():
         fig, how = plot_picture(system.model, [t[k] for k in steps], qpos[steps], pins, scenario.picture.renderer,
