@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
 from ..io.results import read_table
 from ..scenarios.sweep import RECORDS, SERIES, keep_set, run_sweep
 from ..scenarios.variants import grid_variants, sample_variants
 from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas loads once the workers run (see scenarios.sweep)
+    import pandas as pd
 
 
 class SweepResult:

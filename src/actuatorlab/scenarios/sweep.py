@@ -48,10 +48,10 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -62,8 +62,10 @@ from ..io.results import row_count, write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
 from .sweep_engines import Task, dask_client, run_forked, run_on_dask
 from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
-from .sweep_report import figure_keys, write_sweep_report
 from .variants import Variants, with_values
+
+if TYPE_CHECKING:  # pandas and the report's plotting load in the command while its workers run
+    import pandas as pd
 
 RECORDS = "variants"
 BATCHES = "batches"
@@ -158,9 +160,9 @@ def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: froze
     except Exception as error:  # noqa: BLE001 (a failing batch is recorded, the sweep goes on)
         output, figures, units = None, {}, {}
         errors = [f"{type(error).__name__}: {error}"] * len(variants)
-    table = pd.DataFrame({"variant": variants.ids.astype(np.int64),
-                          "status": ["failed" if e else "ok" for e in errors], "error": errors,
-                          "wall_time_s": (time.perf_counter() - start) / len(variants), **figures})
+    wall_time = np.full(len(variants), (time.perf_counter() - start) / len(variants))
+    table = {"variant": variants.ids.astype(np.int64), "status": ["failed" if e else "ok" for e in errors],
+             "error": errors, "wall_time_s": wall_time, **figures}  # columns: a worker does not load pandas
     if output is not None:
         for variant_id, result in output.series.items():
             write_table(result.table, folder / SERIES / f"{variant_id:07d}.parquet", result.units, result.labels,
@@ -177,7 +179,7 @@ def _write_sketch(path: Path, output) -> None:
     points = output.envelope_times.size
     data = {"rank": np.repeat(RANKS, points), "t": np.tile(output.envelope_times, RANKS.size)}
     data.update({name: sketch(samples).reshape(-1) for name, samples in output.envelopes.items()})
-    write_table(pd.DataFrame(data), path, {"rank": "1", "t": "s", **output.envelope_units}, durable=False)
+    write_table(data, path, {"rank": "1", "t": "s", **output.envelope_units}, durable=False)
 
 
 def batch_size(variants: int, slots: int, batched: bool = False) -> int:
@@ -373,7 +375,8 @@ def run_sweep(
                 _start_sweep(out, manifest)
             startup = time.perf_counter() - start
             phase_start = time.perf_counter()
-            run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count)
+            run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count,
+                       meanwhile=_load_collecting_libraries)
         else:
             client, cluster = dask_client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
             try:
@@ -393,12 +396,22 @@ def run_sweep(
     index = collect_index(out, variants, in_batches)
     envelopes = collect_envelopes(out) if in_batches else None
     if report:
+        from .sweep_report import figure_keys, write_sweep_report
+
         parameters = variants.varied()
         keys = figure_keys(index, parameters, figures)
         write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
                            scenario_to_toml(scenario), envelopes)
     return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
                        in_batches, envelopes)
+
+
+def _load_collecting_libraries() -> None:
+    """Import what collecting the index and drawing the report need (pandas, matplotlib): done by
+    the command while its forked workers run the variants, which need neither."""
+    import pandas  # noqa: F401
+
+    from . import sweep_report  # noqa: F401
 
 
 def _tasks(pending: Variants, slots: int, in_batches: bool, base: dict, folder: str,
@@ -447,6 +460,8 @@ def key_figures(scenario) -> list[str]:
 def collect_index(out_dir: str | os.PathLike, variants: Variants, in_batches: bool) -> pd.DataFrame:
     """Build and write ``index.parquet`` from the batch tables or the variant records (a variant
     in neither: status ``missing``)."""
+    import pandas as pd
+
     out = Path(out_dir)
     frame = pd.DataFrame({"variant": variants.ids.astype(np.int64),
                           **{path: variants.values[:, i] for i, path in enumerate(variants.paths)}})
@@ -501,6 +516,8 @@ def collect_envelopes(out_dir: str | os.PathLike) -> pd.DataFrame | None:
     for s, signal in enumerate(signals):
         for (suffix, _), row in zip(LEVELS.items(), levels):
             data[f"{signal}_{suffix}"] = row.reshape(times.size, len(signals))[:, s]
+    import pandas as pd
+
     envelopes = pd.DataFrame(data)
     envelopes.attrs["units"] = {c: units.get(c.rsplit("_q", 1)[0], "s") for c in envelopes.columns}
     write_table(envelopes, out / ENVELOPES, envelopes.attrs["units"])

@@ -25,14 +25,19 @@ from ..io.forked import ChildLost, fork_call, results
 Task = tuple[Callable[..., int], tuple]
 
 
-def run_forked(tasks: Sequence[Task], workers: int, tell: Callable[[int], None]) -> None:
+def run_forked(tasks: Sequence[Task], workers: int, tell: Callable[[int], None],
+               meanwhile: Callable[[], None] | None = None) -> None:
     """Run ``tasks`` on ``workers`` forked children (worker ``k`` takes tasks ``k, k + workers, …``);
-    fork after loading what the tasks need, so that every child inherits it."""
+    fork after loading what the tasks need, so that every child inherits it. ``meanwhile`` is
+    called here once the children run (e.g. importing what comes after them); their reports wait
+    in the pipes."""
     workers = max(1, min(workers, len(tasks)))
     calls = []
     try:
         for k in range(workers):
             calls.append(fork_call(_work, tasks[k::workers]))
+        if meanwhile is not None:
+            meanwhile()
         results(calls, lambda _worker, finished: tell(finished))
     except ChildLost as lost:
         raise ScenarioError(f"a sweep worker process ended before its tasks were done ({lost}; out of memory?); "
