@@ -268,11 +268,14 @@ def test_simultaneous_motion_identifies_too():
 
 def test_unreadable_logs_are_refused_naming_the_file(tmp_path):
     (tmp_path / "broken.parquet").write_bytes(b"not parquet at all")
-    (tmp_path / "notes.txt").write_text("t,q1\n")
+    (tmp_path / "notes.txt").write_text("t,q1\n")  # a logger's text file: read as CSV, but empty
+    (tmp_path / "sheet.xlsx").write_bytes(b"PK\x03\x04")
     with pytest.raises(ParameterError, match="broken.parquet: cannot be read as parquet"):
         read_robot_log(tmp_path / "broken.parquet", 2)
-    with pytest.raises(ParameterError, match="read a CSV"):
+    with pytest.raises(ParameterError, match="notes.txt: the table has a header but no rows"):
         read_robot_log(tmp_path / "notes.txt", 2)
+    with pytest.raises(ParameterError, match=r"sheet.xlsx: read a delimited-text log .* or Parquet"):
+        read_robot_log(tmp_path / "sheet.xlsx", 2)
     with pytest.raises(ParameterError, match="no such file"):
         read_robot_log(tmp_path / "missing.csv", 2)
 

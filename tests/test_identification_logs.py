@@ -62,6 +62,23 @@ def test_dry_run_prints_what_it_reads_and_writes_nothing(logger, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_logger_s_own_suffix_reads_as_text_and_an_unknown_one_is_refused(logger, tmp_path):
+    """Loggers name their text files .txt, .dat, .tsv or .log: each reads as CSV with the mapping;
+    a spreadsheet is refused naming what to export."""
+    folder, files, _ = logger
+    known = folder / "known.toml"
+    for suffix in (".txt", ".dat"):
+        renamed = tmp_path / f"step1{suffix}"
+        renamed.write_bytes(files[0].read_bytes())
+        result = runner.invoke(app, ["identify", "hydraulic-robot", str(renamed), "--known", str(known), "--dry-run"])
+        assert result.exit_code == 0 and "4000 rows" not in result.output and "ANGLE_2" in result.output, result.output
+    sheet = tmp_path / "step1.xlsx"
+    sheet.write_bytes(b"PK\x03\x04")
+    result = runner.invoke(app, ["identify", "hydraulic-robot", str(sheet), "--known", str(known), "--dry-run"])
+    assert result.exit_code == 2
+    assert "read a delimited-text log (.csv, .tsv, .txt, .dat, .log) or Parquet (.parquet)" in result.output
+
+
 def test_the_same_mapping_as_command_line_options(logger, tmp_path):
     folder, files, _ = logger
     (tmp_path / "empty.toml").write_text("")
@@ -85,7 +102,7 @@ def test_the_same_mapping_as_command_line_options(logger, tmp_path):
     ({"columns": {"u1": {"scale": "0.12 bar/V"}}}, r"u1 \(column SPOOL_CMD_1\): V × 0.12 bar/V cannot be read as mm"),
     ({"columns": {"x9": {"column": "T_OIL"}}}, r"the layout maps 'x9', which this command does not read; map one of t, q1"),
     ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
-    ({"header_row": 1}, r"step1.csv: cannot be read as csv \(Error tokenizing data. C error: Expected 1 fields in line 4, "
+    ({"header_row": 1}, r"step1.csv: cannot be read as delimited text \(Error tokenizing data. C error: Expected 1 fields in line 4, "
                         r"saw 11\); check the header line \(header_row\), the delimiter or the file"),
     ({"columns": {"p_plus1": {"unit": "Pa"}}}, r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
                                               r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar"),

@@ -127,13 +127,16 @@ def read_table(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, st
 
 DELIMITERS = (",", ";", "\t", "|")
 """Column delimiters a CSV log may use; without one given, the header line's most frequent wins."""
+TEXT_LOGS = (".csv", ".tsv", ".txt", ".dat", ".log")
+"""Suffixes of delimited-text logs (what loggers name them); read as CSV with their delimiter."""
 
 
 def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int = 0,
              delimiter: str | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
-    """A logged table from Parquet or CSV, and its units (column → unit, ``""`` where none).
+    """A logged table from Parquet or delimited text (CSV and the other :data:`TEXT_LOGS`), and
+    its units (column → unit, ``""`` where none).
 
-    CSV: ``header_row`` is the line (from 1) holding the column names, the lines above it
+    Text: ``header_row`` is the line (from 1) holding the column names, the lines above it
     (a logger's metadata) are skipped, and so are ``skip_rows`` lines below it (a units row);
     ``delimiter`` None picks the one of :data:`DELIMITERS` the header line uses most. Headers
     may carry the unit in brackets (``p_plus1 [Pa]``); the bracket is stripped from the column
@@ -144,8 +147,9 @@ def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int =
     if not path.exists():
         raise ParameterError(f"{path}: no such file")
     suffix = path.suffix.lower()
-    if suffix not in (".parquet", ".csv"):
-        raise ParameterError(f"{path}: read a CSV (.csv) or Parquet (.parquet) log")
+    if suffix != ".parquet" and suffix not in TEXT_LOGS:
+        raise ParameterError(f"{path}: read a delimited-text log ({', '.join(TEXT_LOGS)}) or Parquet (.parquet); "
+                             "export the logger's file as one of them")
     if suffix == ".parquet" and (header_row, skip_rows) != (1, 0):
         raise ParameterError(f"{path}: a Parquet log has no header lines to skip; leave header_row and skip_rows out")
     try:
@@ -158,8 +162,10 @@ def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int =
         df = pd.read_csv(path, sep=delimiter, skiprows=range(header_row - 1), header=0).iloc[skip_rows:].reset_index(drop=True)
     except (OSError, ValueError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())
-        hint = "the header line (header_row), the delimiter or " if suffix == ".csv" else ""
-        raise ParameterError(f"{path}: cannot be read as {suffix[1:]} ({reason}); check {hint}the file") from None
+        text = suffix != ".parquet"
+        hint = "the header line (header_row), the delimiter or " if text else ""
+        raise ParameterError(f"{path}: cannot be read as {'delimited text' if text else 'parquet'} ({reason}); "
+                             f"check {hint}the file") from None
     names = [str(c).partition("[")[0].strip() for c in df.columns]
     units = {name: str(c).partition("[")[2].rstrip("]").strip() for name, c in zip(names, df.columns)}
     df.columns = names
