@@ -120,6 +120,19 @@ def test_a_closed_chain_cylinder_holds_the_boom_as_the_statics_say(tmp_path):
     assert residual < 1e-9 * statics
 
 
+def test_a_constraint_that_could_carry_the_cylinders_load_is_refused(tmp_path):
+    """A joint equality that locks the cylinder's own slide joint could hold the boom as well as
+    the cylinder: the split of the load between them is not determined, and the pose is refused
+    rather than given a least-squares share."""
+    scenario = write_closed_chain_boom(tmp_path)
+    model = (tmp_path / "linkage.xml").read_text().replace(
+        "</equality>", '<joint joint1="telescope" polycoef="0 0 0 0 0"/></equality>')
+    (tmp_path / "linkage.xml").write_text(model)
+    with pytest.raises(ActuatorlabError, match="holding forces of lift are not determined at the initial pose: the "
+                                               "model's equality constraints could carry the same load"):
+        _run(scenario)
+
+
 def test_a_closed_chain_machine_starts_at_rest(tmp_path):
     """With a barrel and rod of their own weight the held machine, its valve closed, stays where
     it started: the initial state balances the constraint forces too."""

@@ -207,8 +207,8 @@ def _body(spec: mujoco.MjSpec, name: str, who: str):
 
 
 def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_assets: bool = False,
-                       drop_plugins: bool = False, sites: Sequence[PointSite] = (), payloads: Sequence[Payload] = (), contacts: bool = True,
-                       timestep: float | None = None) -> tuple[mujoco.MjModel, list[str]]:
+                       drop_plugins: bool = False, sites: Sequence[PointSite] = (), payloads: Sequence[Payload] = (),
+                       contacts: bool = True, timestep: float | None = None) -> tuple[mujoco.MjModel, list[str]]:
     """(the compiled model, notes of what was dropped or changed) of the MJCF or URDF ``path``."""
     label = os.path.basename(path)
     if not os.path.isfile(path):
