@@ -32,7 +32,9 @@ loss, the validation above sends any file the crash damaged to be run again. The
 and the index are fsynced.
 
 The engine (``sweep_engines``): local workers are processes forked from this one after it has
-loaded the kind and its compiled kernels (a start in milliseconds); where forking is not allowed
+loaded the kind and its compiled kernels (a start in milliseconds; while they run, this one
+imports pandas and the report's plotting, which the workers do not need: they write their
+batch tables from columns); where forking is not allowed
 (not Linux, or a process with threads) a Dask ``LocalCluster`` of worker processes on 127.0.0.1;
 or an existing Dask cluster given by its scheduler address (``dask scheduler`` then ``dask worker
 tcp://HOST:8786`` on each machine).
