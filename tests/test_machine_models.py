@@ -133,6 +133,24 @@ def test_a_constraint_that_could_carry_the_cylinders_load_is_refused(tmp_path):
         _run(scenario)
 
 
+def test_a_run_stopped_at_its_stroke_on_a_limited_slide_joint_says_how_to_let_the_limit_stop_it(tmp_path):
+    """Downloaded models limit their cylinders' slide joints; a stroke equal to that range stops
+    the run as MuJoCo's soft limit lets the rod pass by a fraction of a millimetre. The message
+    gives the limit in pin-to-pin length and a stroke that lets it be the end stop."""
+    low, high = CLOSED_CHAIN_LENGTH - 0.05, CLOSED_CHAIN_LENGTH + 0.3
+    scenario = write_closed_chain_boom(tmp_path, **{
+        'stroke = "0.6 m"': 'stroke = "0.35 m"', 'retracted_length = "0.8 m"': f'retracted_length = "{low!r} m"',
+        "values = [0.6, 0.0]": "values = [1.0, 1.0]", 'duration = "1 s"': 'duration = "4 s"'})
+    model = (tmp_path / "linkage.xml").read_text().replace(
+        '<joint name="telescope" type="slide" axis="1 0 0"/>',
+        '<joint name="telescope" type="slide" axis="1 0 0" limited="true" range="-0.05 0.3"/>')
+    (tmp_path / "linkage.xml").write_text(model)
+    with pytest.raises(ActuatorlabError, match=rf"the slide joint's limit in the model stops ℓ at \[{low:.6g}, "
+                                               rf"{high:.6g}\] m: to let it be the end stop, give retracted_length = "
+                                               rf"{low - 0.005:.6g} m and stroke = 0\.36 m"):
+        _run(scenario)
+
+
 def test_a_closed_chain_machine_starts_at_rest(tmp_path):
     """With a barrel and rod of their own weight the held machine, its valve closed, stays where
     it started: the initial state balances the constraint forces too."""

@@ -407,13 +407,25 @@ class HydraulicMujocoSystem:
                                   "or the relaxation stiffness")
         return self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
 
+    def _joint_stops(self, which: int) -> str:
+        """For a cylinder on a limited slide joint: where the joint's limit puts the ends of ℓ [m]
+        and how to make that limit the end stop (a stroke reaching 5 mm beyond it), else ""."""
+        qpos = int(self.ints[which, J_QPOS])
+        joints = np.flatnonzero(self.model.jnt_qposadr == qpos) if qpos >= 0 else []
+        if not len(joints) or not self.model.jnt_limited[joints[0]]:
+            return ""
+        low, high = self.model.jnt_range[joints[0]] + self.gain[which, G_OFFSET]
+        return (f"; the slide joint's limit in the model stops ℓ at [{low:.6g}, {high:.6g}] m: to let it be the end "
+                f"stop, give retracted_length = {low - 0.005:.6g} m and stroke = {high - low + 0.01:.6g} m")
+
     def _raise_failure(self, status, which, time_, row) -> None:
         a = self.actuators[which]
         detail = {
             STATUS_NOT_FINITE: " (force or pin-to-pin length)",
             STATUS_STRETCH: f" of {MAX_STRETCH} m",
             STATUS_STROKE: f" (ℓ = {row[O_LENGTH]:.6g} m outside its limits [{self.gain[which, G_MIN_LENGTH]:.6g}, "
-                           f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the model has no end stops)",
+                           f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the cylinder model has no end stops"
+                           f"{self._joint_stops(which)})",
             STATUS_ROOT: " (the shared pump pressure)",
             STATUS_NEWTON: " (the chamber and pump-line pressures)",
             STATUS_CHATTER: " (the step is unstable at this pose)",
