@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -89,6 +91,24 @@ def test_parquet_round_trip_keeps_units_and_labels(tmp_path, table):
     assert units == UNITS
     assert read_labels(path) == {"t": "", "theta": "θ", "f": "actuator force", "u_c": ""}
     assert pq.read_schema(path).field("f").metadata[b"unit"] == b"N"
+
+
+def test_a_table_of_columns_writes_the_file_its_dataframe_writes_without_loading_pandas(tmp_path):
+    """Columns (name → array) give the same Parquet content as their DataFrame: NaN as null, ints,
+    text, units; and writing them does not import pandas (a run's command does not pay for it)."""
+    columns = {"t": np.arange(5.0), "x": np.array([1.0, np.nan, 3.0, np.nan, 5.0]), "n": np.arange(5),
+               "status": ["ok", "failed", "ok", "ok", ""]}
+    units = {"t": "s", "x": "m", "n": "", "status": ""}
+    write_table(columns, tmp_path / "columns.parquet", units)
+    write_table(pd.DataFrame(columns), tmp_path / "frame.parquet", units)
+    (a, a_units), (b, b_units) = read_table(tmp_path / "columns.parquet"), read_table(tmp_path / "frame.parquet")
+    pd.testing.assert_frame_equal(a, b)
+    assert a_units == b_units == units
+    assert pq.read_table(tmp_path / "columns.parquet").column("x").null_count == 2
+    code = ("import sys, numpy as np\nfrom actuatorlab.io.results import write_table\n"
+            f"write_table({{'t': np.arange(3.0), 's': ['a', 'b', 'c']}}, {str(tmp_path / 'c.parquet')!r}, "
+            "{'t': 's', 's': ''})\nprint('pandas' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
 def test_write_table_needs_every_unit_and_known_columns(tmp_path, table):

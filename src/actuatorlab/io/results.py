@@ -109,7 +109,13 @@ def _arrow_column(values) -> pa.Array:
     array = np.asarray(values)
     if array.ndim == 1 and array.dtype.kind in "fiu" and array.dtype.isnative:
         array = np.ascontiguousarray(array)
-        return pa.Array.from_buffers(pa.from_numpy_dtype(array.dtype), len(array), [None, pa.py_buffer(array)])
+        kind = pa.from_numpy_dtype(array.dtype)
+        missing = np.isnan(array) if array.dtype.kind == "f" else None
+        if missing is None or not missing.any():
+            return pa.Array.from_buffers(kind, len(array), [None, pa.py_buffer(array)])
+        # NaN is written as null, as pandas' conversion writes it
+        validity = pa.py_buffer(np.packbits(~missing, bitorder="little"))
+        return pa.Array.from_buffers(kind, len(array), [validity, pa.py_buffer(array)], null_count=int(missing.sum()))
     if array.ndim == 1 and (array.dtype.kind == "U" or (array.dtype == object and all(isinstance(v, str) for v in array))):
         encoded = [str(v).encode() for v in array]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
