@@ -240,13 +240,15 @@ class HydraulicMujocoSystem:
         lengths, grads = self.length_gradients()
         self.data.qacc[:] = 0.0
         mujoco.mj_inverse(self.model, self.data)
-        # the force that holds the pose without the constraints; the equality constraints (a closed
-        # chain's connects, a weld to the ground) carry their share through unknown forces λ
-        tau = self.data.qfrc_inverse + self.data.qfrc_constraint - self.data.qfrc_applied
+        # the force that holds the pose without the equality constraints (a closed chain's connects,
+        # a weld to the ground), which carry their share through unknown forces λ instead of the
+        # soft-constraint forces mj_inverse gives them; joint limits and contacts stay as they were
+        jacobian, inverse_forces = equality_rows(self.model, self.data)
+        tau = self.data.qfrc_inverse + jacobian.T @ inverse_forces - self.data.qfrc_applied
         sites = [self.site_id(load.site) for load in loads]
         forces0 = [initial_load(load) for load in loads]
         tau -= self._load_torque(sites, forces0)
-        system = np.hstack([grads, equality_jacobian(self.model, self.data).T])
+        system = np.hstack([grads, jacobian.T])
         solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
         _check_determined(system, len(self.actuators), [a.name for a in self.actuators])
         residual = float(np.linalg.norm(system @ solution - tau))
@@ -470,18 +472,19 @@ class HydraulicMujocoSystem:
         return SimulationResult(t=t, channels=channels, counters=counters)
 
 
-def equality_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """(m, nv) the rows of the active equality constraints (connect, weld, joint coupling) in the
-    constraint Jacobian at the current data (after ``mj_forward`` or ``mj_inverse``)."""
+def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+    """(J (m, nv), forces (m,)): the rows of the active equality constraints (connect, weld, joint
+    coupling) in the constraint Jacobian and their constraint forces, at the current data (after
+    ``mj_forward`` or ``mj_inverse``)."""
     rows = np.flatnonzero(data.efc_type[:data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
     if not rows.size:
-        return np.zeros((0, model.nv))
+        return np.zeros((0, model.nv)), np.zeros(0)
     if mujoco.mj_isSparse(model):
         dense = np.zeros((data.nefc, model.nv))
         mujoco.mju_sparse2dense(dense, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr, data.efc_J_colind)
     else:
         dense = np.asarray(data.efc_J).reshape(data.nefc, model.nv)
-    return dense[rows]
+    return dense[rows], data.efc_force[rows].copy()
 
 
 def _check_determined(system: np.ndarray, n: int, names: Sequence[str]) -> None:
