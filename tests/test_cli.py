@@ -151,17 +151,20 @@ def test_a_run_replaces_an_earlier_result_whole_and_a_failed_run_leaves_nothing(
 
 
 def test_compiling_a_kernel_is_announced_once(monkeypatch):
-    """A kernel that is not in numba's cache is compiled inside ``run``: the user hears it once;
-    a kernel already compiled says nothing."""
+    """A kernel that is not in numba's cache is compiled inside ``run``: the simulation reports
+    it (``reporting_compiles``, once however many kernels compile), the run's progress prints it
+    once; a kernel already compiled says nothing."""
     import io
 
     import numba as nb
     from rich.console import Console
 
     import actuatorlab.cli as cli
+    from actuatorlab.numerics.kernel_loading import COMPILING, reporting_compiles
 
     said = io.StringIO()
     monkeypatch.setattr(cli, "err", Console(file=said, width=200))
+    progress = cli.DelayedProgress(enabled=True)
 
     @nb.njit
     def twice(x):
@@ -171,9 +174,12 @@ def test_compiling_a_kernel_is_announced_once(monkeypatch):
     def thrice(x):
         return 3.0 * x
 
-    with cli.compile_notice(enabled=True):
+    with reporting_compiles(lambda: progress(COMPILING, 0.0)):
         twice(1.0), thrice(1.0)
     assert said.getvalue().count("compiling kernels, once per machine") == 1
-    with cli.compile_notice(enabled=True):
+    with reporting_compiles(lambda: progress(COMPILING, 0.0)):
         twice(2.0)
+    progress(COMPILING, 0.0)  # a second report (another process compiling) is not printed again
+    assert said.getvalue().count("compiling kernels") == 1
+    cli.DelayedProgress(enabled=False)(COMPILING, 0.0)  # --quiet
     assert said.getvalue().count("compiling kernels") == 1

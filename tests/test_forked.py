@@ -5,6 +5,7 @@ same files as in one process."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -16,7 +17,7 @@ import pytest
 
 import actuatorlab
 from actuatorlab.errors import SimulationError
-from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call, results
+from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call, fork_waiting, results
 from actuatorlab.report import plots
 from actuatorlab.scenarios import runner
 
@@ -83,7 +84,7 @@ def test_ctrl_c_stops_a_forked_run_without_a_traceback_or_a_child_left(tmp_path)
         time.sleep(0.05)
     assert _children(command.pid), "the run did not fork"
     child = _children(command.pid)[0]
-    time.sleep(0.5)  # the child is simulating, the parent loading the output's libraries or waiting
+    time.sleep(1.5)  # the child (forked first, loading numba) is simulating, the parent waiting for it
     os.killpg(command.pid, signal.SIGINT)
     _, stderr = command.communicate(timeout=60)
     assert "Traceback" not in stderr and command.returncode == 130
@@ -117,6 +118,109 @@ def test_leaving_early_stops_and_reaps_the_child():
         pid = child.pid
     with pytest.raises(ChildProcessError):  # reaped: no zombie left to wait for
         os.waitpid(pid, os.WNOHANG)
+
+
+_PREPARED = []
+
+
+def _prepare_slowly():
+    time.sleep(1.0)
+    _PREPARED.append(os.getpid())
+
+
+def _sum_after_preparing(values, report):
+    report(0.5)
+    return _PREPARED == [os.getpid()], float(values.sum())
+
+
+def test_a_waiting_child_prepares_then_makes_the_call_it_is_sent():
+    """The call is sent while the child still prepares: ``send`` returns at once although the
+    arguments (8 MB) are more than the pipe holds; the child makes the call after its preparation."""
+    values = np.arange(1_000_000.0)
+    with fork_waiting(_prepare_slowly) as child:
+        start = time.perf_counter()
+        child.send(_sum_after_preparing, values)
+        assert time.perf_counter() - start < 0.5
+        seen = []
+        assert child.result(seen.append) == (True, values.sum())
+    assert seen == [0.5] and not _PREPARED  # prepared in the child only
+
+
+def test_a_waiting_child_without_a_call_is_stopped_and_reaped():
+    child = fork_waiting(_prepare_slowly)
+    child.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+
+
+def test_a_call_that_cannot_be_pickled_is_refused_in_the_parent():
+    with fork_waiting(lambda: None) as child, pytest.raises((AttributeError, TypeError, pickle.PicklingError)):
+        child.send(lambda report: 1)
+
+
+def test_a_waiting_child_whose_parent_ends_without_a_call_ends_too():
+    """The child waits on a pipe: the parent's end closes with the parent, and the child leaves."""
+    import subprocess
+
+    code = ("from actuatorlab.io.forked import fork_waiting\n"
+            "print(fork_waiting(lambda: None).pid, flush=True)")
+    pid = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.05)
+    assert not _running(pid)
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+_COMMAND = """
+import os, sys
+from actuatorlab import cli
+from actuatorlab.scenarios import runner
+forked_late = []
+fork_call = runner.fork_call
+runner.fork_call = lambda *a, **k: forked_late.append(1) or fork_call(*a, **k)
+sys.argv = ["actuatorlab", *sys.argv[1:]]
+try:
+    cli.main()
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+try:
+    os.waitpid(-1, os.WNOHANG)
+    left = True
+except ChildProcessError:
+    left = False
+print(code, len(forked_late), left)
+"""
+
+
+@pytest.mark.parametrize("args, code, forked_late", [
+    (["run", "arm-relief", "--quiet"], 0, 0),  # the head start simulated: no child forked later
+    (["run", "gamma-map", "--quiet"], 0, 0),  # a kind run in the command's process: the child is stopped
+    (["run", "crane-pick-place", "--help"], 0, 0),
+    (["run", "no-such-scenario", "--quiet"], 2, 0),
+])
+def test_the_run_command_simulates_in_its_head_start_child_and_leaves_no_child(tmp_path, args, code, forked_late):
+    """``actuatorlab run`` forks its simulation child first (it loads numba while the scenario is
+    read); an arm run sends it the simulation, and a command that does not use it stops it."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _COMMAND, *args, "--out", str(tmp_path / "run")],
+                         capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                              if k != "ACTUATORLAB_NO_FORK"})
+    assert out.stdout.split()[-3:] == [str(code), str(forked_late), "False"], out.stderr
+    if args[1] == "arm-relief":
+        here = actuatorlab.load("arm-relief").run()
+        written = pd.read_parquet(tmp_path / "run" / "results.parquet")
+        pd.testing.assert_frame_equal(written, here.table, check_like=False)
 
 
 def test_no_fork_from_a_process_with_threads(monkeypatch):
@@ -187,14 +291,10 @@ def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monk
 
 
 def test_a_run_whose_child_is_lost_is_simulated_here(monkeypatch, forking):
-    parent, simulate = os.getpid(), runner._simulate_scenario
+    def dies(call, report):
+        os.kill(os.getpid(), signal.SIGKILL)
 
-    def dies_in_the_child(scenario, report):
-        if os.getpid() != parent:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return simulate(scenario, report)
-
-    monkeypatch.setattr(runner, "_simulate_scenario", dies_in_the_child)
+    monkeypatch.setattr(runner, "call_reporting_compiles", dies)
     result = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()
     assert len(result.table) == 1001
 

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import gc
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -21,6 +22,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .errors import ActuatorlabError
+from .io.gc_pause import loading_libraries, own_process
+from .numerics.kernel_loading import COMPILING
+from .scenarios import head_start
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Model, simulate and report on hydraulic and electro-mechanical actuators.")
@@ -43,7 +47,9 @@ def _friendly(command):
 
 
 class DelayedProgress:
-    """A progress bar that appears only once a run has taken longer than ``delay`` seconds."""
+    """A progress bar that appears only once a run has taken longer than ``delay`` seconds; the
+    stage :data:`~actuatorlab.numerics.kernel_loading.COMPILING` prints a notice instead, once,
+    so that a first run's wait is explained."""
 
     def __init__(self, enabled: bool, delay: float = 1.0):
         self.enabled = enabled
@@ -51,9 +57,16 @@ class DelayedProgress:
         self.delay = delay
         self.bar: Progress | None = None
         self.task = None
+        self.compile_said = False
 
     def __call__(self, stage: str, fraction: float) -> None:
         if not self.enabled:
+            return
+        if stage == COMPILING:
+            if not self.compile_said:
+                self.compile_said = True
+                err.print("compiling kernels, once per machine (later runs load them from the cache) …",
+                          highlight=False)
             return
         if self.bar is None:
             if time.perf_counter() - self.start < self.delay:
@@ -69,31 +82,6 @@ class DelayedProgress:
             self.bar.stop()
 
 
-@contextlib.contextmanager
-def compile_notice(enabled: bool):
-    """Say once on stderr when numba compiles a kernel that its on-disk cache does not hold (the
-    first run after an install or an upgrade), so a first run's wait is explained."""
-    if not enabled:
-        yield
-        return
-    from numba.core import event
-
-    class Notice(event.Listener):
-        said = False
-
-        def on_start(self, _event) -> None:
-            if not self.said:
-                self.said = True
-                err.print("compiling kernels, once per machine (later runs load them from the cache) …",
-                          highlight=False)
-
-        def on_end(self, _event) -> None:
-            pass
-
-    with event.install_listener("numba:run_pass", Notice()):
-        yield
-
-
 @app.command()
 @_friendly
 def run(
@@ -106,10 +94,11 @@ def run(
     from .scenarios.runner import check_output_folder
 
     progress = DelayedProgress(enabled=not quiet)
-    loaded = load(scenario)
+    with loading_libraries():
+        loaded = load(scenario)
     target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
     try:
-        with _on_ctrl_c(f"nothing was written; {target}/ is as it was"), compile_notice(enabled=not quiet):
+        with _on_ctrl_c(f"nothing was written; {target}/ is as it was"):
             result = loaded.run(progress)
             files = result.save(target, progress)
     finally:
@@ -400,10 +389,18 @@ def main() -> None:
     leaves, which took a fifth of a short run's time (0.12 of 0.9 s); files are all written and
     closed by then. Pydantic's plugins (validation hooks found among the installed packages'
     entry points) are off in the command unless ``PYDANTIC_DISABLE_PLUGINS`` says otherwise:
-    looking them up cost every command 30 ms, and a command has no use for them.
+    looking them up cost every command 30 ms, and a command has no use for them. The process is
+    the command's own (:func:`~actuatorlab.io.gc_pause.own_process`): the libraries it loads are
+    frozen out of the collector's walks as they load. ``run`` forks its simulation child before
+    the command line is parsed (:mod:`~actuatorlab.scenarios.head_start`: it loads numba while
+    this process reads the scenario); a child left unused is stopped here.
     """
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    own_process()
+    if sys.argv[1:2] == ["run"]:
+        head_start.start()
     try:
         app()
     finally:
+        head_start.discard()
         gc.freeze()

@@ -114,7 +114,9 @@ class Scenario:
         atomic_write_text(path, self.show())
 
     def run(self, progress: StageProgress | None = None) -> RunResult:
-        """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``.
+        """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``
+        with the stages ``"simulate"`` and, when numba compiles kernels its cache does not hold
+        (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0.
 
         Examples
         --------
@@ -123,10 +125,12 @@ class Scenario:
         >>> result.table.attrs["units"]["theta"], round(result.summary["relief_open_time_s"].value, 3)
         ('rad', 7.412)
         """
+        from ..numerics.kernel_loading import COMPILING
         from ..scenarios.runner import simulate
 
         report = progress or (lambda stage, fraction: None)
-        output = simulate(self._spec, lambda fraction: report("simulate", fraction))
+        output = simulate(self._spec, lambda fraction: report("simulate", fraction),
+                          on_compile=lambda: report(COMPILING, 0.0))
         from .results import RunResult
 
         return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,

@@ -8,6 +8,7 @@ folder that exists is a complete run.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,10 @@ from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_directory, atomic_write_text
 from ..io.forked import ChildLost, fork_allowed, fork_call
+from ..io.gc_pause import loading_libraries
+from ..numerics.kernel_loading import COMPILING, call_reporting_compiles, reporting_compiles
 from ..report.html import write_report
+from . import head_start
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
 
@@ -42,13 +46,13 @@ KIND_MODULES = {
 imported when a scenario of that kind runs (an arm run does not load the crane's or the EMLA's stack)."""
 
 
-SIMULATED_APART = {"arm": "arm_output"}
-"""Kind → module of ``scenarios.kinds`` with ``output(scenario, result) -> ScenarioOutput``, for
-kinds whose own module has ``simulate_scenario(scenario, progress)`` returning a picklable result
-without loading a plotting or table library, and whose output module loads no numba.
-:func:`simulate` runs their simulation in a forked child while this process imports pyarrow,
-matplotlib and the output module: on two cores a run's two halves of start-up overlap. (Their
-tables are columns, written without pandas.)"""
+SIMULATED_APART = {"arm": ("arm_call", "arm_output")}
+"""Kind → (call module, output module) of ``scenarios.kinds``, for kinds whose simulation is
+prepared without numba (``simulation_call(scenario)`` → a picklable
+:class:`~actuatorlab.io.named_call.NamedCall` returning a picklable result) and presented without
+it (``output(scenario, result)`` → ScenarioOutput). :func:`simulate` makes their call in a forked
+child while this process imports pyarrow, matplotlib and the output module: on two cores a run's
+two halves of start-up overlap. (Their tables are columns, written without pandas.)"""
 
 _APART_ONCE: set[str] = set()
 """Kinds this process has simulated apart: only a kind's first run here is, since a child's
@@ -61,30 +65,51 @@ def kind_module(kind: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.kinds.{KIND_MODULES[kind]}")
 
 
-def simulate(scenario, progress: Callable[[float], None] | None = None) -> ScenarioOutput:
-    """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes).
+def simulate(scenario, progress: Callable[[float], None] | None = None,
+             on_compile: Callable[[], None] | None = None) -> ScenarioOutput:
+    """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes);
+    ``progress(fraction)`` as it goes, ``on_compile()`` once if numba compiles a kernel its cache
+    does not hold (seconds, once per machine).
 
-    The first run of a kind of :data:`SIMULATED_APART` in this process simulates in a forked
-    child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`) while this
-    process loads the libraries of the output; the result is the same as in-process (the same
-    compiled code on the same inputs), and a child lost on the way is replaced by simulating here.
+    The first run of a kind of :data:`SIMULATED_APART` in this process makes its simulation call
+    in a forked child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`): the
+    ``run`` command's :mod:`.head_start` child if there is one (it has loaded numba meanwhile),
+    else a child forked now; this process loads the libraries of the output meanwhile. The result
+    is the same as in-process (the same compiled code on the same inputs), and a child lost on
+    the way is replaced by simulating here.
     """
-    if scenario.kind not in SIMULATED_APART or scenario.kind in _APART_ONCE or not fork_allowed():
-        return kind_module(scenario.kind).run(scenario, progress)
+    apart = scenario.kind in SIMULATED_APART and scenario.kind not in _APART_ONCE and fork_allowed()
+    if not apart:
+        head_start.discard()
+        with reporting_compiles(on_compile):
+            return kind_module(scenario.kind).run(scenario, progress)
+    call_module, output_module = (importlib.import_module(f"{__package__}.kinds.{name}")
+                                  for name in SIMULATED_APART[scenario.kind])
+    call = call_module.simulation_call(scenario)  # a bad value raises here; the command discards its head start
     _APART_ONCE.add(scenario.kind)
-    with fork_call(_simulate_scenario, scenario) as child:
-        _load_output_libraries()
-        present = importlib.import_module(f"{__package__}.kinds.{SIMULATED_APART[scenario.kind]}")
+    child = head_start.take()
+    if child is None:
+        child = fork_call(call_reporting_compiles, call)
+    else:
+        child.send(call_reporting_compiles, call)
+    with child:
+        with loading_libraries():
+            _load_output_libraries()
         try:
-            result = child.result(progress)
+            result = child.result(functools.partial(_reported, progress, on_compile))
         except ChildLost:
-            result = _simulate_scenario(scenario, progress)
-    return present.output(scenario, result)
+            with reporting_compiles(on_compile):
+                result = call(progress)
+    return output_module.output(scenario, result)
 
 
-def _simulate_scenario(scenario, report: Callable[[float], None]):
-    """The child's half of :func:`simulate`."""
-    return kind_module(scenario.kind).simulate_scenario(scenario, report)
+def _reported(progress: Callable[[float], None] | None, on_compile: Callable[[], None] | None, value) -> None:
+    """Pass what the simulation child reported on: a progress fraction, or that numba compiles."""
+    if value == COMPILING:
+        if on_compile is not None:
+            on_compile()
+    elif progress is not None:
+        progress(value)
 
 
 def _load_output_libraries() -> None:

@@ -31,6 +31,7 @@ from ..hydraulics.pressure_dynamics import (
     chamber_rates,
     holding_pressures,
     idle_pump_pressure,
+    openings_from_command,
     pump_line_rate,
     pump_line_stiffness,
 )
@@ -168,6 +169,31 @@ def simulate_arms_pressure(
                      theta, angle_ranges[j], f"arm {j + 1}" if n_arms > 1 else "the arm")
     return [_arm_result(t, states, j, arms[j], circuits[j], fluids[j], u[:, j], f_ey[:, j], counters)
             for j in range(n_arms)]
+
+
+def simulate_arm_pressure(
+    arm: SingleArm,
+    circuit: ValveCircuit,
+    fluid: PressureDynamics,
+    t: np.ndarray,
+    valve_command: np.ndarray,
+    bleed: np.ndarray,
+    external_force: np.ndarray,
+    initial_angle: float = 0.0,
+    initial_rate: float = 0.0,
+    regeneration: np.ndarray | float = 0.0,
+    progress=None,
+    angle_range: tuple[float, float] | None = None,
+    **integration,
+) -> SimulationResult:
+    """Simulate one arm on its own pump (see :func:`simulate_arms_pressure`) driven by a valve
+    command u_c ∈ [−1, 1], bleed u_b and regeneration u_a ∈ [0, 1] sampled on ``t`` (openings by
+    (67)); ``integration``: ``initial_low_pressure``, ``solver``, ``rtol``."""
+    openings = openings_from_command(valve_command, bleed, regeneration)
+    (result,) = simulate_arms_pressure([arm], [circuit], [fluid], t, openings[:, None, :],
+                                       np.asarray(external_force)[:, None], [initial_angle], [initial_rate],
+                                       progress=progress, angle_ranges=[angle_range], **integration)
+    return result
 
 
 def _arm_result(t, states, j, arm, circuit, fluid, u, f_ey, counters) -> SimulationResult:

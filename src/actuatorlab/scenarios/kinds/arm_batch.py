@@ -30,9 +30,9 @@ from ...simulation.arm import (
     ArmRun,
     simulate_arm_batch,
 )
-from ..arm_schema import INPUT_DIMENSIONS
 from ..output import BatchOutput
 from ..variants import Variants, set_values
+from .arm_call import sample_inputs
 from .arm_figures import (
     ARM_FIGURES,
     TIMING_FIGURES,
@@ -57,18 +57,6 @@ def batch_support(scenario, paths: Collection[str]) -> str | None:
         if path.split(".")[0].split("[")[0] not in TABLES[scenario.kind]:
             return f"{path} is not batched (fields of {', '.join(TABLES[scenario.kind])} are)"
     return None
-
-
-def sample_inputs(scenario, t: np.ndarray, base=None, sampled: dict | None = None) -> dict[str, np.ndarray]:
-    """The ``arm`` scenario's inputs sampled on ``t`` [s], their ranges checked; those whose
-    signal is the ``base`` scenario's are taken from its inputs ``sampled`` (a batch's variants
-    resample only what they change)."""
-    same = [] if base is None else [name for name in INPUT_DIMENSIONS
-                                    if getattr(scenario.inputs, name) is getattr(base.inputs, name)]
-    changed = [name for name in INPUT_DIMENSIONS if name not in same]
-    scenario.check_inputs(t, changed)
-    signals = scenario.inputs.signals()
-    return {name: sampled[name] if name in same else signals[name].sample(t) for name in INPUT_DIMENSIONS}
 
 
 def sample_arms_inputs(scenario, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
