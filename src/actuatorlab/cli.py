@@ -46,6 +46,15 @@ def _friendly(command):
     return wrapper
 
 
+def _load(scenario: str):
+    """The scenario (built-in name or file), read with the collector kept off the libraries its
+    reading loads (typer, pydantic, the kind's schema)."""
+    from .api import load
+
+    with loading_libraries():
+        return load(scenario)
+
+
 class DelayedProgress:
     """A progress bar that appears only once a run has taken longer than ``delay`` seconds; the
     stage :data:`~actuatorlab.numerics.kernel_loading.COMPILING` prints a notice instead, once,
@@ -90,12 +99,10 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Run a scenario: writes results.parquet, scenario.toml, plots, summary.json and report.html."""
-    from .api import load
     from .scenarios.runner import check_output_folder
 
     progress = DelayedProgress(enabled=not quiet)
-    with loading_libraries():
-        loaded = load(scenario)
+    loaded = _load(scenario)
     target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
     try:
         with _on_ctrl_c(f"nothing was written; {target}/ is as it was"):
@@ -165,10 +172,9 @@ def sweep(
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on local worker
     processes or a Dask cluster."""
-    from .api import load
     from .api import sweep as run_sweep
 
-    spec = load(scenario)
+    spec = _load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
     with _resumable("variants", target), _counter("variants", quiet) as progress:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
@@ -201,10 +207,9 @@ def sensitivity(
 ) -> None:
     """Which parameter matters: Sobol' or Morris indices of key figures over the --vary ranges
     (SALib's designs run as a sweep); writes sensitivity.parquet/.csv and report.html."""
-    from .api import load
     from .api import sensitivity as analyse
 
-    spec = load(scenario)
+    spec = _load(scenario)
     target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
     with _resumable("runs", target), _counter("runs", quiet) as progress:
         result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
@@ -237,9 +242,7 @@ def scenarios() -> None:
 @_friendly
 def show(scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")]) -> None:
     """Print the resolved scenario (every default filled in) with units."""
-    from .api import load
-
-    print(load(scenario).show(), end="")
+    print(_load(scenario).show(), end="")
 
 
 identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.")
@@ -261,9 +264,9 @@ def export_fmu(
 ) -> None:
     """Write the scenario's actuator as a co-simulation FMU (FMI 3.0 or 2.0) that runs without Python:
     inputs valve_command, bleed, regeneration, length, length_rate; outputs force, pressures, flows."""
-    from .api import export_fmu as export, load
+    from .api import export_fmu as export
 
-    loaded = load(scenario)
+    loaded = _load(scenario)
     path = export(loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model)
     out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 

@@ -60,6 +60,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.forked import fork_allowed
+from ..io.gc_pause import loading_libraries
 from ..io.results import row_count, write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
 from .sweep_engines import Task, dask_client, run_forked, run_on_dask
@@ -370,7 +371,8 @@ def run_sweep(
             tell(finished, len(variants))
 
         if scheduler is None:  # local workers are forked from here: load the kind (and its kernels) once
-            _load_kind(scenario.kind, in_batches, base)
+            with loading_libraries():
+                _load_kind(scenario.kind, in_batches, base)
         if scheduler is None and fork_allowed():
             slots = workers or os.cpu_count() or 1
             if not started:
@@ -411,9 +413,10 @@ def run_sweep(
 def _load_collecting_libraries() -> None:
     """Import what collecting the index and drawing the report need (pandas, matplotlib): done by
     the command while its forked workers run the variants, which need neither."""
-    import pandas  # noqa: F401
+    with loading_libraries():
+        import pandas  # noqa: F401
 
-    from . import sweep_report  # noqa: F401
+        from . import sweep_report  # noqa: F401
 
 
 def _tasks(pending: Variants, slots: int, in_batches: bool, base: dict, folder: str,
