@@ -223,6 +223,25 @@ def test_the_run_command_simulates_in_its_head_start_child_and_leaves_no_child(t
         pd.testing.assert_frame_equal(written, here.table, check_like=False)
 
 
+def test_ctrl_c_at_the_fork_stops_the_new_child(monkeypatch):
+    """A Ctrl-C that comes as the child is forked reaches the parent once the fork is done, and
+    the child it had just made is stopped and reaped first (none is left running unwatched)."""
+    fork, children = os.fork, []
+
+    def fork_then_ctrl_c():
+        pid = fork()
+        if pid:
+            children.append(pid)
+            os.kill(os.getpid(), signal.SIGINT)  # held off until the fork is done
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        fork_call(_twice, 3)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)
+
+
 def test_no_fork_from_a_process_with_threads(monkeypatch):
     monkeypatch.delenv("ACTUATORLAB_NO_FORK", raising=False)
     stop = threading.Event()

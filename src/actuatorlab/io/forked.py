@@ -120,7 +120,7 @@ def fork_call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Forked
             result = pending.result(progress)
     """
     reader, writer = Pipe(duplex=False)
-    pid = os.fork()
+    pid = _fork()
     if pid:
         writer.close()
         return ForkedCall(pid, reader)
@@ -171,7 +171,7 @@ def fork_waiting(prepare: Callable[[], Any]) -> WaitingChild:
     process does."""
     commands_reader, commands_writer = Pipe(duplex=False)
     reader, writer = Pipe(duplex=False)
-    pid = os.fork()
+    pid = _fork()
     if pid:
         writer.close()
         commands_reader.close()
@@ -203,11 +203,28 @@ def results(calls: Sequence[ForkedCall], report: Callable[[int, Any], None] | No
     return [call.result() for call in calls]
 
 
+def _fork() -> int:
+    """``os.fork()`` with Ctrl-C held off until both sides are ready for it: the child ignores it
+    from its first instruction (Ctrl-C is the parent's to handle: it stops its children), and a
+    parent interrupted right at the fork stops the new child before KeyboardInterrupt leaves here,
+    so that no child runs on that nobody stops."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is raised here
+    except KeyboardInterrupt:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    return pid
+
+
 def _child(writer: Connection, function, args, kwargs) -> None:
     """The child's whole life: call, send the outcome, leave without running the parent's code."""
     status = 1
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the child
         try:
             outcome = (_RESULT, function(*args, report=lambda value: writer.send((_REPORT, value)), **kwargs))
             writer.send(outcome)
