@@ -223,6 +223,24 @@ def test_the_run_command_simulates_in_its_head_start_child_and_leaves_no_child(t
         pd.testing.assert_frame_equal(written, here.table, check_like=False)
 
 
+def test_a_head_start_whose_preparation_fails_still_simulates(monkeypatch, forking):
+    """The head start is only that: if loading numba fails in it, the call it is sent still runs
+    there (and says what is wrong if it fails too)."""
+    from actuatorlab.scenarios import head_start
+
+    def fails():
+        raise RuntimeError("no numba today")
+
+    monkeypatch.setattr(head_start, "load_numba", fails)
+    monkeypatch.setattr(head_start, "fork_allowed", lambda: True)
+    forked_late = []
+    fork_call = runner.fork_call
+    monkeypatch.setattr(runner, "fork_call", lambda *a, **k: forked_late.append(1) or fork_call(*a, **k))
+    head_start.start()
+    result = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()
+    assert len(result.table) == 1001 and not forked_late and head_start.take() is None
+
+
 def test_ctrl_c_at_the_fork_stops_the_new_child(monkeypatch):
     """A Ctrl-C that comes as the child is forked reaches the parent once the fork is done, and
     the child it had just made is stopped and reaped first (none is left running unwatched)."""

@@ -26,8 +26,13 @@ def start() -> None:
 
 
 def _load_numba() -> None:
+    """The child's preparation; a failure here is left to the call (it loads numba itself and
+    meets the same cause with its own error), as this is only a head start."""
     with loading_libraries():
-        load_numba()
+        try:
+            load_numba()
+        except Exception:  # noqa: BLE001 — only a head start: the simulation call reports what is wrong
+            pass
 
 
 def take() -> WaitingChild | None:
