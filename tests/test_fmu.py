@@ -8,8 +8,12 @@ nothing is written then."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
 import zipfile
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +32,11 @@ from actuatorlab.cli import app  # noqa: E402
 from actuatorlab.errors import ScenarioError  # noqa: E402
 from actuatorlab.fmu import ExportError  # noqa: E402
 from actuatorlab.fmu.compiler import C_DIR  # noqa: E402
+from actuatorlab.fmu.export import export_scenario  # noqa: E402
+from actuatorlab.fmu.model_description import xml_text  # noqa: E402
 from actuatorlab.hydraulics.quasistatic import Openings  # noqa: E402
 from actuatorlab.hydraulics.quasistatic.relaxation import lam, relaxed_step  # noqa: E402
+from fmu_limits import assert_one_line_refusal, export_limited  # noqa: E402
 
 INPUTS = ("length", "valve_command", "bleed", "regeneration")
 
@@ -408,6 +415,120 @@ def test_export_errors_are_one_line_and_write_nothing(tmp_path, monkeypatch):
     assert "\n" not in str(failure.value)
     assert existing.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.fmu", "locked"]
+
+
+HOSTILE_NAME = '</title><script>alert("name")</script> & \'q\' ]]> <!-- \x07'
+HOSTILE_DESCRIPTION = '<script>alert(1)</script><img src=x onerror="f()"> & ]]> "\'\x01\tline\nline'
+PAGE_TAGS = {"html", "head", "meta", "title", "body", "h1", "p", "table", "tr", "th", "td"}
+
+
+class Page(HTMLParser):
+    """The tags of an HTML page and the text inside each."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.text: dict[str, str] = {}
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.text[self.tags[-1]] = self.text.get(self.tags[-1], "") + data
+
+
+def assert_valid_hostile_fmu(path: Path, name: str, description: str) -> None:
+    """FMPy reads the FMU's description with the scenario's ``name`` and ``description`` as
+    text (characters XML cannot hold replaced); its page has only its own tags, the name as title."""
+    md = read_model_description(str(path), validate=True)
+    assert md.modelName == xml_text(name)
+    assert md.description.endswith("From: " + xml_text(description))
+    with zipfile.ZipFile(path) as z:
+        page = Page(z.read("documentation/index.html").decode("utf-8"))
+        if "sources/buildDescription.xml" in z.namelist():
+            ET.fromstring(z.read("sources/buildDescription.xml"))
+    assert set(page.tags) <= PAGE_TAGS, page.tags
+    assert page.text["title"] == page.text["h1"] == xml_text(name)
+
+
+@pytest.mark.parametrize("version", [3, 2])
+def test_a_hostile_name_and_description_stay_text(tmp_path, version):
+    """Issue 28: `<`, `&`, quotes, `]]>`, a control character in the scenario's name and
+    description: the model description parses (FMPy validates it), the documentation page runs
+    no script, and the FMU still loads and steps."""
+    scenario = actuatorlab.load("arm-relief").set("description", HOSTILE_DESCRIPTION)
+    path = export_scenario(scenario.spec, HOSTILE_NAME, tmp_path / "hostile.fmu", fmi=version)
+    assert_valid_hostile_fmu(path, HOSTILE_NAME, HOSTILE_DESCRIPTION)
+    assert xml_text(HOSTILE_NAME) != HOSTILE_NAME  # the control character was replaced
+    client = Client(path)
+    client.start(length=1.5)
+    client.step(0.0, 1e-3)
+    assert np.isfinite(client.get("force")[0])
+    client.free()
+
+
+def test_an_out_path_through_something_else_than_a_folder_says_what_it_is(tmp_path):
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    cases = [("/dev/null/a.fmu", "/dev/null is a character device, not a folder"),
+             (plain / "a.fmu", f"{plain} is a file, not a folder"), (plain / "sub" / "a.fmu", f"{plain} is a file")]
+    for out, message in cases:
+        with pytest.raises(ScenarioError, match=re.escape(message)):
+            actuatorlab.export_fmu("arm-relief", out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
+
+
+@pytest.mark.parametrize("out", ["/proc/a.fmu", "/sys/a.fmu"])
+def test_a_folder_that_takes_no_file_is_one_line(out):
+    done = CliRunner().invoke(app, ["export", "fmu", "arm-relief", "--out", out])
+    lines = done.output.strip().splitlines()
+    assert done.exit_code == 2 and len(lines) == 1 and lines[0].startswith(f"error: --out {out}"), done.output
+    assert not Path(out).exists()
+
+
+def test_a_compiler_that_writes_nothing_is_named(tmp_path, monkeypatch):
+    """A $CC that exits 0 and writes no library: one line naming it and CC; nothing left."""
+    fake = tmp_path / "bin" / "fake-cc"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    build, out = tmp_path / "build", tmp_path / "out"
+    build.mkdir()
+    out.mkdir()
+    monkeypatch.setenv("CC", str(fake))
+    monkeypatch.setattr(tempfile, "tempdir", str(build))
+    with pytest.raises(ExportError, match="fake-cc' reported success but wrote no library arm_relief.so: set CC"
+                       ) as failure:
+        actuatorlab.export_fmu("arm-relief", out / "arm.fmu")
+    assert "\n" not in str(failure.value)
+    assert list(build.iterdir()) == [] and list(out.iterdir()) == []
+
+
+LARGEST_SOURCE = max(f.stat().st_size for f in C_DIR.iterdir())
+FILE_SIZE_LIMITS = [  # (stage, limit in bytes, lift the soft limit in $CC, what the line says)
+    ("sources", 1000, False, "the FMU cannot be built in the temporary folder .* \\(the file size limit is reached\\); "
+                             "raise it \\(ulimit -f\\)"),
+    ("compiler", LARGEST_SOURCE + 4096, False, "the C compiler '.*' failed on the FMU sources: .*ulimit -f"),
+    ("out", LARGEST_SOURCE + 4096, True, "--out .*arm.fmu: the FMU cannot be written in .* \\(the file size limit is "
+                                         "reached\\); raise it \\(ulimit -f\\)"),
+]
+
+
+@pytest.mark.parametrize("stage, limit, lift, message", FILE_SIZE_LIMITS, ids=[c[0] for c in FILE_SIZE_LIMITS])
+def test_a_file_size_limit_is_one_line_at_every_stage(tmp_path, stage, limit, lift, message):
+    """Under `ulimit -f` the export fails writing the sources, in the compiler, or writing the
+    FMU (the compiler lifts its soft limit, the FMU is larger than any source): one line with
+    the remedy, exit status 2, no partial FMU and no build folder left."""
+    out, tmpdir = tmp_path / "out", tmp_path / "tmp"
+    out.mkdir()
+    tmpdir.mkdir()
+    lift_cc = tmp_path / "cc-unlimited"
+    lift_cc.write_text('#!/bin/sh\nulimit -S -f unlimited\nexec cc "$@"\n')
+    lift_cc.chmod(0o755)
+    done = export_limited(limit, out / "arm.fmu", tmpdir, cc=str(lift_cc) if lift else None, soft_only=lift)
+    assert re.search(message, assert_one_line_refusal(done, out, tmpdir)), done.stderr
 
 
 def test_the_command_line_exports_and_refuses_with_exit_status_2(tmp_path):

@@ -34,8 +34,8 @@ def compiler() -> list[str]:
 
 def compile_shared(sources: list[Path], include: list[Path], output: Path, export_all: bool = False) -> None:
     """Build the shared library ``output`` from ``sources``; raises ExportError with the
-    compiler's first error line if it fails. ``export_all`` exports every function (the twin
-    tests call the kernels one by one), not only the FMI ones."""
+    compiler's first error line if it fails, or if it leaves no ``output``. ``export_all``
+    exports every function (the twin tests call the kernels one by one), not only the FMI ones."""
     flags = [f for f in FLAGS if not (export_all and f.startswith("-fvisibility"))]
     command = [*compiler(), *flags, *(f"-I{d}" for d in include), "-o", str(output), *map(str, sources), "-lm"]
     try:
@@ -45,4 +45,8 @@ def compile_shared(sources: list[Path], include: list[Path], output: Path, expor
     if done.returncode != 0:
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         first = next((line for line in lines if "error" in line), lines[0] if lines else "no message")
-        raise ExportError(f"the C compiler {command[0]!r} failed on the FMU sources: {first}")
+        raise ExportError(f"the C compiler {command[0]!r} failed on the FMU sources: {first}; check that the "
+                          "temporary folder has room (TMPDIR; disk space, ulimit -f) or set CC to gcc or clang")
+    if not output.is_file() or output.stat().st_size == 0:
+        raise ExportError(f"the C compiler {command[0]!r} reported success but wrote no library {output.name}: "
+                          "set CC to a working C compiler (e.g. CC=gcc), or unset it to use cc")

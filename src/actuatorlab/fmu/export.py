@@ -14,6 +14,7 @@ Layout of the archive::
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 import os
 import platform
@@ -28,11 +29,12 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ScenarioError
-from ..io.atomic import atomic_write_bytes
+from ..io.atomic import atomic_path
 from .compiler import C_DIR, COMMON_SOURCES, HEADERS, MODEL_FILES, compile_shared
 from .errors import ExportError
 from .header import model_header
-from .model_description import ModelInfo, build_description, fmi2_description, fmi3_description
+from .model_description import ModelInfo, build_description, fmi2_description, fmi3_description, xml_text
+from .paths import folder_problem, write_failure
 from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable, pressure_variables, quasistatic_variables
 
 FMI_VERSIONS = ("3", "2")
@@ -111,9 +113,10 @@ def _check_out(out: Path) -> Path:
     out = Path(out)
     if out.suffix != ".fmu":
         raise ScenarioError(f"--out {out}: an FMU file name ends in .fmu, e.g. {out.with_suffix('.fmu').name}")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise ScenarioError(f"--out {out}: the folder {parent} does not exist; create it or choose another path")
+    parent = out.parent
+    problem = folder_problem(parent)
+    if problem is not None:
+        raise ScenarioError(f"--out {out}: {problem}")
     if not os.access(parent, os.W_OK):
         raise ScenarioError(f"--out {out}: the folder {parent} is not writable; choose another path")
     if out.is_dir():
@@ -146,33 +149,50 @@ def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | Non
         raise ScenarioError(f"--fmi {fmi}: choose 3 (FMI 3.0) or 2 (FMI 2.0)")
     out = _check_out(Path(out))
     model, variables, experiment = scenario_ports(spec, model)
-    folder3, folder2 = platform_folders()
+    binaries = platform_folders()[0 if fmi == "3" else 1]
+    name = xml_text(name)  # the text of the scenario goes into XML and HTML: no control characters
     identifier = model_identifier(name)
     token = _token(model_header(variables, model, "") + fmi + name)
     files = source_files(model, fmi)
     info = ModelInfo(name=name, identifier=identifier, token=token, version=__version__,
-                     description=_description(model, getattr(spec, "description", "")), source_files=tuple(files),
-                     **experiment)
-    description = fmi3_description(variables, info) if fmi == "3" else fmi2_description(variables, info)
-    with tempfile.TemporaryDirectory(prefix="actuatorlab-fmu-") as tmp:
-        build = Path(tmp)
-        write_sources(build, variables, model, token)
-        binary = build / f"{identifier}{library_suffix()}"
-        compile_shared([build / f for f in files], [build], binary)
-        archive = io.BytesIO()
-        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("modelDescription.xml", description)
-            z.write(binary, f"binaries/{folder3 if fmi == '3' else folder2}/{binary.name}")
-            shipped = sorted({*files, "model.h", *HEADERS, *COMMON_SOURCES, *MODEL_FILES[model]})
-            for source in shipped:
-                if fmi == "2" and source == "fmi3_types.h" or fmi == "3" and source == "fmi2_types.h":
-                    continue
-                z.write(build / source, f"sources/{source}")
-            if fmi == "3":
-                z.writestr("sources/buildDescription.xml", build_description(info))
-            z.writestr("documentation/index.html", _documentation(info, variables, model))
-    atomic_write_bytes(out, archive.getvalue())
+                     description=xml_text(_description(model, getattr(spec, "description", ""))),
+                     source_files=tuple(files), **experiment)
+    try:
+        with atomic_path(out) as partial:  # made first: a folder that takes no file fails before the build
+            partial.write_bytes(_archive(info, variables, model, fmi, binaries))
+    except OSError as exc:
+        reason, remedy = write_failure(exc, "choose another path")
+        raise ExportError(f"--out {out}: the FMU cannot be written in {out.parent} ({reason}); {remedy}") from None
     return out
+
+
+def _archive(info: ModelInfo, variables: list[Variable], model: str, fmi: str, binaries: str) -> bytes:
+    """The FMU's zip archive (the library in ``binaries/<binaries>/``), built in a temporary folder;
+    ExportError if that cannot be written."""
+    description = fmi3_description(variables, info) if fmi == "3" else fmi2_description(variables, info)
+    try:
+        with tempfile.TemporaryDirectory(prefix="actuatorlab-fmu-") as tmp:
+            build = Path(tmp)
+            write_sources(build, variables, model, info.token)
+            binary = build / f"{info.identifier}{library_suffix()}"
+            compile_shared([build / f for f in info.source_files], [build], binary)
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("modelDescription.xml", description)
+                z.write(binary, f"binaries/{binaries}/{binary.name}")
+                shipped = sorted({*info.source_files, "model.h", *HEADERS, *COMMON_SOURCES, *MODEL_FILES[model]})
+                for source in shipped:
+                    if fmi == "2" and source == "fmi3_types.h" or fmi == "3" and source == "fmi2_types.h":
+                        continue
+                    z.write(build / source, f"sources/{source}")
+                if fmi == "3":
+                    z.writestr("sources/buildDescription.xml", build_description(info))
+                z.writestr("documentation/index.html", _documentation(info, variables))
+            return archive.getvalue()
+    except OSError as exc:
+        reason, remedy = write_failure(exc, "set TMPDIR to another folder")
+        raise ExportError(f"the FMU cannot be built in the temporary folder {tempfile.tempdir or '$TMPDIR'} "
+                          f"({reason}); {remedy}") from None
 
 
 def _description(model: str, scenario_description: str) -> str:
@@ -181,13 +201,15 @@ def _description(model: str, scenario_description: str) -> str:
     return f"{what}; four-valve circuit (66) on its own pump. From: {scenario_description}"
 
 
-def _documentation(info: ModelInfo, variables: list[Variable], model: str) -> str:
+def _documentation(info: ModelInfo, variables: list[Variable]) -> str:
+    """``documentation/index.html``: the model's name, description and ports, every text escaped."""
+    e = html.escape
     rows = "\n".join(
-        f"<tr><td>{v.name}</td><td>{v.causality}</td><td>{v.unit or ''}</td>"
-        f"<td>{'' if v.start is None else v.start}</td><td>{v.description}</td></tr>"
+        f"<tr><td>{e(v.name)}</td><td>{e(v.causality)}</td><td>{e(v.unit or '')}</td>"
+        f"<td>{'' if v.start is None else v.start}</td><td>{e(v.description)}</td></tr>"
         for v in variables)
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{info.name}</title></head><body>"
-            f"<h1>{info.name}</h1><p>{info.description}</p><p>Generated by actuatorlab {info.version}. Signs: f &gt; 0 "
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(info.name)}</title></head><body>"
+            f"<h1>{e(info.name)}</h1><p>{e(info.description)}</p><p>Generated by actuatorlab {e(info.version)}. Signs: f &gt; 0 "
             "pushes the rod out, v &gt; 0 extends it; pressures are gauge (tank = 0); SI units.</p>"
             "<table border='1'><tr><th>name</th><th>causality</th><th>unit</th><th>start</th><th>description</th></tr>"
             f"{rows}</table></body></html>")

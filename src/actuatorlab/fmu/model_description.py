@@ -4,12 +4,15 @@ and FMI 3.0's ``sources/buildDescription.xml``: written from the variable table 
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .variables import UNITS, Variable
 
+NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""The characters XML 1.0 cannot hold, escaped or not: control characters, lone surrogates, U+FFFE/F."""
 LOG_CATEGORIES = (
     ("logStatusError", "a call failed: bad parameter, non-physical state, wrong call sequence"),
     ("logStatusWarning", "a call succeeded with a remark"),
@@ -30,6 +33,12 @@ class ModelInfo:
     start_time: float
     stop_time: float
     step: float
+
+
+def xml_text(text: str) -> str:
+    """``text`` with each character XML 1.0 cannot hold replaced by U+FFFD (ElementTree escapes
+    ``<``, ``&`` and quotes but writes a control character as it is, which no reader parses)."""
+    return NOT_XML.sub("\ufffd", text)
 
 
 def _number(x: float) -> str:
