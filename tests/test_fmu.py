@@ -11,9 +11,7 @@ import os
 import re
 import subprocess
 import tempfile
-import xml.etree.ElementTree as ET
 import zipfile
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +34,7 @@ from actuatorlab.fmu.export import export_scenario  # noqa: E402
 from actuatorlab.fmu.model_description import xml_text  # noqa: E402
 from actuatorlab.hydraulics.quasistatic import Openings  # noqa: E402
 from actuatorlab.hydraulics.quasistatic.relaxation import lam, relaxed_step  # noqa: E402
-from fmu_limits import assert_one_line_refusal, export_limited  # noqa: E402
+from fmu_checks import assert_one_line_refusal, assert_valid_hostile_fmu, export_limited  # noqa: E402
 
 INPUTS = ("length", "valve_command", "bleed", "regeneration")
 
@@ -419,40 +417,6 @@ def test_export_errors_are_one_line_and_write_nothing(tmp_path, monkeypatch):
 
 HOSTILE_NAME = '</title><script>alert("name")</script> & \'q\' ]]> <!-- \x07'
 HOSTILE_DESCRIPTION = '<script>alert(1)</script><img src=x onerror="f()"> & ]]> "\'\x01\tline\nline'
-PAGE_TAGS = {"html", "head", "meta", "title", "body", "h1", "p", "table", "tr", "th", "td"}
-
-
-class Page(HTMLParser):
-    """The tags of an HTML page and the text inside each."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.tags: list[str] = []
-        self.text: dict[str, str] = {}
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(tag)
-
-    def handle_data(self, data):
-        self.text[self.tags[-1]] = self.text.get(self.tags[-1], "") + data
-
-
-def assert_valid_hostile_fmu(path: Path, name: str, description: str) -> None:
-    """FMPy reads the FMU's description with the scenario's ``name`` and ``description`` as
-    text (characters XML cannot hold replaced); its page has only its own tags, the name as title."""
-    md = read_model_description(str(path), validate=True)
-    assert md.modelName == xml_text(name)
-    assert md.description.endswith("From: " + xml_text(description))
-    with zipfile.ZipFile(path) as z:
-        page = Page(z.read("documentation/index.html").decode("utf-8"))
-        if "sources/buildDescription.xml" in z.namelist():
-            ET.fromstring(z.read("sources/buildDescription.xml"))
-    assert set(page.tags) <= PAGE_TAGS, page.tags
-    assert page.text["title"] == page.text["h1"] == xml_text(name)
-
-
 @pytest.mark.parametrize("version", [3, 2])
 def test_a_hostile_name_and_description_stay_text(tmp_path, version):
     """Issue 28: `<`, `&`, quotes, `]]>`, a control character in the scenario's name and

@@ -119,7 +119,7 @@ def _check_out(out: Path) -> Path:
         raise ScenarioError(f"--out {out}: {problem}")
     if not os.access(parent, os.W_OK):
         raise ScenarioError(f"--out {out}: the folder {parent} is not writable; choose another path")
-    if out.is_dir():
+    if os.path.isdir(out):  # False for a name too long to look up; the write then says so
         raise ScenarioError(f"--out {out} is a folder; give a file name ending in .fmu")
     return out
 
