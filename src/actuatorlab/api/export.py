@@ -18,8 +18,9 @@ def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLi
     relaxation or fluid become the parameters' start values, its inputs at t = 0 and the arm's
     initial cylinder length the inputs' start values. The FMU holds a binary for this platform
     (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
-    ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` that cannot
-    be written, ``ExportError`` without a C compiler; nothing is written then.
+    ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` whose folder
+    is missing, not a folder or read-only, ``ExportError`` without a working C compiler or when
+    the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is written then.
 
     Examples
     --------
