@@ -30,8 +30,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..identification.pressure_offset import ATMOSPHERE, pressure_offset
 from ..identification.robot_least_squares import Experiment, IdentificationOptions
-from ..mechanics.robot_dynamics import HydraulicRobot
 from ..io.results import write_table
+from ..mechanics.robot_dynamics import HydraulicRobot
 from .log_layout import LogSpec, MappedLog, describe, read_mapped_log
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
@@ -112,14 +112,16 @@ def refuse_atmospheric_offset(robot: HydraulicRobot, experiments: list[Experimen
     pressures = [m for m in (mapped[0].mappings if mapped else []) if m.quantity.startswith("p_")]
     unit, factor = (pressures[0].unit or "Pa", pressures[0].factor) if pressures else ("Pa", 1.0)
     logs = ", ".join(m.source for m in mapped) or ", ".join(e.name for e in experiments)
-    found = (f"{logs}: the pressures read {abs(offset.estimate) / factor:.4g} {unit} (± {offset.standard_error / factor:.2g}) "
-             f"{'above' if offset.atmospheres > 0 else 'below'} gauge, about one atmosphere (fitted with the torques): ")
+    size, spread = abs(offset.estimate) / factor, offset.standard_error / factor
+    side = "above" if offset.atmospheres > 0 else "below"
+    found = (f"{logs}: the pressures read {size:.4g} {unit} (± {spread:.2g}) {side} gauge, about one atmosphere "
+             "(fitted with the torques): ")
     if offset.atmospheres > 0:
         named = [m for m in pressures if not m.offset] or pressures
         columns = ", ".join(f"{m.quantity} ({m.column})" for m in named) or "the pressure columns"
         example = f"{named[0].quantity}={-ATMOSPHERE / factor:.6g}" if named else f"p_plus1={-ATMOSPHERE:.6g}"
-        remedy = (f"absolute sensors read as gauge; give {columns} their offset to gauge, e.g. --offset {example} "
-                  f"({unit}) or offset = \"-1 atm\" in [log.columns]")
+        remedy = (f"absolute sensors read as gauge; give {columns} their offset to gauge, e.g. --offset "
+                  f"{example} ({unit}) or offset = \"-1 atm\" in [log.columns]")
     else:
         named = [m for m in pressures if m.offset] or pressures
         columns = ", ".join(f"{m.quantity} ({m.column}, offset {m.offset:g} {m.unit or 'Pa'})" for m in named)
