@@ -221,3 +221,71 @@ def test_the_report_and_parameters_json_carry_estimates_intervals_bias_and_diagn
     assert "95 % [" in report and "bias" in report and "Diagnosis: " in report and "Noise estimated in step1" in report
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert {"reported", "reported_as", "least_squares", "bias_percent", "ci95_low", "ci95_high"} <= set(table.columns)
+
+
+def _shifted(experiments, offset):
+    """``experiments`` with ``offset`` [Pa] added to every pressure (absolute sensors: one atmosphere)."""
+    from dataclasses import replace
+
+    return [replace(e, p_plus=e.p_plus + offset, p_minus=e.p_minus + offset) for e in experiments]
+
+
+def test_absolute_pressures_read_as_gauge_are_refused_naming_the_columns_and_the_offset(logger, tmp_path):
+    """Issue 28: absolute bar read as gauge identified W2 5 % low without a word."""
+    import json
+
+    folder, _, experiments = logger
+    files = write_logger_example(_shifted(experiments, 101325.0), tmp_path)  # one atmosphere
+    args = ["identify", "hydraulic-robot", *map(str, files), "--bootstrap", "0", "--quiet"]
+    (tmp_path / "known.toml").write_text(LOGGER_LAYOUT)
+    refused = runner.invoke(app, [*args, "--known", str(tmp_path / "known.toml"), "--out", str(tmp_path / "out")])
+    assert refused.exit_code == 2 and not (tmp_path / "out").exists(), refused.output
+    message = refused.output.strip()
+    assert message.startswith("error: step1.csv, step2.csv, step3.csv: the pressures read 1.013 bar (± ")
+    assert ("above gauge, about one atmosphere (fitted with the torques): absolute sensors read as gauge; give "
+            "p_plus1 (P_HEAD_1), p_plus2 (P_HEAD_2), p_minus1 (P_ROD_1), p_minus2 (P_ROD_2) their offset to gauge, "
+            "e.g. --offset p_plus1=-1.01325 (bar)") in message.replace("\n", " ")
+    assert "set check_gauge = false in [log]" in message and "Traceback" not in message
+    offsets = [f"--offset={p}{j}=-1.01325" for p in ("p_plus", "p_minus") for j in (1, 2)]
+    fixed = runner.invoke(app, [*args, "--known", str(tmp_path / "known.toml"), *offsets, "--out", str(tmp_path / "fixed")])
+    assert fixed.exit_code == 0, fixed.output
+    found = json.loads((tmp_path / "fixed" / "parameters.json").read_text())
+    assert found["W2"] == pytest.approx(identify(ROBOT, experiments).values()["W2"], rel=5e-3)
+    (tmp_path / "gauge.toml").write_text(LOGGER_LAYOUT.replace("max_gap = 3", "max_gap = 3\ncheck_gauge = false"))
+    trusted = runner.invoke(app, [*args, "--known", str(tmp_path / "gauge.toml"), "--out", str(tmp_path / "trusted")])
+    assert trusted.exit_code == 0, trusted.output
+
+
+def test_an_offset_to_gauge_given_to_gauge_sensors_is_refused_in_the_api(logger):
+    import actuatorlab
+
+    folder, files, _ = logger
+    offsets = {"columns": {f"{p}{j}": {"offset": -1.01325} for p in ("p_plus", "p_minus") for j in (1, 2)}}
+    with pytest.raises(ParameterError, match=r"the pressures read 1.013 bar \(± \S+\) below gauge, about one atmosphere "
+                                             r"\(fitted with the torques\): gauge sensors given an offset to gauge; remove "
+                                             r"the offset of p_plus1 \(P_HEAD_1, offset -1.01325 bar\), p_plus2") as caught:
+        actuatorlab.identify_hydraulic_robot(files, folder / "known.toml", layout=offsets, bootstrap=0)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_pressure_offset_is_an_atmosphere_only_when_torques_and_flows_agree(logger):
+    """On noisy logs the torques alone see ~0 for gauge pressures and ~1 atm for absolute ones; a
+    single causal filter pass biases the torque's offset by about two atmospheres, which the
+    fluid rows do not confirm."""
+    from dataclasses import replace
+
+    from actuatorlab.identification.pressure_offset import ATMOSPHERE, pressure_offset
+    from actuatorlab.identification.robot_least_squares import IdentificationOptions
+
+    _, _, experiments = logger
+    rng = np.random.default_rng(3)
+    noisy = [replace(e, q=e.q + 2e-5 * rng.standard_normal(e.q.shape) * e.driven(1e-3),
+                     p_plus=e.p_plus + 5e3 * rng.standard_normal(e.q.shape),
+                     p_minus=e.p_minus + 5e3 * rng.standard_normal(e.q.shape),
+                     u=e.u + 1e-3 * rng.standard_normal(e.q.shape)) for e in experiments]
+    options = IdentificationOptions()
+    gauge, absolute = (pressure_offset(ROBOT, _shifted(noisy, d), options) for d in (0.0, ATMOSPHERE))
+    assert abs(gauge.estimate) < 0.1 * ATMOSPHERE and gauge.atmospheres == 0
+    assert absolute.estimate == pytest.approx(ATMOSPHERE, rel=0.1) and absolute.atmospheres == 1
+    causal = pressure_offset(ROBOT, noisy, IdentificationOptions(zero_phase=False))
+    assert causal.estimate > 0.5 * ATMOSPHERE and causal.atmospheres == 0

@@ -86,6 +86,7 @@ def _robot_logs(logs, known, validate, layout):
     text = "" if known is None else read_known(known)
     spec = parse_known(text, "known values" if known is None else os.fspath(known))
     log_layout = merge_layout(spec.log.model_dump(), dict(layout or {}), "[log]")
+    spec = spec.model_copy(update={"log": log_layout})
     check_windows(log_layout, [*logs, *validate])
     read = [[_experiment(log, spec, log_layout, i) for i, log in enumerate(group)] for group in (logs, validate)]
     return spec, text, read[0], read[1]

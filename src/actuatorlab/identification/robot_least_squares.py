@@ -193,8 +193,11 @@ def _rates(experiment: Experiment, options: IdentificationOptions):
             first_difference(experiment.p_plus, dt, scheme), first_difference(experiment.p_minus, dt, scheme))
 
 
-def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: IdentificationOptions) -> Rows:
-    """The rows of one experiment, filtered and trimmed (module docstring)."""
+def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: IdentificationOptions,
+                    pressure_offset: bool = False) -> Rows:
+    """The rows of one experiment, filtered and trimmed (module docstring). ``pressure_offset``
+    adds a last mechanical column ``offset`` [Pa]: a constant added to every logged pressure adds
+    arm·offset·(A+ − A−) to the torque (``identification.pressure_offset``)."""
     n = robot.joints
     if experiment.q.shape[1] != n:
         raise ParameterError(f"{experiment.name}: the log has {experiment.q.shape[1]} joints, the robot {n}")
@@ -218,7 +221,11 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
         mech = np.concatenate([sines, cosines[:, :, p - n:]], axis=2)
         names1 = names1[: p - n] + [f"gW{i + 1}cos" for i in range(n)] + [f"gW{i + 1}sin" for i in range(n)]
     cyl = robot.cylinder_array()
-    torque = cylinder_states(cyl, q)[1] * (experiment.p_plus * cyl[:, C_AP] - experiment.p_minus * cyl[:, C_AM])
+    arms = cylinder_states(cyl, q)[1]
+    torque = arms * (experiment.p_plus * cyl[:, C_AP] - experiment.p_minus * cyl[:, C_AM])
+    if pressure_offset:
+        mech = np.concatenate([mech, (arms * (cyl[:, C_AP] - cyl[:, C_AM]))[:, :, None]], axis=2)
+        names1 = names1 + ["offset"]
     joints = np.flatnonzero(driven)
     x1 = mech[:, joints, :]
     y1 = torque[:, joints]
@@ -241,11 +248,13 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
                 y2[keep].ravel(), names1, fluid_names(n))
 
 
-def stack_rows(robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions) -> Rows:
-    """X1N, Y1N, X2N, Y2N (2): the rows of every experiment, shared parameters in one column."""
+def stack_rows(robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions,
+               pressure_offset: bool = False) -> Rows:
+    """X1N, Y1N, X2N, Y2N (2): the rows of every experiment, shared parameters in one column
+    (``pressure_offset``: :func:`experiment_rows`)."""
     if not experiments:
         raise ParameterError("no experiments: give at least one log")
-    parts = [experiment_rows(robot, e, options) for e in experiments]
+    parts = [experiment_rows(robot, e, options, pressure_offset) for e in experiments]
     return Rows(np.concatenate([r.x1 for r in parts]), np.concatenate([r.y1 for r in parts]),
                 np.concatenate([r.x2 for r in parts]), np.concatenate([r.y2 for r in parts]),
                 parts[0].names1, parts[0].names2)

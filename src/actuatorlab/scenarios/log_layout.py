@@ -19,6 +19,8 @@ a command needs is and how to read it:
     windows      file name → [start, end] for one log (over ``window``)
     max_gap      rows of missing samples (empty or NaN cells, or a time step of several periods)
                  filled by linear interpolation; a longer gap is refused with its lines
+    check_gauge  false: the robot's pressures are gauge as mapped; skip the test that refuses
+                 pressures about one atmosphere off gauge (``scenarios.robot_logs``)
 
 Time: the sample instants are fitted by a uniform grid (least squares of t against the sample
 index, a step of several periods counting as missing samples); a log whose instants deviate from
@@ -38,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator, model_validator
+from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator, model_validator
 
 from ..errors import ParameterError, ScenarioError
 from ..io.results import DELIMITERS, numeric_columns, read_log
@@ -78,6 +80,7 @@ class LogSpec(Spec):
     windows: dict[StrictStr, tuple[Time, Time]] = Field(default_factory=dict)
     max_gap: StrictInt = 0
     spool_unit: StrictStr = "mm"
+    check_gauge: StrictBool = True
     columns: dict[StrictStr, ColumnSpec] = Field(default_factory=dict)
 
     @field_validator("header_row")

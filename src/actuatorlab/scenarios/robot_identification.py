@@ -35,6 +35,7 @@ from .kinds.identify_robot import condition_summary, fit_summary, parameter_unit
 from .loading import describe_validation_error
 from .log_layout import MappedLog
 from .output import ScenarioOutput, SummaryFigure
+from .robot_logs import refuse_atmospheric_offset
 from .robot_schema import KnownFile
 
 METHOD = ("parametric bootstrap: {replicates} re-identifications of the logs replayed by the identified model "
@@ -124,12 +125,15 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
                   read: Sequence[MappedLog] = (), replicates: int | None = None) -> tuple[ScenarioOutput, Identification]:
     """Identify from ``logs`` (pooled, and per repetition group if there are several), bootstrap
     its uncertainty (``replicates``: None the known file's), diagnose, and validate on
-    ``held_out`` (or, if none, on the logs themselves); ``read`` tells how each log was read."""
+    ``held_out`` (or, if none, on the logs themselves); ``read`` tells how each log was read.
+    Pressures about one atmosphere off gauge are refused unless ``known.log.check_gauge`` is false."""
     robot, options = known.build("known"), known.identification.build()
     replicates = known.uncertainty.replicates if replicates is None else replicates
     start = time.perf_counter()
     pooled = identify(robot, logs, options)
     seconds = time.perf_counter() - start
+    if known.log.check_gauge:
+        refuse_atmospheric_offset(robot, logs, options, list(read[:len(logs)]))
     groups = sorted({e.repetition for e in logs})
     repeated = identify_repeated(robot, logs, options).table if len(groups) > 1 else None
     boot, notes = None, []

@@ -14,7 +14,9 @@ the ``--known`` file, ``scenarios.log_layout``) maps it to another column, unit,
 
 CSV headers may carry the unit in brackets (``p_plus1 [bar]``), Parquet columns in the field
 metadata; the values are converted. A joint that moves at the start of a log and then holds
-still is refused: the log starts before the experiment (cut it with a window).
+still is refused: the log starts before the experiment (cut it with a window). Pressures that read
+about one atmosphere off gauge (absolute sensors read as gauge) are refused once the logs are
+pooled (:func:`refuse_atmospheric_offset`).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..identification.robot_least_squares import Experiment
+from ..identification.pressure_offset import ATMOSPHERE, pressure_offset
+from ..identification.robot_least_squares import Experiment, IdentificationOptions
 from ..io.results import write_table
+from ..mechanics.robot_dynamics import HydraulicRobot
 from .log_layout import LogSpec, MappedLog, describe, read_mapped_log
 
 SI_UNITS = {"t": "s", "q": "rad", "p_plus": "Pa", "p_minus": "Pa"}
@@ -95,6 +99,34 @@ def _refuse_implausible_pressures(mapped: MappedLog, supply: float) -> None:
                 raise ParameterError(f"{mapped.source}: {m.quantity} (column {m.column}) lies in {m.low / 1e6:.4g} … "
                                      f"{m.high / 1e6:.4g} MPa, not a working chamber's between tank and supply (0 … {supply / 1e6:g} MPa): "
                                      f"check its {how}, e.g. --unit {m.quantity}=bar")
+
+
+def refuse_atmospheric_offset(robot: HydraulicRobot, experiments: list[Experiment], options: IdentificationOptions,
+                              mapped: list[MappedLog]) -> None:
+    """Refuse logs whose pressures, fitted with the robot's torques, read about one atmosphere
+    above gauge (absolute sensors without their offset) or below it (gauge sensors given one),
+    naming the pressure columns (as ``mapped``, how each log was read) and the offset to give."""
+    offset = pressure_offset(robot, experiments, options)
+    if offset is None or not offset.atmospheres:
+        return
+    pressures = [m for m in (mapped[0].mappings if mapped else []) if m.quantity.startswith("p_")]
+    unit, factor = (pressures[0].unit or "Pa", pressures[0].factor) if pressures else ("Pa", 1.0)
+    logs = ", ".join(m.source for m in mapped) or ", ".join(e.name for e in experiments)
+    size, spread = abs(offset.estimate) / factor, offset.standard_error / factor
+    side = "above" if offset.atmospheres > 0 else "below"
+    found = (f"{logs}: the pressures read {size:.4g} {unit} (± {spread:.2g}) {side} gauge, about one atmosphere "
+             "(fitted with the torques): ")
+    if offset.atmospheres > 0:
+        named = [m for m in pressures if not m.offset] or pressures
+        columns = ", ".join(f"{m.quantity} ({m.column})" for m in named) or "the pressure columns"
+        example = f"{named[0].quantity}={-ATMOSPHERE / factor:.6g}" if named else f"p_plus1={-ATMOSPHERE:.6g}"
+        remedy = (f"absolute sensors read as gauge; give {columns} their offset to gauge, e.g. --offset "
+                  f"{example} ({unit}) or offset = \"-1 atm\" in [log.columns]")
+    else:
+        named = [m for m in pressures if m.offset] or pressures
+        columns = ", ".join(f"{m.quantity} ({m.column}, offset {m.offset:g} {m.unit or 'Pa'})" for m in named)
+        remedy = f"gauge sensors given an offset to gauge; remove the offset of {columns or 'the pressure columns'}"
+    raise ParameterError(found + remedy + "; if the logged pressures are gauge, set check_gauge = false in [log]")
 
 
 def describe_robot_log(experiment: Experiment, mapped: MappedLog, lock_tolerance: float) -> list[str]:
