@@ -11,10 +11,9 @@ central-difference Jacobian: forward differences stall short of the optimum) on 
 residual y − ŷ(θ), ŷ simulated exactly from the samples (each G, realised as its lags in
 series, discretised with a first-order hold, i.e. inputs linear between samples, then
 ``lfilter``); λ_k = exp(q_k) > 0.
-A trial step far from the data (lags many decades apart, e.g. one of 1e-9 s beside one of 1 ms)
-can make that discretisation overflow or break down: its residual is returned as inf, which
-``least_squares`` rejects by shrinking its trust region, and the fit goes on. Only a start that
-cannot be simulated ends the fit (with the message that names the record's scale).
+A trial step whose simulation overflows or breaks down (a gain stepped decades away) returns
+an inf residual, which ``least_squares`` rejects by shrinking its trust region, and the fit goes
+on; only a start that cannot be simulated ends the fit (with the message naming the record's scale).
 Initial guesses come from the low-frequency expansion G ≈ K/s − K Σλ (integrating structures:
 linear regression of y on ∫u and u) or G ≈ K (1 − Σλ s) (static ones: on u and u̇).
 
