@@ -19,8 +19,11 @@ NAMES = sorted(builtin_scenarios())
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """name → future of (return code, output, folder) of ``actuatorlab run name --quiet``."""
+def runs(request, tmp_path_factory):
+    """name → future of (return code, output, folder) of ``actuatorlab run name --quiet``, for
+    the names this session selected (``-k``)."""
+    selected = [item.callspec.params["name"] for item in request.session.items
+                if getattr(item, "originalname", "") == "test_builtin_runs_at_its_defaults"]
     root = tmp_path_factory.mktemp("builtins")
     code = "import sys; from actuatorlab.cli import main; sys.argv[0] = 'actuatorlab'; main()"
 
@@ -31,7 +34,7 @@ def runs(tmp_path_factory):
         return done.returncode, done.stdout + done.stderr, folder
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        yield {name: pool.submit(run, name) for name in NAMES}
+        yield {name: pool.submit(run, name) for name in selected}
 
 
 @pytest.mark.parametrize("name", NAMES)
