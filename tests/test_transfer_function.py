@@ -129,3 +129,25 @@ def test_an_output_that_never_responds_is_refused_not_a_crash():
     t = np.arange(0.0, 2.0, 1e-3)
     with pytest.raises(ParameterError, match="the output does not respond"):
         fit_transfer_functions(t, np.ones(t.size), np.zeros(t.size), [LagStructure(1, integrator=False)])
+
+
+def test_lags_decades_apart_are_simulated_as_the_longest_alone():
+    """Issue 28: the companion form turned lags of 1e-17 s beside 0.5 ms into a response off by
+    17–200 % (or NaN): the optimiser's trial steps and the Jacobian's neighbours overflowed there."""
+    t = np.arange(0.0, 2.0, 1e-3)
+    u = chirp_signal(t, 1e-4, 0.1, 10.0, offset=1e-4)
+    alone = LagStructure(1).simulate(np.array([120.0, 5e-4]), u, 1e-3)
+    for tiny in ([1e-17, 1e-16], [4e-18, 5e-17], [1e-12, 1e-9]):
+        y = G1_STRUCTURE.simulate(np.array([120.0, *tiny, 5e-4]), u, 1e-3)
+        np.testing.assert_allclose(y, alone, rtol=0, atol=1e-6 * np.abs(alone).max())
+
+
+def test_a_start_with_lags_far_below_a_sample_reaches_the_optimum():
+    """Issue 28: from λ = 1e-9 s the fit of a clean record ended in "the fit failed numerically
+    (overflow encountered in divide) ... check the columns' units and scale"."""
+    t = np.arange(0.0, 2.0, 1e-3)
+    u = chirp_signal(t, 1e-4, 0.1, 10.0, offset=1e-4)
+    y = G1_STRUCTURE.simulate(PAPER_G1, u, 1e-3)
+    fit = fit_transfer_functions(t, u, y, [G1_STRUCTURE], initial=[np.array([115.0, 1e-9, 1.1e-9, 1e-3])])
+    assert fit.params[0][0] == pytest.approx(PAPER_G1[0], rel=1e-2)
+    assert fit.fit_percent > 99.0

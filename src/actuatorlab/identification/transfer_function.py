@@ -8,8 +8,12 @@ e.g. the IEHA's G1 = K/(s(1+λ1 s)(1+λ2 s)(1+λ3 s)) and G2 = K′/(s(1+λ′s)
 (26)–(28)). Several inputs add their channels: y = Σ_j G_j u_j. The fit is the prediction-error
 (output-error) minimisation of the paper's PEM: ``scipy.optimize.least_squares`` (TRF,
 central-difference Jacobian: forward differences stall short of the optimum) on the
-residual y − ŷ(θ), ŷ simulated exactly from the samples (each G discretised with a
-first-order hold, i.e. inputs linear between samples, then ``lfilter``); λ_k = exp(q_k) > 0.
+residual y − ŷ(θ), ŷ simulated exactly from the samples (each G, realised as its lags in
+series, discretised with a first-order hold, i.e. inputs linear between samples, then
+``lfilter``); λ_k = exp(q_k) > 0.
+A trial step whose simulation overflows or breaks down (a gain stepped decades away) returns
+an inf residual, which ``least_squares`` rejects by shrinking its trust region, and the fit goes
+on; only a start that cannot be simulated ends the fit (with the message naming the record's scale).
 Initial guesses come from the low-frequency expansion G ≈ K/s − K Σλ (integrating structures:
 linear regression of y on ∫u and u) or G ≈ K (1 − Σλ s) (static ones: on u and u̇).
 
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
 from scipy.optimize import least_squares
-from scipy.signal import cont2discrete, lfilter
+from scipy.signal import cont2discrete, lfilter, ss2tf
 
 from ..errors import ParameterError
 from .uncertainty import Z95, output_error_covariance
@@ -73,12 +77,31 @@ class LagStructure:
             den = np.polymul(den, [1.0, 0.0])
         return np.array([theta[0]]), den
 
+    def state_space(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(A, B, C, D) of the lags in series, then the integrator: ẋ_1 = (K u − x_1)/λ_1,
+        ẋ_k = (x_{k−1} − x_k)/λ_k, then ẏ = x_n (y = x_n without integrator). A is bidiagonal with
+        the poles −1/λ_k (and 0) on its diagonal, so it stays exact for lags decades apart, where
+        the companion form of :meth:`polynomials` loses every digit (1e-9 s beside 1 ms)."""
+        k, lags = theta[0], np.asarray(theta[1:], float)
+        n = lags.size + int(self.integrator)
+        a, b, c = np.zeros((n, n)), np.zeros((n, 1)), np.zeros((1, n))
+        idx = np.arange(lags.size)
+        a[idx, idx] = -1.0 / lags
+        a[idx[1:], idx[:-1]] = 1.0 / lags[1:]
+        if self.integrator and lags.size:
+            a[-1, -2] = 1.0
+        b[0, 0] = k / lags[0] if lags.size else k
+        c[0, -1] = 1.0
+        return a, b, c, np.zeros((1, 1))
+
     def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
         """Response to samples ``u`` every ``dt`` [s] from rest (inputs linear between samples;
         the input ramps from 0 at −dt to u[0], so a record starting with u[0] ≠ 0 gains an
         offset ≈ K u[0] dt/2 with an integrator: start records at rest when it matters)."""
-        num, den = self.polynomials(theta)
-        b, a, _ = cont2discrete((num, den), dt, method="foh")
+        if self.n_lags == 0 and not self.integrator:
+            return theta[0] * np.asarray(u, float)
+        ad, bd, cd, dd, _ = cont2discrete(self.state_space(theta), dt, method="foh")
+        b, a = ss2tf(ad, bd, cd, dd)
         return lfilter(np.ravel(b), a, u)
 
 
@@ -218,10 +241,17 @@ def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
     def model(q: np.ndarray) -> np.ndarray:
         return sum(s.simulate(theta, u[:, j], dt) for j, (s, theta) in enumerate(zip(structures, unpack(q))))
 
+    def residual(q: np.ndarray) -> np.ndarray:
+        """(ŷ − y)/std(y); inf where the simulation at q breaks down (module docstring)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                r = (model(q) - y) / scale_y
+            except np.linalg.LinAlgError:
+                return np.full(y.size, np.inf)
+        return r if np.all(np.isfinite(r)) else np.full(y.size, np.inf)
+
     q0 = np.concatenate([np.concatenate([[g[0]], np.log(np.maximum(g[1:], 1e-12))]) for g in guesses])
-    sol = least_squares(
-        lambda q: (model(q) - y) / scale_y, q0, jac="3-point", x_scale="jac", method="trf", xtol=1e-12, ftol=1e-12
-    )
+    sol = least_squares(residual, q0, jac="3-point", x_scale="jac", method="trf", xtol=1e-12, ftol=1e-12)
     thetas = unpack(sol.x)
     y_model = model(sol.x)
     # Jacobian in (K, λ): ∂r/∂λ = ∂r/∂q / λ
