@@ -162,3 +162,10 @@ def test_compiled_and_interpreted_newton_agree():
         results.append((status, p))
     assert results[0][0] == results[1][0] and results[0][0][0] == 0
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10)
+
+
+def test_first_order_spool_follows_its_command_exponentially():
+    from actuatorlab.hydraulics.circuits.spools import spool_position
+
+    assert spool_position(0.0, 1.0, 0.02, 0.02) == pytest.approx(1.0 - np.exp(-1.0), rel=1e-12)
+    assert spool_position(0.3, -0.5, 0.01, 0.0) == -0.5  # no dynamics: the command itself

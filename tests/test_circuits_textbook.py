@@ -20,6 +20,8 @@ from actuatorlab.hydraulics.circuits import (
     Motor,
     Network,
     Orifice,
+    PilotCheckValve,
+    ReducingValve,
     ReliefValve,
     Shuttle,
     SpoolValve,
@@ -234,3 +236,33 @@ def test_motor_turns_at_q_eta_v_over_d_against_its_load():
         assert status == 0
     assert omega / (2 * math.pi) == pytest.approx(q * 0.95 / 100e-6, rel=1e-6)
     assert p[network.node("P")] == pytest.approx(2 * math.pi * (load + damping * omega) / (0.9 * 100e-6), rel=1e-6)
+
+
+def test_pilot_operated_check_opens_when_the_pilot_lifts_the_poppet_off_the_load_pressure():
+    """Lowering through a pilot-operated check: r p_pilot = p_load + p_crack."""
+    network = Network({
+        "supply": (Tank(pressure=5e6), {"port": "S"}),
+        "tank": (Tank(), {"port": "T"}),
+        "meter_in": (Orifice(area=2e-5, transition=1.0), {"inlet": "S", "outlet": "R"}),
+        "check": (PilotCheckValve(pilot_ratio=3.0, cracking_pressure=0.2e6, band=1.0, transition=1.0),
+                  {"inlet": "V", "outlet": "H", "pilot": "R"}),
+        "meter_out": (Orifice(area=2e-5, transition=1.0), {"inlet": "V", "outlet": "T"}),
+        "cylinder": (Cylinder(), {"head": "H", "rod": "R"}),
+    })
+    p = solve(network, network.input_vector({"cylinder.velocity": -0.02, "cylinder.position": 0.4}))
+    load, pilot = p[network.node("H")], p[network.node("R")]
+    assert 3.0 * pilot == pytest.approx(load + 0.2e6, rel=1e-6)
+    assert load > p[network.node("V")] > 0.0
+
+
+def test_reducing_valve_holds_its_outlet_at_the_setting():
+    """Supply 20 MPa, laminar load G: o = (p_set − p_out)/Δp_band throttles, p_out ∈ (p_set − Δp_band, p_set)."""
+    setting, band = 5e6, 1.0
+    network = Network({
+        "supply": (Tank(pressure=20e6), {"port": "S"}),
+        "tank": (Tank(), {"port": "T"}),
+        "reducer": (ReducingValve(setting=setting, band=band), {"inlet": "S", "outlet": "O"}),
+        "load": (LaminarOrifice(conductance=1e-11), {"inlet": "O", "outlet": "T"}),
+    })
+    p = _pressure(network, {}, "O")
+    assert setting - band < p < setting
