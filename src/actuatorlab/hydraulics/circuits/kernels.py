@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 
 import numba as nb
-import numpy as np
 
 from ..pressure_dynamics import orifice_flow
 from .branch import B, Law, Opening
