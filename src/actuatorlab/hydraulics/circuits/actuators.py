@@ -1,0 +1,97 @@
+"""Cylinders and hydraulic motors: where the network meets the mechanics.
+
+The mechanics gives the rod velocity v [m/s] and position x [m] (a cylinder) or the shaft speed
+ω [rad/s] (a motor) as inputs; the network returns the chamber pressures, from which the force
+(``Cylinder.force``) or torque (``Motor.torque``) follows. Source: Merritt, *Hydraulic Control
+Systems*, §5.2; Manring & Fales, 2nd ed., ch. 9 (motor efficiencies).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ...errors import ParameterError
+from ...validation import check_fields, non_negative, positive
+from .branch import Branch, Law
+from .component import Component, Volume
+
+
+@dataclass(frozen=True)
+class Cylinder(Component):
+    """Single-rod cylinder, ports ``head`` and ``rod``; inputs ``velocity`` v (> 0 extends) and
+    ``position`` x ∈ [0, stroke] from full retraction.
+
+    Flows: the head chamber takes A_h v from its node, the rod chamber gives A_r v to its node,
+    the piston leaks G (p_h − p_r) head → rod. Volumes V_h = V_h0 + A_h x, V_r = V_r0 + A_r (s − x).
+    Force f = A_h p_h − A_r p_r [N] (> 0 pushes the rod out).
+
+    head_area A_h, rod_area A_r [m²] (annulus, < A_h); stroke s [m]; head_dead_volume,
+    rod_dead_volume [m³] (hoses included); leakage G [m³/(s Pa)].
+    """
+
+    head_area: float = 0.024
+    rod_area: float = 0.012
+    stroke: float = 0.8
+    head_dead_volume: float = 0.5e-3
+    rod_dead_volume: float = 0.5e-3
+    leakage: float = 0.0
+    PORTS = ("head", "rod")
+    INPUTS = ("velocity", "position")
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"),
+                                      ("head_dead_volume", "m^3"), ("rod_dead_volume", "m^3")))
+        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))
+        if self.rod_area >= self.head_area:
+            raise ParameterError(f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
+                                 "area is the piston area less the rod's; give rod_area < head_area")
+
+    def branches(self, nodes, inputs):
+        h, r, v = nodes["head"], nodes["rod"], inputs["velocity"]
+        rows = [Branch(h, -1, self.head_area, gain_input=v, law=Law.SOURCE),
+                Branch(-1, r, self.rod_area, gain_input=v, law=Law.SOURCE)]
+        if self.leakage > 0.0:
+            rows.append(Branch(h, r, self.leakage, law=Law.LAMINAR))
+        return rows
+
+    def volumes(self, nodes, inputs):
+        x = inputs["position"]
+        return [Volume(nodes["head"], self.head_dead_volume, self.head_area, x),
+                Volume(nodes["rod"], self.rod_dead_volume + self.rod_area * self.stroke, -self.rod_area, x)]
+
+    def force(self, head_pressure, rod_pressure):
+        """f = A_h p_h − A_r p_r [N]."""
+        return self.head_area * head_pressure - self.rod_area * rod_pressure
+
+
+@dataclass(frozen=True)
+class Motor(Component):
+    """Hydraulic motor, ports ``inlet`` and ``outlet``; input ``speed`` ω [rad/s].
+
+    It takes Q = D ω / (2π η_v) [m³/s] inlet → outlet (so it turns at n = Q η_v / D rev/s) and
+    gives the torque T = η_m D (p_in − p_out) / 2π [N m]; the efficiencies are those of the
+    motoring quadrant. displacement D [m³/rev]; volumetric_efficiency η_v, mechanical_efficiency
+    η_m [-] in (0, 1].
+    """
+
+    displacement: float = 100e-6
+    volumetric_efficiency: float = 1.0
+    mechanical_efficiency: float = 1.0
+    PORTS = ("inlet", "outlet")
+    INPUTS = ("speed",)
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", ""),
+                                      ("mechanical_efficiency", "")))
+        for name in ("volumetric_efficiency", "mechanical_efficiency"):
+            if getattr(self, name) > 1.0:
+                raise ParameterError(f"{name} = {getattr(self, name)!r}: an efficiency must lie in (0, 1]")
+
+    def branches(self, nodes, inputs):
+        gain = self.displacement / (2.0 * math.pi * self.volumetric_efficiency)
+        return [Branch(nodes["inlet"], nodes["outlet"], gain, gain_input=inputs["speed"], law=Law.SOURCE)]
+
+    def torque(self, inlet_pressure, outlet_pressure):
+        """T = η_m D (p_in − p_out) / 2π [N m]."""
+        return self.mechanical_efficiency * self.displacement * (inlet_pressure - outlet_pressure) / (2.0 * math.pi)

@@ -1,0 +1,87 @@
+"""What every component of a netlist has: named ports, pilot ports, inputs and its branches.
+
+A component is a frozen dataclass of validated SI parameters (one module per family) that knows
+nothing of the network it sits in (Hopsan's component libraries, Modelica's connectors: pressure
+across, flow through). The ``Network`` hands it the node index of each of its ports and pilot
+ports and the index of each of its inputs in the input vector; the component returns its laws as
+``Branch`` rows (:mod:`.branch`), node volumes and accumulators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from ...validation import check_fields, non_negative, positive
+from .branch import Branch
+
+
+class Volume(NamedTuple):
+    """Oil volume at a node: V = ``volume`` + ``gain``·u[``input``] [m³] (input −1: constant)."""
+
+    node: int
+    volume: float
+    gain: float = 0.0
+    input: int = -1
+
+
+class GasStore(NamedTuple):
+    """A gas accumulator at a node: pre-charge p₀ [Pa], gas volume V₀ [m³] at p₀, polytropic n [-]."""
+
+    node: int
+    precharge_pressure: float
+    gas_volume: float
+    polytropic_index: float
+
+
+class Component:
+    """Base of the netlist components (not a parameter class itself: it has no fields).
+
+    Class attributes: ``PORTS`` (the names of the ports that carry flow), ``PILOTS`` (pilot
+    ports: pressure only), ``INPUTS`` (names of the signals the component reads each step, e.g.
+    a spool position or a speed); ``LIMITS`` the ports through which flow can always leave (a
+    relief's inlet, an orifice's ports), ``DEAD_HEADS`` the ports of a displacement source that
+    needs such a path. Subclasses may make ``PILOTS`` and ``PORTS`` depend on their parameters.
+    """
+
+    PORTS: tuple[str, ...] = ()
+    PILOTS: tuple[str, ...] = ()
+    INPUTS: tuple[str, ...] = ()
+    LIMITS: tuple[str, ...] = ()
+    DEAD_HEADS: tuple[str, ...] = ()
+
+    def branches(self, nodes: Mapping[str, int], inputs: Mapping[str, int]) -> list[Branch]:
+        """The component's laws as branch rows, given the node index of each port/pilot and the
+        input-vector index of each input."""
+        return []
+
+    def volumes(self, nodes: Mapping[str, int], inputs: Mapping[str, int]) -> list[Volume]:
+        """Oil volumes the component adds to its nodes."""
+        return []
+
+    def gas_stores(self, nodes: Mapping[str, int]) -> list[GasStore]:
+        """Gas accumulators the component adds to its nodes."""
+        return []
+
+    def fixed_pressures(self, nodes: Mapping[str, int]) -> dict[int, float]:
+        """Nodes the component holds at a given pressure [Pa] (a tank)."""
+        return {}
+
+
+def orifice_gain(discharge_coefficient: float, area: float, oil_density: float) -> float:
+    """K = C_d·a·√(2/ρ) [m^{7/2} kg^{-1/2}] of a sharp-edged orifice, Q = K √Δp."""
+    return discharge_coefficient * area * math.sqrt(2.0 / oil_density)
+
+
+def check_orifice(instance, prefix: str = "") -> None:
+    """Validate the ``area``, ``discharge_coefficient``, ``oil_density``, ``transition`` fields
+    that every orifice-like component has."""
+    check_fields(instance, positive, (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"),
+                                      ("transition", "Pa")), prefix)
+
+
+def check_valve_fields(instance, prefix: str = "") -> None:
+    """Validate ``band`` (> 0) and ``leakage`` (≥ 0) of a pressure-operated valve."""
+    check_fields(instance, positive, (("band", "Pa"),), prefix)
+    check_fields(instance, non_negative, (("leakage", "m^3/(s Pa)"),), prefix)

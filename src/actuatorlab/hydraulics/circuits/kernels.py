@@ -1,0 +1,359 @@
+"""Compiled node balances of a netlist and the damped semismooth Newton that solves them.
+
+Both models solve, at each step of length h [s], the node balances
+
+.. math::
+
+    G_i(p) = \\sum_{b \\to i} q_b(p, u) - \\sum_{b \\leftarrow i} q_b(p, u)
+             - \\frac{V_i(u)}{β} \\frac{p_i - p_i^{prev}}{h} - \\frac{S_i(p_i) - S_i(p_i^{prev})}{h} = 0
+
+for the free node pressures p [Pa] (a tank's node is held), with q_b the branch laws of
+:mod:`.branch`, V_i the node's oil volume, S_i the oil its accumulators store (:mod:`.storage`).
+Pressure dynamics: one backward-Euler step of V/β ṗ = Σq − Ṡ. Quasistatic: 1/β = 0 (the
+set-valued network's relaxed balance; only accumulators keep a memory).
+
+Newton's method with the analytic (generalised, on the kinks of the clamps) Jacobian including
+the pilot pressures' columns; a step is cut where it first crosses a kink of a valve's opening
+(``kink_fraction``: the next iteration re-linearises there instead of jumping over a steep band),
+then damped by backtracking on ‖G‖² (Armijo). Where a node's balance does not depend on its pressure at all (every
+branch at it closed, no volume) or of a group of nodes floats (no path to a held node conducts), the
+Jacobian is singular (or nearly: a Newton step beyond ``MAX_STEP``): a Levenberg–Marquardt step of growing length (``FIRST_TRUST`` × 4ᵏ) moves
+them the way their balances push until a valve opens (a relief, a check); a singular Jacobian at
+the solution is reported as ``SINGULAR`` with the node, because that node's pressure is not
+unique there.
+Nothing raises inside; the drivers in :mod:`.solvers` raise on a status.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+from ..pressure_dynamics import orifice_flow
+from .branch import B, Law, Opening
+
+OK = 0
+NOT_CONVERGED = 1
+SINGULAR = 2
+NOT_FINITE = 3
+STATUS_TEXT = {OK: "converged", NOT_CONVERGED: "Newton's method did not converge",
+               SINGULAR: "the node's pressure is not unique (every branch at it closed and no volume)",
+               NOT_FINITE: "a non-finite pressure"}
+"""Status codes of ``solve_nodes`` and their causes in words."""
+
+MAX_ITER = 60
+MAX_STEP = 5.0e7
+"""A Newton step that changes a node pressure by more than this [Pa] counts as singular (a group
+of nodes held only by leakages): a trust-region step is taken instead."""
+KINK_PUSH = 1.0e-6
+"""How far past a kink a truncated step lands, as a fraction of the valve's band."""
+FIRST_TRUST = 1.0e5
+"""First step [Pa] out of a singular point (then 4x per singular iteration, up to MAX_STEP)."""
+PRESSURE_ATOL = 1.0e-6
+PRESSURE_RTOL = 1.0e-12
+STALL_RTOL = 1.0e-8
+"""A Newton step below this fraction of the pressures that does not lower the merit ends the
+solve as converged (rounding floor); a larger one as not converged."""
+SINGULAR_RTOL = 1.0e-13
+"""A pivot below this fraction of the Jacobian's largest entry counts as zero."""
+
+(V_NODE, V_VOLUME, V_GAIN, V_INPUT) = range(4)
+(S_NODE, S_P0, S_V0, S_N) = range(4)
+"""Columns of the volume table (node, V [m³], gain [m³/unit], input) and of the gas table
+(node, p₀ [Pa], V₀ [m³], n [-]) — the fields of ``component.Volume`` and ``component.GasStore``."""
+
+
+@nb.njit(cache=True, inline="always")
+def _clamp01(s: float) -> float:
+    return 0.0 if s <= 0.0 else (1.0 if s >= 1.0 else s)
+
+
+@nb.njit(cache=True)
+def _pilot_signal(row, p) -> float:
+    """s = (offset + Σ coef_j p_{pilot_j}) / band of a piloted branch (linear in p)."""
+    s = row[B.OFFSET]
+    for j in range(3):
+        node = int(row[B.PILOT1 + 2 * j])
+        if node >= 0:
+            s += row[B.COEF1 + 2 * j] * p[node]
+    return s / row[B.BAND]
+
+
+@nb.njit(cache=True)
+def branch_flow(row, p, u, dq) -> float:
+    """Flow q [m³/s] of one branch (a → b) at node pressures ``p`` and inputs ``u``; writes
+    ∂q/∂p_a, ∂q/∂p_b, ∂q/∂p_pilot1..3 into ``dq[0:5]`` (on a kink of the clamp: the closed or
+    fully open side's slope, 0)."""
+    a = int(row[B.A])
+    b = int(row[B.B])
+    pa = p[a] if a >= 0 else 0.0
+    pb = p[b] if b >= 0 else 0.0
+    dp = pa - pb
+    m = row[B.GAIN]
+    gi = int(row[B.GAIN_INPUT])
+    if gi >= 0:
+        m *= u[gi]
+    law = int(row[B.LAW])
+    if law == Law.TURBULENT:
+        phi, dphi = orifice_flow(1.0, dp, row[B.TRANSITION])
+    elif law == Law.LAMINAR:
+        phi, dphi = dp, 1.0
+    else:
+        phi, dphi = 1.0, 0.0
+    kind = int(row[B.OPENING])
+    if kind == Opening.PILOTED and law != Law.SOURCE and dp <= 0.0:
+        phi, dphi = 0.0, 0.0  # a pressure-operated poppet or spool seats against reverse flow
+    o = 1.0
+    slope = 0.0
+    if kind == Opening.EDGE:
+        e = row[B.OVERLAP]
+        o = _clamp01((row[B.SIGN] * u[int(row[B.OPENING_INPUT])] - e) / (1.0 - e))
+    elif kind == Opening.NEUTRAL:
+        e = row[B.OVERLAP]
+        o = _clamp01((e - abs(u[int(row[B.OPENING_INPUT])])) / e)
+    elif kind == Opening.PILOTED:
+        s = _pilot_signal(row, p)
+        o = _clamp01(s)
+        if 0.0 < s < 1.0:
+            slope = m * phi / row[B.BAND]
+    g = row[B.LEAKAGE]
+    dq[0] = m * o * dphi + g
+    dq[1] = -dq[0]
+    for j in range(3):
+        dq[2 + j] = slope * row[B.COEF1 + 2 * j]
+    return m * o * phi + g * dp
+
+
+@nb.njit(cache=True, inline="always")
+def stored_volume(p: float, p0: float, v0: float, n: float) -> tuple[float, float]:
+    """(S, dS/dp) of a gas accumulator: S = V₀ (1 − (p₀/p)^{1/n}) [m³] for p > p₀, else 0."""
+    if p <= p0:
+        return 0.0, 0.0
+    ratio = (p0 / p) ** (1.0 / n)
+    return v0 * (1.0 - ratio), v0 * ratio / (n * p)
+
+
+@nb.njit(cache=True)
+def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> None:
+    """Node balances G (n,) [m³/s] into ``g`` and ∂G/∂p (n, n) into ``jac`` (module docstring);
+    a held node (``fixed`` not NaN) has G = 0 and a diagonal row (the free rows' largest entry, so
+    it does not set the scale of the singularity test)."""
+    n = p.size
+    g[:] = 0.0
+    jac[:, :] = 0.0
+    for k in range(rows.shape[0]):
+        row = rows[k]
+        q = branch_flow(row, p, u, dq)
+        a = int(row[B.A])
+        b = int(row[B.B])
+        for end, sign in ((a, -1.0), (b, 1.0)):
+            if end < 0:
+                continue
+            g[end] += sign * q
+            if a >= 0:
+                jac[end, a] += sign * dq[0]
+            if b >= 0:
+                jac[end, b] += sign * dq[1]
+            for j in range(3):
+                node = int(row[B.PILOT1 + 2 * j])
+                if node >= 0:
+                    jac[end, node] += sign * dq[2 + j]
+    for k in range(vols.shape[0]):
+        i = int(vols[k, V_NODE])
+        volume = vols[k, V_VOLUME]
+        if vols[k, V_INPUT] >= 0:
+            volume += vols[k, V_GAIN] * u[int(vols[k, V_INPUT])]
+        c = inv_beta * volume / h
+        g[i] -= c * (p[i] - p_prev[i])
+        jac[i, i] -= c
+    for k in range(gas.shape[0]):
+        i = int(gas[k, S_NODE])
+        s, ds = stored_volume(p[i], gas[k, S_P0], gas[k, S_V0], gas[k, S_N])
+        s_prev, _ = stored_volume(p_prev[i], gas[k, S_P0], gas[k, S_V0], gas[k, S_N])
+        g[i] -= (s - s_prev) / h
+        jac[i, i] -= ds / h
+    scale = 0.0
+    for i in range(n):
+        if math.isnan(fixed[i]):
+            for j in range(n):
+                scale = max(scale, abs(jac[i, j]))
+    for i in range(n):
+        if not math.isnan(fixed[i]):
+            g[i] = 0.0
+            jac[i, :] = 0.0
+            jac[i, i] = scale if scale > 0.0 else 1.0
+
+
+@nb.njit(cache=True)
+def lu_solve(a, x) -> int:
+    """Solve a·y = x in place (``x`` becomes y; ``a`` is overwritten) by Gaussian elimination
+    with partial pivoting. Returns −1, or the column whose pivot is below SINGULAR_RTOL × max|a|."""
+    n = x.size
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(a[i, j]))
+    tiny = SINGULAR_RTOL * scale
+    for k in range(n):
+        piv = k
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > abs(a[piv, k]):
+                piv = i
+        if not abs(a[piv, k]) > tiny:
+            return k
+        if piv != k:
+            for j in range(k, n):
+                a[k, j], a[piv, j] = a[piv, j], a[k, j]
+            x[k], x[piv] = x[piv], x[k]
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            f = a[i, k] * inv
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+                x[i] -= f * x[k]
+    for k in range(n - 1, -1, -1):
+        s = x[k]
+        for j in range(k + 1, n):
+            s -= a[k, j] * x[j]
+        x[k] = s / a[k, k]
+    return -1
+
+
+@nb.njit(cache=True)
+def _norm2(g) -> float:
+    s = 0.0
+    for i in range(g.size):
+        s += g[i] * g[i]
+    return s
+
+
+@nb.njit(cache=True)
+def kink_fraction(rows, p, step) -> float:
+    """The largest t ≤ 1 such that p + t·step crosses no kink (s = 0 or 1) of a piloted opening,
+    plus KINK_PUSH past the first one crossed: Newton re-linearises on the far side of a kink
+    instead of jumping over a valve's whole band."""
+    t = 1.0
+    for k in range(rows.shape[0]):
+        row = rows[k]
+        if int(row[B.OPENING]) != Opening.PILOTED:
+            continue
+        s0 = _pilot_signal(row, p)
+        ds = 0.0
+        for j in range(3):
+            node = int(row[B.PILOT1 + 2 * j])
+            if node >= 0:
+                ds += row[B.COEF1 + 2 * j] * step[node]
+        ds /= row[B.BAND]
+        if ds == 0.0:
+            continue
+        for edge in (0.0, 1.0):
+            target = edge + (KINK_PUSH if ds > 0.0 else -KINK_PUSH)
+            crossing = (target - s0) / ds
+            if (s0 - edge) * (s0 + ds - edge) < 0.0 and 0.0 < crossing < t:
+                t = crossing
+    return t
+
+
+@nb.njit(cache=True)
+def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> tuple[int, int, int]:
+    """Solve G(p) = 0 (module docstring) in place from the guess ``p`` (n,). ``work`` (n + 4, n)
+    is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
+    iterations, node): ``node`` the node whose pressure is not unique (status SINGULAR), else −1."""
+    n = p.size
+    jac = work[:n]
+    g = work[n]
+    g_trial = work[n + 1]
+    p_trial = work[n + 2]
+    step = work[n + 3]
+    for i in range(n):
+        if not math.isnan(fixed[i]):
+            p[i] = fixed[i]
+    balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+    merit = _norm2(g)
+    trust = FIRST_TRUST
+    for it in range(MAX_ITER):
+        for i in range(n):
+            step[i] = -g[i]
+        singular = lu_solve(jac, step)
+        biggest = 0.0
+        for i in range(n):
+            biggest = max(biggest, abs(step[i]))
+        if singular >= 0 or not biggest <= MAX_STEP:
+            # a (nearly) floating group of nodes: a Levenberg-Marquardt step of about ``trust`` in
+            # the direction the balances push, taken whatever the merit, the trust growing 4x
+            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+            shift = 0.0
+            for i in range(n):
+                step[i] = -g[i]
+                shift = max(shift, abs(g[i]))
+            shift /= trust
+            for i in range(n):
+                if math.isnan(fixed[i]):
+                    jac[i, i] -= shift
+            if shift == 0.0 or lu_solve(jac, step) >= 0:
+                return SINGULAR, it, max(singular, 0)
+            t = kink_fraction(rows, p, step)
+            for i in range(n):
+                p[i] += t * step[i]
+            trust = min(4.0 * trust, MAX_STEP)
+            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+            merit = _norm2(g)
+            continue
+        trust = FIRST_TRUST
+        small = True
+        for i in range(n):
+            if not abs(step[i]) <= PRESSURE_ATOL + PRESSURE_RTOL * abs(p[i]):
+                small = False
+        if small:
+            for i in range(n):
+                p[i] += step[i]
+            return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+        t = kink_fraction(rows, p, step)
+        decreased = False
+        for _ in range(40):  # the last trial's balances and Jacobian are those of the new p
+            for i in range(n):
+                p_trial[i] = p[i] + t * step[i]
+            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p_trial, g_trial, jac, dq)
+            trial = _norm2(g_trial)
+            if trial <= (1.0 - 1e-4 * t) * merit:
+                decreased = True
+                break
+            t *= 0.5
+        if not (decreased and t == 1.0):
+            # the full Newton step does not lower the merit: if that step is below STALL_RTOL of
+            # the pressures the merit is at its rounding floor (a steep band's opening is rounded
+            # at p·ulp/band): converged; a larger one that cannot lower it at all: stalled
+            floor = True
+            for i in range(n):
+                if not abs(step[i]) <= PRESSURE_ATOL + STALL_RTOL * abs(p[i]):
+                    floor = False
+            if floor:
+                return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+            if not decreased:
+                return NOT_CONVERGED, it + 1, -1
+        if not math.isfinite(trial):
+            return NOT_FINITE, it, -1
+        for i in range(n):
+            p[i] = p_trial[i]
+            g[i] = g_trial[i]
+        merit = trial
+        if merit == 0.0:
+            return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+    return NOT_CONVERGED, MAX_ITER, -1
+
+
+@nb.njit(cache=True)
+def _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, iterations) -> tuple[int, int, int]:
+    """At a converged ``p``: SINGULAR (with the node) if the Jacobian there is singular, else OK."""
+    n = p.size
+    jac = work[:n]
+    g = work[n]
+    step = work[n + 3]
+    balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+    step[:] = 0.0
+    node = lu_solve(jac, step)
+    if node >= 0:
+        return SINGULAR, iterations, node
+    return OK, iterations, -1

@@ -1,0 +1,52 @@
+"""Fixed orifices: turbulent (sharp-edged, with a laminar transition) and laminar (capillary).
+
+Source: Merritt, *Hydraulic Control Systems*, §3.2 (orifice flow); the laminar transition is
+that of :mod:`..pressure_dynamics`. Flow q > 0 from ``inlet`` to ``outlet``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...validation import check_fields, positive
+from ..fluid import OIL_DENSITY
+from .branch import Branch, Law
+from .component import Component, check_orifice, orifice_gain
+
+
+@dataclass(frozen=True)
+class Orifice(Component):
+    """q = C_d a √(2/ρ) R_ε(p_in − p_out), R_ε(Δp) = Δp/(Δp² + ε²)^{1/4} (≈ sign(Δp)√|Δp| for
+    |Δp| ≫ ε, linear below).
+
+    area a [m²]; discharge_coefficient C_d [-]; oil_density ρ [kg/m³]; transition ε [Pa].
+    """
+
+    area: float = 1e-5
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    PORTS = ("inlet", "outlet")
+    LIMITS = ("inlet", "outlet")
+
+    def __post_init__(self) -> None:
+        check_orifice(self)
+
+    def branches(self, nodes, inputs):
+        gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
+        return [Branch(nodes["inlet"], nodes["outlet"], gain, transition=self.transition)]
+
+
+@dataclass(frozen=True)
+class LaminarOrifice(Component):
+    """q = G (p_in − p_out): a capillary, a leakage path or a drain. conductance G [m³/(s Pa)]."""
+
+    conductance: float = 1e-11
+    PORTS = ("inlet", "outlet")
+    LIMITS = ("inlet", "outlet")
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("conductance", "m^3/(s Pa)"),))
+
+    def branches(self, nodes, inputs):
+        return [Branch(nodes["inlet"], nodes["outlet"], self.conductance, law=Law.LAMINAR)]

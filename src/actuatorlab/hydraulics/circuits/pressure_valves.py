@@ -1,0 +1,189 @@
+"""Pressure-operated valves: relief, reducing, check, pilot-operated check, counterbalance.
+
+Each is a poppet or spool whose opening o ∈ [0, 1] grows linearly over a proportional band
+Δp_band [Pa] once the pressures on it overcome its spring, in series with a sharp-edged orifice
+of full area a: q = o C_d a √(2/ρ) R_ε(Δp) + g Δp, with g the declared leakage of the closed
+valve [m³/(s Pa)] (Branch law ``PILOTED``, :mod:`.branch`). As the band goes to 0 the law
+tends to the set-valued characteristic of the ideal valve. Sources: Manring & Fales,
+*Hydraulic Control Systems*, 2nd ed., ch. 6; Sun Hydraulics / Bosch Rexroth application notes
+for the counterbalance (over-centre) valve: opening when p_load + r·p_pilot ≥ p_setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...validation import check_fields, non_negative, positive
+from ..fluid import OIL_DENSITY
+from .branch import Branch, Opening
+from .component import Component, check_orifice, check_valve_fields, orifice_gain
+
+
+def _gain(valve) -> float:
+    return orifice_gain(valve.discharge_coefficient, valve.area, valve.oil_density)
+
+
+@dataclass(frozen=True)
+class ReliefValve(Component):
+    """Direct relief from ``inlet`` to ``outlet``: o = clamp((p_in − p_out − p_set)/Δp_band).
+
+    setting p_set [Pa] > 0; band [Pa]; area [m²]; discharge_coefficient; oil_density [kg/m³];
+    transition ε [Pa]; leakage g [m³/(s Pa)].
+    """
+
+    setting: float = 25e6
+    band: float = 0.5e6
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    leakage: float = 0.0
+    PORTS = ("inlet", "outlet")
+    LIMITS = ("inlet",)
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("setting", "Pa"),))
+        check_orifice(self)
+        check_valve_fields(self)
+
+    def branches(self, nodes, inputs):
+        i, o = nodes["inlet"], nodes["outlet"]
+        return [Branch(i, o, _gain(self), transition=self.transition, opening=Opening.PILOTED, offset=-self.setting,
+                       band=self.band, pilot1=i, coef1=1.0, pilot2=o, coef2=-1.0, leakage=self.leakage)]
+
+
+@dataclass(frozen=True)
+class ReducingValve(Component):
+    """Pressure-reducing valve ``inlet`` → ``outlet``: o = clamp((p_set − p_out)/Δp_band), it
+    throttles to hold its outlet at p_set (no drain relief: an outlet above p_set stays there).
+
+    Fields as ``ReliefValve``; ``setting`` is the reduced outlet pressure [Pa].
+    """
+
+    setting: float = 5e6
+    band: float = 0.5e6
+    area: float = 1e-5
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    leakage: float = 0.0
+    PORTS = ("inlet", "outlet")
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("setting", "Pa"),))
+        check_orifice(self)
+        check_valve_fields(self)
+
+    def branches(self, nodes, inputs):
+        return [Branch(nodes["inlet"], nodes["outlet"], _gain(self), transition=self.transition,
+                       opening=Opening.PILOTED, offset=self.setting, band=self.band, pilot1=nodes["outlet"],
+                       coef1=-1.0, leakage=self.leakage)]
+
+
+@dataclass(frozen=True)
+class CheckValve(Component):
+    """Check valve: flow ``inlet`` → ``outlet`` only, o = clamp((p_in − p_out − p_crack)/Δp_band).
+
+    cracking_pressure p_crack [Pa] ≥ 0; other fields as ``ReliefValve``.
+    """
+
+    cracking_pressure: float = 0.05e6
+    band: float = 0.1e6
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    leakage: float = 0.0
+    PORTS = ("inlet", "outlet")
+
+    def __post_init__(self) -> None:
+        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
+        check_orifice(self)
+        check_valve_fields(self)
+
+    def branches(self, nodes, inputs):
+        return [_check_branch(self, nodes["inlet"], nodes["outlet"])]
+
+
+def _check_branch(valve, inlet: int, outlet: int, leakage: float = 0.0) -> Branch:
+    """The free-flow check branch inlet → outlet of a check, pilot-check or counterbalance valve."""
+    return Branch(inlet, outlet, _gain(valve), transition=valve.transition, opening=Opening.PILOTED,
+                  offset=-valve.cracking_pressure, band=valve.band, pilot1=inlet, coef1=1.0, pilot2=outlet,
+                  coef2=-1.0, leakage=leakage)
+
+
+@dataclass(frozen=True)
+class PilotCheckValve(Component):
+    """Pilot-operated check valve: free flow ``inlet`` → ``outlet`` (a check); reverse flow
+    ``outlet`` → ``inlet`` once the pilot piston (area ratio r to the poppet seat) overcomes the
+    load pressure on the poppet: o = clamp((r p_pilot − p_out − p_crack)/Δp_band).
+
+    pilot_ratio r [-] > 0; cracking_pressure [Pa]; other fields as ``ReliefValve``; the leakage
+    g acts outlet → inlet (the load's drift through the closed valve).
+    """
+
+    pilot_ratio: float = 3.0
+    cracking_pressure: float = 0.05e6
+    band: float = 0.1e6
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    leakage: float = 0.0
+    PORTS = ("inlet", "outlet")
+    PILOTS = ("pilot",)
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("pilot_ratio", ""),))
+        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
+        check_orifice(self)
+        check_valve_fields(self)
+
+    def branches(self, nodes, inputs):
+        i, o = nodes["inlet"], nodes["outlet"]
+        return [_check_branch(self, i, o),
+                Branch(o, i, _gain(self), transition=self.transition, opening=Opening.PILOTED,
+                       offset=-self.cracking_pressure, band=self.band, pilot1=nodes["pilot"], coef1=self.pilot_ratio,
+                       pilot2=o, coef2=-1.0, leakage=self.leakage)]
+
+
+@dataclass(frozen=True)
+class CounterbalanceValve(Component):
+    """Counterbalance (over-centre) valve between a cylinder chamber ``load`` and the directional
+    valve ``valve``: free flow valve → load through its check; load → valve once the load
+    pressure and the pilot pressure (area ratio r) overcome the setting,
+
+    .. math:: o = \\mathrm{clamp}((p_{load} + r\\,p_{pilot} - p_{set}) / Δp_{band}, 0, 1),
+
+    so lowering a load needs p_pilot = (p_set − p_load)/r; the leakage g acts load → valve
+    (the drift of a held load).
+
+    setting p_set [Pa] (typically 1.3× the highest load pressure); pilot_ratio r [-];
+    cracking_pressure of the check [Pa]; other fields as ``ReliefValve``.
+    """
+
+    setting: float = 20e6
+    pilot_ratio: float = 3.0
+    cracking_pressure: float = 0.05e6
+    band: float = 0.1e6
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    leakage: float = 0.0
+    PORTS = ("valve", "load")
+    PILOTS = ("pilot",)
+    LIMITS = ("load",)
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("setting", "Pa"), ("pilot_ratio", "")))
+        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
+        check_orifice(self)
+        check_valve_fields(self)
+
+    def branches(self, nodes, inputs):
+        v, ld = nodes["valve"], nodes["load"]
+        return [_check_branch(self, v, ld),
+                Branch(ld, v, _gain(self), transition=self.transition, opening=Opening.PILOTED, offset=-self.setting,
+                       band=self.band, pilot1=ld, coef1=1.0, pilot2=nodes["pilot"], coef2=self.pilot_ratio,
+                       leakage=self.leakage)]

@@ -1,0 +1,186 @@
+"""The two models of a netlist: quasistatic and pressure dynamics, one step or a whole run.
+
+Both solve the node balances of :mod:`.kernels` at each step:
+
+- **quasistatic** (β → ∞): Σ q = Ṡ at every free node — the set-valued network of ideal
+  valves read as its relaxed form: every set-valued law (relief, check, compensator,
+  counterbalance) is the limit of its proportional band (:mod:`.branch`), which it keeps, so
+  each step solves a piecewise-smooth system. Where every branch law depends on its own pressure
+  difference only and is nondecreasing (orifices, reliefs, checks, spools, sources), G = −∇Φ of
+  the convex sum Φ of the branches' co-contents: a solution exists when Φ is coercive and is
+  unique where Φ is strictly convex, and damped Newton on G is Newton on Φ. Pilot-operated
+  branches (counterbalance and pilot checks, compensators, LS pump, reducing valve) couple a
+  branch to other nodes' pressures: G is then no gradient and we solve the piecewise-smooth
+  system (the smoothed form of its complementarity problem) by the same semismooth Newton with
+  the pilot columns in the Jacobian; there uniqueness is checked locally only — a singular
+  Jacobian at the solution (a node whose balance does not depend on any pressure: everything at
+  it closed, no leakage) is reported as not unique, naming the node;
+- **pressure dynamics**: the node volumes with the bulk modulus β, V/β ṗ = Σq − Ṡ, stepped by
+  backward Euler (L-stable, so stiff-safe at any step), Newton as above, the step halved on a
+  failure.
+
+Steps report a status; these drivers raise ``SimulationError`` naming the time, the node and
+why. ``simulate`` runs a whole input history in one compiled loop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ...errors import SimulationError
+from .kernels import NOT_CONVERGED, OK, SINGULAR, STATUS_TEXT, branch_flow, solve_nodes
+from .network import Network
+
+MODELS = ("quasistatic", "pressure")
+PTC_VOLUME = 1.0e-3
+"""Oil volume [m³] given to every free node by the pseudo-transient start of a cold solve."""
+PTC_STEPS = (1e-5, 1e3)
+"""First and last pseudo-time step [s] of that start (the step doubles after each success)."""
+MAX_HALVINGS = 6
+
+
+@nb.njit(cache=True)
+def network_step(rows, vols, gas, held, inv_beta, u, h, p, work, dq) -> tuple[int, int, int]:
+    """Advance node pressures ``p`` in place over one step h [s] (1/β = 0: quasistatic); on a
+    failure retry as 2, 4, … 2^MAX_HALVINGS substeps. Returns (status, Newton iterations, node)."""
+    p0 = p.copy()
+    total = 0
+    status, node = OK, -1
+    for halvings in range(MAX_HALVINGS + 1):
+        n_sub = 1 << halvings
+        p[:] = p0
+        start = p0.copy()
+        status = OK
+        for _ in range(n_sub):
+            status, iterations, node = solve_nodes(rows, vols, gas, held, inv_beta, u, h / n_sub, start, p, work, dq)
+            total += iterations
+            if status != OK:
+                break
+            start[:] = p
+        if status != NOT_CONVERGED or inv_beta == 0.0 and gas.shape[0] == 0:
+            break
+    return status, total, node
+
+
+@nb.njit(cache=True)
+def _run(rows, vols, gas, held, inv_beta, t, u, p, out):
+    """Steps over the grid ``t`` with inputs ``u`` (len(t), n_u); pressures into ``out``.
+    Returns (status, sample index, node, Newton iterations)."""
+    n = p.size
+    work = np.empty((n + 4, n))
+    dq = np.empty(5)
+    out[0] = p
+    total = 0
+    for k in range(1, t.size):
+        status, iterations, node = network_step(rows, vols, gas, held, inv_beta, u[k], t[k] - t[k - 1], p, work, dq)
+        total += iterations
+        if status != OK:
+            return status, k, node, total
+        out[k] = p
+    return OK, t.size, -1, total
+
+
+def _inv_beta(network: Network, model: str) -> float:
+    if model not in MODELS:
+        raise SimulationError(f"model = {model!r}: choose one of {', '.join(MODELS)}")
+    if model == "pressure":
+        if network.volumes.shape[0] == 0:
+            raise SimulationError("the pressure-dynamics model needs node volumes: add Line components or cylinders")
+        _check_volumes(network)
+    return 0.0 if model == "quasistatic" else 1.0 / network.bulk_modulus
+
+
+def _check_volumes(network: Network) -> None:
+    """Every free node has an oil volume in the pressure-dynamics model."""
+    has = set(network.volumes[:, 0].astype(int)) | set(network.gas[:, 0].astype(int))
+    for i, name in enumerate(network.nodes):
+        if math.isnan(network.held[i]) and i not in has:
+            raise SimulationError(f"node {name!r} has no oil volume: add a Line at it for the pressure-dynamics model")
+
+
+def _raise(network: Network, status: int, time: float, node: int) -> None:
+    where = f" at node {network.nodes[node]!r}" if node >= 0 else ""
+    remedy = {SINGULAR: "declare a leakage on a valve at that node or use the pressure-dynamics model",
+              NOT_CONVERGED: "check the circuit's settings or shorten the step"}.get(status, "check the inputs")
+    raise SimulationError(f"circuit solve at t = {time:.6g} s failed{where}: {STATUS_TEXT[status]}; {remedy}")
+
+
+def simulate(network: Network, t, inputs, initial=None, model: str = "quasistatic") -> np.ndarray:
+    """Node pressures [Pa] of shape (len(t), n_nodes) over the grid ``t`` [s] with inputs
+    ``inputs`` (len(t), n_inputs) in ``network.inputs`` order, from ``initial`` pressures
+    (default: the tank pressures, 0 elsewhere); the first row is ``initial`` (quasistatic
+    without accumulators: solved at t[0]; an accumulator's initial pressure is its state). Raises ``SimulationError`` naming the time and node of a failed step."""
+    inv_beta = _inv_beta(network, model)
+    t = np.ascontiguousarray(t, dtype=np.float64)
+    u = np.ascontiguousarray(inputs, dtype=np.float64).reshape(t.size, len(network.inputs))
+    p = np.where(np.isnan(network.held), 0.0, network.held) if initial is None else np.array(initial, dtype=np.float64)
+    if model == "quasistatic" and network.gas.shape[0] == 0:
+        p = solve(network, u[0], p)
+    out = np.empty((t.size, p.size))
+    status, k, node, _ = _run(network.rows, network.volumes, network.gas, network.held, inv_beta, t, u, p, out)
+    if status != OK:
+        _raise(network, status, float(t[k]), node)
+    return out
+
+
+def solve(network: Network, u, guess=None, previous=None, step: float = 1.0e-3) -> np.ndarray:
+    """Quasistatic node pressures [Pa] at inputs ``u`` (network.inputs order), from ``guess``;
+    ``previous`` pressures and ``step`` [s] only matter for accumulators (their stored oil)."""
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    n = len(network.nodes)
+    start = np.zeros(n) if guess is None else np.array(guess, dtype=np.float64)
+    prev = start.copy() if previous is None else np.asarray(previous, dtype=np.float64)
+    work, dq = np.empty((n + 4, n)), np.empty(5)
+    p = start.copy()
+    status, _, node = solve_nodes(network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p,
+                                  work, dq)
+    if status == NOT_CONVERGED:
+        p = _pseudo_transient(network, u, start, work, dq)
+        status, _, node = solve_nodes(network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p,
+                                      work, dq)
+    if status != OK:
+        _raise(network, status, 0.0, node)
+    return p
+
+
+def _pseudo_transient(network: Network, u, start, work, dq) -> np.ndarray:
+    """A cold start Newton cannot solve directly: pseudo-transient continuation (Kelley & Keyes,
+    SIAM J. Numer. Anal. 35, 1998): backward-Euler steps of every free node given PTC_VOLUME of
+    oil at the bulk modulus, the step doubling from PTC_STEPS[0] while it converges and halving
+    when it does not, up to PTC_STEPS[1], where the transient has died out: the end is the
+    guess of the quasistatic Newton."""
+    free = np.flatnonzero(np.isnan(network.held))
+    volumes = np.zeros((free.size, 4))
+    volumes[:, 0] = free
+    volumes[:, 1] = PTC_VOLUME
+    volumes[:, 3] = -1.0
+    volumes = np.vstack([network.volumes, volumes])
+    p = start.copy()
+    h = PTC_STEPS[0]
+    for _ in range(200):
+        trial = p.copy()
+        status, _, _ = solve_nodes(network.rows, volumes, network.gas, network.held, 1.0 / network.bulk_modulus, u, h,
+                                   p, trial, work, dq)
+        if status == OK:
+            p = trial
+            if h >= PTC_STEPS[1]:
+                break
+            h *= 2.0
+        else:
+            h *= 0.25
+    return p
+
+
+def branch_flows(network: Network, p, u) -> dict[str, np.ndarray]:
+    """Flows [m³/s] of every component's branches at pressures ``p`` and inputs ``u``, by
+    component name (in the order its ``branches`` lists them; q > 0 from a to b)."""
+    p = np.asarray(p, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    dq = np.empty(5)
+    flows: dict[str, list[float]] = {}
+    for row, owner in zip(network.rows, network.owners):
+        flows.setdefault(owner, []).append(branch_flow(row, p, u, dq))
+    return {name: np.array(q) for name, q in flows.items()}

@@ -1,0 +1,93 @@
+"""Proportional 4/3 directional spool valve: closed, open or float centre, per-edge overlap.
+
+Ports P (pump), T (tank), A, B; input ``position`` x ∈ [−1, 1], the spool stroke as a fraction
+of full stroke (x > 0 connects P→A and B→T). Each metering edge is a sharp-edged orifice of full
+area a whose opening is clamp((±x − e)/(1 − e), 0, 1), e its overlap (fraction of stroke;
+e < 0: underlap, open by −e/(1 − e) at x = 0): P→A and B→T with +x, P→B and A→T with −x.
+Centre: ``closed`` (P, T, A, B blocked in neutral); ``open`` (a bypass P→T of area
+``neutral_area`` open at x = 0 and closed at |x| ≥ ``neutral_width``: the open-centre
+neutral flow); ``float`` (A→T and B→T passages of the same shape: the load floats). The spool
+position is an input; its first-order dynamics τ ẋ = u − x is ``spool_position`` below.
+Source: Merritt, *Hydraulic Control Systems*, §3.4–3.6; Manring & Fales, ch. 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ...errors import ParameterError
+from ...validation import check_fields, finite, non_negative, positive
+from ..fluid import OIL_DENSITY
+from .branch import Branch, Opening
+from .component import Component, check_orifice, orifice_gain
+
+CENTRES = ("closed", "open", "float")
+EDGES = (("P", "A", 1.0, "overlap_pa"), ("B", "T", 1.0, "overlap_bt"), ("P", "B", -1.0, "overlap_pb"),
+         ("A", "T", -1.0, "overlap_at"))
+"""(from, to, direction of x that opens it, overlap field) of each metering edge."""
+
+
+@dataclass(frozen=True)
+class SpoolValve(Component):
+    """4/3 proportional spool valve (see the module docstring for the law).
+
+    area a [m²] of each fully open metering edge; discharge_coefficient C_d [-]; oil_density ρ
+    [kg/m³]; transition ε [Pa]; overlap_pa, overlap_bt, overlap_pb, overlap_at [-] in (−1, 1);
+    centre ``closed`` | ``open`` | ``float``; neutral_area [m²] and neutral_width [-] in (0, 1]
+    of the neutral passages; leakage g [m³/(s Pa)] across each metering edge; time_constant τ
+    [s] of the spool (0: the position follows the command).
+    """
+
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+    overlap_pa: float = 0.0
+    overlap_bt: float = 0.0
+    overlap_pb: float = 0.0
+    overlap_at: float = 0.0
+    centre: str = "closed"
+    neutral_area: float = 1e-4
+    neutral_width: float = 0.3
+    leakage: float = 0.0
+    time_constant: float = 0.0
+    PORTS = ("P", "T", "A", "B")
+    INPUTS = ("position",)
+
+    def __post_init__(self) -> None:
+        check_orifice(self)
+        for _, _, _, name in EDGES:
+            value = finite(name, getattr(self, name), "")
+            if not -1.0 < value < 1.0:
+                raise ParameterError(f"{name} = {value!r}: an edge overlap is a fraction of the stroke in (-1, 1)")
+            object.__setattr__(self, name, value)
+        check_fields(self, positive, (("neutral_area", "m^2"), ("neutral_width", "")))
+        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"), ("time_constant", "s")))
+        if self.neutral_width > 1.0:
+            raise ParameterError(f"neutral_width = {self.neutral_width!r}: a fraction of the stroke in (0, 1]")
+        if self.centre not in CENTRES:
+            raise ParameterError(f"centre = {self.centre!r}: choose one of {', '.join(CENTRES)}")
+
+    @property
+    def LIMITS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
+        return ("P",) if self.centre == "open" else ()
+
+    def branches(self, nodes, inputs):
+        gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
+        x = inputs["position"]
+        rows = [Branch(nodes[a], nodes[b], gain, transition=self.transition, opening=Opening.EDGE, opening_input=x,
+                       sign=sign, overlap=getattr(self, name), leakage=self.leakage) for a, b, sign, name in EDGES]
+        neutral = {"closed": (), "open": (("P", "T"),), "float": (("A", "T"), ("B", "T"))}[self.centre]
+        bypass = orifice_gain(self.discharge_coefficient, self.neutral_area, self.oil_density)
+        rows += [Branch(nodes[a], nodes[b], bypass, transition=self.transition, opening=Opening.NEUTRAL,
+                        opening_input=x, overlap=self.neutral_width) for a, b in neutral]
+        return rows
+
+
+def spool_position(previous: float, command: float, step: float, time_constant: float) -> float:
+    """Spool position after ``step`` [s] of τ ẋ = u − x from ``previous`` with the command held
+    (exact for a constant command; τ = 0: the command itself)."""
+    if time_constant <= 0.0:
+        return command
+    return command + (previous - command) * math.exp(-step / time_constant)
