@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from ..errors import ParameterError, ScenarioError
 from ..io.results import DELIMITERS, numeric_columns, read_log
 from .loading import describe_validation_error
 from .spec_base import Frequency, Spec, Time
+from .toml_text import decode, parse
 from .units import DIMENSIONS, registry
 
 JITTER_LIMIT = 0.25
@@ -186,11 +186,12 @@ def check_windows(layout: LogSpec, logs: list) -> None:
 
 def read_layout_file(path: str | os.PathLike) -> dict:
     """The ``[log]`` table of a TOML layout file (a file with only that table); one-line errors."""
+    label = f"--layout {os.fspath(path)}"
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ScenarioError(f"--layout {os.fspath(path)}: cannot be read ({error}); give a TOML file with a [log] "
-                            "table") from None
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ScenarioError(f"{label}: cannot be read ({error}); give a TOML file with a [log] table") from None
+    data = parse(decode(raw, label), label)
     if set(data) - {"log"} or not isinstance(data.get("log", {}), dict):
         raise ScenarioError(f"--layout {os.fspath(path)}: holds {', '.join(data) or 'nothing'}; write the layout as "
                             "a [log] table (header_row, columns, sample_rate, window, ...)")
