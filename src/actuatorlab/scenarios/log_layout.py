@@ -40,7 +40,7 @@ import pandas as pd
 from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator, model_validator
 
 from ..errors import ParameterError, ScenarioError
-from ..io.results import DELIMITERS, numeric_columns, read_log
+from ..io.results import DELIMITERS, TEXT_LOGS, numeric_columns, read_log
 from .loading import describe_validation_error
 from .spec_base import Frequency, Spec, Time
 from .toml_text import decode, parse
@@ -257,7 +257,13 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
         source = source or "the log"
     else:
         source = source or Path(log).name
-        df, header_units = read_log(log, layout.header_row, layout.skip_rows, layout.delimiter)
+        try:
+            df, header_units = read_log(log, layout.header_row, layout.skip_rows, layout.delimiter)
+        except ParameterError as error:
+            hint = _metadata_hint(log, layout.header_row)
+            if hint is None:
+                raise
+            raise ParameterError(f"{source}: {hint}") from error
         first_line = None if Path(log).suffix.lower() == ".parquet" else layout.header_row + layout.skip_rows + 1
     columns = [str(c) for c in df.columns]
     wanted = dict(targets) if layout.sample_rate is not None else {"t": "s", **targets}
@@ -270,6 +276,9 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     for quantity, target in wanted.items():
         spec = layout.columns.get(quantity) or ColumnSpec(column=quantity)
         if spec.column not in columns:
+            hint = None if isinstance(log, pd.DataFrame) else _metadata_hint(log, layout.header_row)
+            if hint is not None:
+                raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; {hint}")
             how = (f"--column {quantity}=NAME" if quantity not in layout.columns else
                    f"the column of {quantity} (now {spec.column!r})")
             raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; the columns are "
@@ -286,6 +295,51 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     t = raw.pop("t") if layout.sample_rate is None else np.arange(len(df)) / layout.sample_rate
     window = layout.windows.get(Path(source).name, layout.window)
     return _on_grid(source, t, raw, columns, mappings, layout, first_line, window)
+
+
+def _fields(line: str) -> list[str]:
+    """The cells of a text line, split at the delimiter of :data:`DELIMITERS` it holds most."""
+    return [cell.strip() for cell in line.split(max(DELIMITERS, key=line.count))]
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _metadata_hint(path: str | os.PathLike, header_row: int, scan: int = 200) -> str | None:
+    """Where a text log's header line ``header_row`` looks like a logger's metadata (it starts
+    with ``#`` or holds a single cell), what to give instead: the line before the first row of
+    numbers (of its first ``scan`` lines) is taken for the header. None for anything else."""
+    if Path(path).suffix.lower() not in TEXT_LOGS:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            lines = [line.rstrip("\r\n") for _, line in zip(range(scan), file)]
+    except OSError:
+        return None
+    if len(lines) < header_row:
+        return None
+    header = lines[header_row - 1]
+    if not (header.lstrip().startswith("#") or len(_fields(header)) == 1):
+        return None
+    said = f"line {header_row} ({_clip(header)}) looks like metadata, not column names: "
+    for number, (above, line) in enumerate(zip(lines, lines[1:]), start=1):
+        cells = _fields(line)
+        if len(cells) > 1 and all(map(_is_number, cells)) and len(_fields(above)) == len(cells):
+            if number == header_row:  # "# t,x,y": names behind a "#", read as they are
+                return None
+            return (said + f"the column names seem to be on line {number} ({_clip(above)}); give --header-row "
+                    f"{number} (header_row = {number} in [log])")
+    return said + "give the line that holds the column names as --header-row N (header_row = N in [log])"
+
+
+def _clip(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= width else line[: width - 1] + "…")
 
 
 def _conversion(quantity: str, unit: str, spec: ColumnSpec, target: str | None, source: str):
