@@ -297,23 +297,17 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     return _on_grid(source, t, raw, columns, mappings, layout, first_line, window)
 
 
-def _fields(line: str) -> list[str]:
-    """The cells of a text line, split at the delimiter of :data:`DELIMITERS` it holds most."""
-    return [cell.strip() for cell in line.split(max(DELIMITERS, key=line.count))]
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
+def _cells(line: str, delimiter: str | None = None) -> int:
+    """How many cells a text line holds, split at ``delimiter`` (None: the one of
+    :data:`DELIMITERS` it holds most)."""
+    return line.count(delimiter or max(DELIMITERS, key=line.count)) + 1
 
 
 def _metadata_hint(path: str | os.PathLike, header_row: int, scan: int = 200) -> str | None:
     """Where a text log's header line ``header_row`` looks like a logger's metadata (it starts
-    with ``#`` or holds a single cell), what to give instead: the line before the first row of
-    numbers (of its first ``scan`` lines) is taken for the header. None for anything else."""
+    with ``#`` or holds a single cell), what to give instead: the first line (of the first
+    ``scan``) not starting with ``#`` that holds several cells, as many as the line below it,
+    is taken for the header. None for anything else."""
     if Path(path).suffix.lower() not in TEXT_LOGS:
         return None
     try:
@@ -324,15 +318,17 @@ def _metadata_hint(path: str | os.PathLike, header_row: int, scan: int = 200) ->
     if len(lines) < header_row:
         return None
     header = lines[header_row - 1]
-    if not (header.lstrip().startswith("#") or len(_fields(header)) == 1):
+    if not (header.lstrip().startswith("#") or _cells(header) == 1):
         return None
+    below = lines[header_row] if len(lines) > header_row else ""
+    if _cells(header) > 1 and not below.lstrip().startswith("#") and _cells(below, max(DELIMITERS, key=header.count)) \
+            == _cells(header):
+        return None  # "# t,x,y": names behind a "#", read as they are
     said = f"line {header_row} ({_clip(header)}) looks like metadata, not column names: "
-    for number, (above, line) in enumerate(zip(lines, lines[1:]), start=1):
-        cells = _fields(line)
-        if len(cells) > 1 and all(map(_is_number, cells)) and len(_fields(above)) == len(cells):
-            if number == header_row:  # "# t,x,y": names behind a "#", read as they are
-                return None
-            return (said + f"the column names seem to be on line {number} ({_clip(above)}); give --header-row "
+    for number, (line, below) in enumerate(zip(lines, lines[1:]), start=1):
+        delimiter = max(DELIMITERS, key=line.count)
+        if not line.lstrip().startswith("#") and _cells(line) > 1 and _cells(below, delimiter) == _cells(line):
+            return (said + f"the column names seem to be on line {number} ({_clip(line)}); give --header-row "
                     f"{number} (header_row = {number} in [log])")
     return said + "give the line that holds the column names as --header-row N (header_row = N in [log])"
 
