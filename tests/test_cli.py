@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from actuatorlab.cli import app
+from actuatorlab.errors import ScenarioError
 from actuatorlab.io.results import read_table
 from actuatorlab.scenarios.loading import load_scenario
 
@@ -183,3 +185,56 @@ def test_compiling_a_kernel_is_announced_once(monkeypatch):
     assert said.getvalue().count("compiling kernels") == 1
     cli.DelayedProgress(enabled=False)(COMPILING, 0.0)  # --quiet
     assert said.getvalue().count("compiling kernels") == 1
+
+
+def _commands(command=None, path=()):
+    """(path, click command) of every command of the CLI, groups included."""
+    import typer
+
+    command = command or typer.main.get_command(app)
+    yield path, command
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+
+
+def test_every_help_text_is_printed_as_written():
+    """Issue 28: help texts lost "[log]" and "[default: ...]" to rich markup, leaving " ."."""
+    seen = 0
+    for path, command in _commands():
+        result = runner.invoke(app, [*path, "--help"], terminal_width=100)
+        assert result.exit_code == 0, (path, result.output)
+        text = " ".join(result.output.split())
+        assert " ." not in text and " ," not in text, (path, text)
+        for param in command.params:
+            for fragment in re.findall(r"\[[^\]]*\]", getattr(param, "help", None) or ""):
+                assert " ".join(fragment.split()) in text, (path, param.name, fragment)
+                seen += 1
+    assert seen >= 10
+    known = runner.invoke(app, ["identify", "hydraulic-robot", "--help"], terminal_width=100).output
+    assert "[log] layout" in " ".join(known.split())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["identify", "hydraulic-robot", "log.csv", "--known", "known.toml", "--bootstrap", "-5"],
+     "--bootstrap -5: give the number of bootstrap re-identifications, 0 or more"),
+    (["sweep", "arm-relief", "--samples", "2", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
+     "--seed -1: give a seed >= 0"),
+    (["sensitivity", "arm-relief", "--samples", "4", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
+     "--seed -1: give a seed >= 0"),
+])
+def test_negative_counts_and_seeds_are_refused_in_one_line(tmp_path, monkeypatch, args, message):
+    """Issue 28: --bootstrap -5 was accepted (as no bootstrap); a negative --seed ended in numpy's traceback."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "known.toml").write_text("")
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    said = result.output.strip()  # a sweep's progress bar leaves an empty line above
+    assert said.startswith(f"error: {message}") and len(said.splitlines()) == 1, result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_negative_bootstrap_seed_in_the_known_file_is_refused():
+    from actuatorlab.scenarios.robot_identification import parse_known
+
+    with pytest.raises(ScenarioError, match=r"known.toml: uncertainty.seed: -3: give a seed >= 0"):
+        parse_known("[uncertainty]\nseed = -3\n", "known.toml")

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -93,3 +94,36 @@ def test_damaged_robot_logs_never_end_in_a_traceback(case, tmp_path_factory):
     result = runner.invoke(app, ["identify", "hydraulic-robot", str(folder / "log.csv"), "--known",
                                  str(folder / "known.toml"), "--out", str(folder / "out"), "--quiet"])
     _check(result, folder / "out", op)
+
+
+METADATA = {
+    "comment lines": "# HX-LOG 7.2\n# station: rig 3\n# date: 2024-05-01\n",
+    "text lines": "HX-LOG 7.2 export\nstation rig 3\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(METADATA))
+def test_metadata_above_the_header_gets_the_header_row_to_give(tmp_path, kind):
+    """Issue 28: a log with a logger's metadata lines above its header got "no column 't' ... the
+    columns are # HX-LOG 7.2" (or a tokenizing error) and no hint of --header-row."""
+    above = METADATA[kind]
+    header = above.count("\n") + 1
+    log = tmp_path / "log.csv"
+    log.write_text(above + _transfer_function_log().to_csv(index=False))
+    args = ["identify", "transfer-function", str(log), "--input", "x", "--output", "y", "--structure", "I+1", "--out",
+            str(tmp_path / "out"), "--quiet"]
+    result = runner.invoke(app, args)
+    assert_clean_refusal(result, tmp_path / "out", kind)
+    first = repr(above.splitlines()[0])
+    assert (f"line 1 ({first}) looks like metadata, not column names: the column names seem to be on line {header} "
+            f"('t,x,y'); give --header-row {header} (header_row = {header} in [log])") in result.output
+    assert runner.invoke(app, [*args, "--header-row", str(header)]).exit_code == 0
+
+
+def test_names_behind_a_hash_are_columns_not_metadata(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("# " + _transfer_function_log().to_csv(index=False))
+    result = runner.invoke(app, ["identify", "transfer-function", str(log), "--input", "x", "--output", "y",
+                                 "--out", str(tmp_path / "out"), "--quiet"])
+    assert_clean_refusal(result, tmp_path / "out", "# t")
+    assert "no column 't' for t; the columns are # t, x, y: give --column t=NAME" in result.output

@@ -122,3 +122,127 @@ def test_mutated_scenario_files_never_end_in_a_traceback(case, tmp_path_factory)
         _check_physical(out, (out / "scenario.toml").read_text(encoding="utf-8"))
     else:
         assert_clean_refusal(result, out, where)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 28: inputs that ended in a traceback
+
+
+def _arm_text(append: str = "", replace: tuple[str, str] | None = None) -> str:
+    text = _resolved("arm-relief")
+    if replace is not None:
+        assert replace[0] in text
+        text = text.replace(*replace)
+    return text + append
+
+
+def _nested_sums_as_tables(levels: int) -> str:
+    """``[inputs.valve_command]`` as ``levels`` sums each holding the next (headers: no inline nesting)."""
+    text, key = "", "inputs.valve_command"
+    text += f"\n[{key}]\ntype = \"sum\"\n"
+    for _ in range(levels - 1):
+        key += ".terms"
+        text += f"\n[[{key}]]\ntype = \"sum\"\n"
+    return text + f"\n[[{key}.terms]]\ntype = \"constant\"\nvalue = 0.0\n"
+
+
+def _show_file(tmp_path, text: str | bytes):
+    path = tmp_path / "case.toml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return runner.invoke(app, ["show", str(path)])
+
+
+def _without_valve_command(text: str) -> str:
+    start = text.index("[inputs.valve_command]")
+    end = text.index("[inputs.external_force]")
+    return text[:start] + text[end:]
+
+
+def test_signals_nest_at_most_32_sums_and_such_a_file_round_trips(tmp_path):
+    text = _without_valve_command(_arm_text()) + _nested_sums_as_tables(32)
+    shown = _show_file(tmp_path, text)
+    assert shown.exit_code == 0, shown.output
+    again = _show_file(tmp_path, shown.output)
+    assert again.exit_code == 0 and again.output == shown.output
+
+
+def test_150_nested_sums_are_refused_before_they_are_read_or_written(tmp_path):
+    """Issue 28: 150 nested sums ended in a RecursionError writing the resolved TOML."""
+    text = _without_valve_command(_arm_text()) + _nested_sums_as_tables(150)
+    result = _show_file(tmp_path, text)
+    assert_clean_refusal(result, tmp_path / "out", "150 sums")
+    assert "inputs.valve_command: sums nest more than 32 levels deep" in result.output
+
+
+def test_500_nested_inline_sums_are_refused_before_the_toml_parser_recurses(tmp_path):
+    """Issue 28: 500 nested sums written inline ended in a RecursionError reading the file."""
+    inline = '{type = "sum", terms = [' * 500 + "0.1" + "]}" * 500
+    text = _without_valve_command(_arm_text()).replace("[inputs]\n", f"[inputs]\nvalve_command = {inline}\n")
+    result = _show_file(tmp_path, text)
+    assert_clean_refusal(result, tmp_path / "out", "500 inline sums")
+    line = text[: text.index("valve_command = {")].count("\n") + 1
+    assert f"case.toml: line {line}: [ and {{ nest more than 80 deep" in result.output
+
+
+def test_the_api_refuses_nested_sums_built_in_python():
+    import pytest
+
+    from actuatorlab.errors import ParameterError
+    from actuatorlab.numerics.signals import MAX_SUM_DEPTH, Constant, Sum
+
+    signal = Constant(1.0)
+    for _ in range(MAX_SUM_DEPTH):
+        signal = Sum((signal, Constant(0.5)))
+    assert signal.depth == MAX_SUM_DEPTH and signal.sample(np.zeros(1))[0] == 1.0 + 0.5 * MAX_SUM_DEPTH
+    with pytest.raises(ParameterError, match="nests 33 levels of sums, more than 32"):
+        Sum((signal,))
+
+
+@given(text=st.text(st.sampled_from('[]{}"\'#\\\n ab=,'), max_size=60))
+def test_the_nesting_scan_agrees_with_the_toml_parser_on_arrays(text):
+    """The scan counts brackets outside strings and comments: where the parser reads the text as
+    an array of that text, the deepest nesting it builds is the scan's less one."""
+    from actuatorlab.scenarios.toml_text import nesting
+
+    try:
+        value = tomllib.loads(f"x = [{text}]")["x"]
+    except tomllib.TOMLDecodeError:
+        return
+
+    def depth(v):
+        if isinstance(v, list):
+            return 1 + max(map(depth, v), default=0)
+        if isinstance(v, dict):
+            return 1 + max(map(depth, v.values()), default=0)
+        return 0
+
+    assert nesting(f"x = [{text}]")[0] == depth(value)
+
+
+def test_a_quantity_that_overflows_is_refused_naming_the_field(tmp_path):
+    """Issue 28: mass = "2000 kg**1000000000" ended in an OverflowError from pint."""
+    for written, field in (('"2000 kg**1000000000"', "arm.mass"), ('"1e308 t"', "arm.mass"), ("1" + "0" * 400,
+                                                                                                 "arm.mass")):
+        result = _show_file(tmp_path, _arm_text(replace=('mass = "2000 kg"', f"mass = {written}")))
+        assert_clean_refusal(result, tmp_path / "out", written)
+        assert f"{field}: " in result.output and "overflows" in result.output
+
+
+def test_files_saved_with_a_bom_or_as_utf16_are_read(tmp_path):
+    """Issue 28: a scenario file with a BOM, or saved as UTF-16, got "Invalid statement"."""
+    text = _arm_text().replace("description = ", "description = \"Kolben–Stange\" # ")
+    plain = _show_file(tmp_path, text)
+    assert plain.exit_code == 0, plain.output
+    for encoding in ("utf-8-sig", "utf-16", "utf-16-be"):
+        data = text.encode(encoding) if encoding != "utf-16-be" else b"\xfe\xff" + text.encode(encoding)
+        result = _show_file(tmp_path, data)
+        assert result.exit_code == 0 and result.output == plain.output, (encoding, result.output)
+
+
+def test_files_in_other_encodings_are_refused_naming_the_one_to_save_as(tmp_path):
+    text = _arm_text().replace("description = ", "description = \"Kolben–Stange\" # ")
+    for data, what in ((text.encode("utf-16-le"), "UTF-16 without a byte-order mark"),
+                       (text.replace("–", "é").encode("latin-1"), "not UTF-8")):
+        result = _show_file(tmp_path, data)
+        assert_clean_refusal(result, tmp_path / "out", what)
+        assert f"case.toml: the file is {what}" in result.output and "save it as UTF-8" in result.output

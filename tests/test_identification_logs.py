@@ -102,8 +102,9 @@ def test_the_same_mapping_as_command_line_options(logger, tmp_path):
     ({"columns": {"u1": {"scale": "0.12 bar/V"}}}, r"u1 \(column SPOOL_CMD_1\): V × 0.12 bar/V cannot be read as mm"),
     ({"columns": {"x9": {"column": "T_OIL"}}}, r"the layout maps 'x9', which this command does not read; map one of t, q1"),
     ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
-    ({"header_row": 1}, r"step1.csv: cannot be read as delimited text \(Error tokenizing data. C error: Expected 1 fields in line 4, "
-                        r"saw 11\); check the header line \(header_row\), the delimiter or the file"),
+    ({"header_row": 1}, r"step1.csv: line 1 \('# logger: DAQ-16 v4.2, serial 0113'\) looks like metadata, not column "
+                        r"names: the column names seem to be on line 4 \('TIMESTAMP;TIME_MS;.*'\); give --header-row 4 "
+                        r"\(header_row = 4 in \[log\]\)"),
     ({"columns": {"p_plus1": {"unit": "Pa"}}}, r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
                                               r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar"),
     ({"sample_rate": "1 kHz"}, r"both a time column \(columns.t\) and a sample_rate: give one of them"),

@@ -26,8 +26,10 @@ from .io.gc_pause import loading_libraries, own_process
 from .numerics.kernel_loading import COMPILING
 from .scenarios import head_start
 
+HELP = {"rich_markup_mode": None}
+"""Help texts are printed as written: "[log]" and "[default: cores]" are not read as rich markup."""
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Model, simulate and report on hydraulic and electro-mechanical actuators.")
+                  help="Model, simulate and report on hydraulic and electro-mechanical actuators.", **HELP)
 err = Console(stderr=True)
 out = Console()
 
@@ -245,11 +247,11 @@ def show(scenario: Annotated[str, typer.Argument(help="A built-in scenario name 
     print(_load(scenario).show(), end="")
 
 
-identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.")
+identify_app = typer.Typer(no_args_is_help=True, help="Identify model parameters from logged data.", **HELP)
 app.add_typer(identify_app, name="identify")
 
 
-export_app = typer.Typer(no_args_is_help=True, help="Export a scenario's actuator for other simulators.")
+export_app = typer.Typer(no_args_is_help=True, help="Export a scenario's actuator for other simulators.", **HELP)
 app.add_typer(export_app, name="export")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import ParameterError
 from .results import RunResult
 
 Log = pd.DataFrame | str | os.PathLike
@@ -41,6 +42,9 @@ def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | Non
     """
     from ..scenarios.robot_identification import identify_logs
 
+    if bootstrap is not None and bootstrap < 0:
+        raise ParameterError(f"--bootstrap {bootstrap}: give the number of bootstrap re-identifications, 0 or more "
+                             "(0: none)")
     spec, text, experiments, held_out = _robot_logs(logs, known, validate, layout)
     output, _ = identify_logs(spec, [e for e, _ in experiments], [e for e, _ in held_out],
                               [m for _, m in experiments + held_out], bootstrap)

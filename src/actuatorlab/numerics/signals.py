@@ -8,7 +8,7 @@ compiled time loops read plain arrays and never call back into Python.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -109,15 +109,31 @@ class Sine(Signal):
         return self.offset + np.where(active, wave, 0.0)
 
 
+MAX_SUM_DEPTH = 32
+"""Most levels of sums in one signal (a sum of sums is two): deeper ones recurse too far to
+sample, read or write, and are refused."""
+
+
+def sum_depth(signal: Signal) -> int:
+    """Levels of :class:`Sum` in ``signal`` (0 for any other signal)."""
+    return signal.depth if isinstance(signal, Sum) else 0
+
+
 @dataclass(frozen=True)
 class Sum(Signal):
-    """y(t) = Σ terms_i(t)."""
+    """y(t) = Σ terms_i(t), at most :data:`MAX_SUM_DEPTH` levels of sums deep."""
 
     terms: tuple[Signal, ...]
+    depth: int = field(init=False, repr=False, compare=False)
+    """Levels of sums: 1 for a sum of other signals."""
 
     def __post_init__(self) -> None:
         if not self.terms:
             raise ParameterError("sum: give at least one term")
+        object.__setattr__(self, "depth", 1 + max(map(sum_depth, self.terms)))
+        if self.depth > MAX_SUM_DEPTH:
+            raise ParameterError(f"sum: nests {self.depth} levels of sums, more than {MAX_SUM_DEPTH}; a sum of sums "
+                                 "is one sum of all their terms")
 
     def sample(self, t: np.ndarray) -> np.ndarray:
         total = np.zeros(np.shape(t))

@@ -7,7 +7,6 @@ of one or two lines: ``FILE: FIELD.PATH: problem; remedy``.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..errors import ScenarioError
 from .sources import read_source, source_folder
 from .schema import LOC_TAGS, SCENARIO_CLASSES, Scenario, scenario_class
 from .spec_base import QuantityMarker, UnknownFieldError
+from .toml_text import parse
 from .units import DIMENSIONS
 
 scenario_folder: ContextVar[Path | None] = ContextVar("scenario_folder", default=None)
@@ -45,13 +45,7 @@ def load_scenario(source: str | os.PathLike) -> Scenario:
     """
     text, label = read_source(source)
     folder = source_folder(source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(
-            f"{label}: not valid TOML: {error}; fix the syntax there "
-            '(quantities with units go in quotes, e.g. pump_flow = "500 L/min")'
-        ) from None
+    data = parse(text, label)
     token = scenario_folder.set(folder)
     try:
         return parse_scenario(data, label)

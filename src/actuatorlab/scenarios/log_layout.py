@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,9 +42,10 @@ import pandas as pd
 from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator, model_validator
 
 from ..errors import ParameterError, ScenarioError
-from ..io.results import DELIMITERS, numeric_columns, read_log
+from ..io.results import DELIMITERS, TEXT_LOGS, numeric_columns, read_log
 from .loading import describe_validation_error
 from .spec_base import Frequency, Spec, Time
+from .toml_text import decode, parse
 from .units import DIMENSIONS, registry
 
 JITTER_LIMIT = 0.25
@@ -189,11 +189,12 @@ def check_windows(layout: LogSpec, logs: list) -> None:
 
 def read_layout_file(path: str | os.PathLike) -> dict:
     """The ``[log]`` table of a TOML layout file (a file with only that table); one-line errors."""
+    label = f"--layout {os.fspath(path)}"
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ScenarioError(f"--layout {os.fspath(path)}: cannot be read ({error}); give a TOML file with a [log] "
-                            "table") from None
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ScenarioError(f"{label}: cannot be read ({error}); give a TOML file with a [log] table") from None
+    data = parse(decode(raw, label), label)
     if set(data) - {"log"} or not isinstance(data.get("log", {}), dict):
         raise ScenarioError(f"--layout {os.fspath(path)}: holds {', '.join(data) or 'nothing'}; write the layout as "
                             "a [log] table (header_row, columns, sample_rate, window, ...)")
@@ -259,7 +260,13 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
         source = source or "the log"
     else:
         source = source or Path(log).name
-        df, header_units = read_log(log, layout.header_row, layout.skip_rows, layout.delimiter)
+        try:
+            df, header_units = read_log(log, layout.header_row, layout.skip_rows, layout.delimiter)
+        except ParameterError as error:
+            hint = _metadata_hint(log, layout.header_row)
+            if hint is None:
+                raise
+            raise ParameterError(f"{source}: {hint}") from error
         first_line = None if Path(log).suffix.lower() == ".parquet" else layout.header_row + layout.skip_rows + 1
     columns = [str(c) for c in df.columns]
     wanted = dict(targets) if layout.sample_rate is not None else {"t": "s", **targets}
@@ -272,6 +279,9 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     for quantity, target in wanted.items():
         spec = layout.columns.get(quantity) or ColumnSpec(column=quantity)
         if spec.column not in columns:
+            hint = None if isinstance(log, pd.DataFrame) else _metadata_hint(log, layout.header_row)
+            if hint is not None:
+                raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; {hint}")
             how = (f"--column {quantity}=NAME" if quantity not in layout.columns else
                    f"the column of {quantity} (now {spec.column!r})")
             raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; the columns are "
@@ -288,6 +298,47 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     t = raw.pop("t") if layout.sample_rate is None else np.arange(len(df)) / layout.sample_rate
     window = layout.windows.get(Path(source).name, layout.window)
     return _on_grid(source, t, raw, columns, mappings, layout, first_line, window)
+
+
+def _cells(line: str, delimiter: str | None = None) -> int:
+    """How many cells a text line holds, split at ``delimiter`` (None: the one of
+    :data:`DELIMITERS` it holds most)."""
+    return line.count(delimiter or max(DELIMITERS, key=line.count)) + 1
+
+
+def _metadata_hint(path: str | os.PathLike, header_row: int, scan: int = 200) -> str | None:
+    """Where a text log's header line ``header_row`` looks like a logger's metadata (it starts
+    with ``#`` or holds a single cell), what to give instead: the first line (of the first
+    ``scan``) not starting with ``#`` that holds several cells, as many as the line below it,
+    is taken for the header. None for anything else."""
+    if Path(path).suffix.lower() not in TEXT_LOGS:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            lines = [line.rstrip("\r\n") for _, line in zip(range(scan), file)]
+    except OSError:
+        return None
+    if len(lines) < header_row:
+        return None
+    header = lines[header_row - 1]
+    if not (header.lstrip().startswith("#") or _cells(header) == 1):
+        return None
+    below = lines[header_row] if len(lines) > header_row else ""
+    if _cells(header) > 1 and not below.lstrip().startswith("#") and _cells(below, max(DELIMITERS, key=header.count)) \
+            == _cells(header):
+        return None  # "# t,x,y": names behind a "#", read as they are
+    said = f"line {header_row} ({_clip(header)}) looks like metadata, not column names: "
+    for number, (line, below) in enumerate(zip(lines, lines[1:]), start=1):
+        delimiter = max(DELIMITERS, key=line.count)
+        if not line.lstrip().startswith("#") and _cells(line) > 1 and _cells(below, delimiter) == _cells(line):
+            return (said + f"the column names seem to be on line {number} ({_clip(line)}); give --header-row "
+                    f"{number} (header_row = {number} in [log])")
+    return said + "give the line that holds the column names as --header-row N (header_row = N in [log])"
+
+
+def _clip(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= width else line[: width - 1] + "…")
 
 
 def _conversion(quantity: str, unit: str, spec: ColumnSpec, target: str | None, source: str):

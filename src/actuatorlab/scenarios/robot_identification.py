@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import time
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from .log_layout import MappedLog
 from .output import ScenarioOutput, SummaryFigure
 from .robot_logs import refuse_atmospheric_offset
 from .robot_schema import KnownFile
+from .toml_text import decode, parse
 
 METHOD = ("parametric bootstrap: {replicates} re-identifications of the logs replayed by the identified model "
           "with measurement noise at the levels estimated from each log (third differences); reported: the "
@@ -49,20 +49,18 @@ FORMULA = ("least-squares formula σ²(XᵀX)⁻¹ (no bootstrap): assumes indep
 def read_known(path) -> str:
     """The text of the ``--known`` file; a missing or unreadable file is one error naming it."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        data = Path(path).read_bytes()
+    except OSError as error:
         reason = "no such file" if isinstance(error, FileNotFoundError) else f"cannot be read ({error})"
         raise ScenarioError(f"--known {os.fspath(path)}: {reason}; give the TOML file of the robot's known values "
                             "(an empty file means the paper's Table II robot)") from None
+    return decode(data, f"--known {os.fspath(path)}")
 
 
 def parse_known(text: str, label: str) -> KnownFile:
     """The known values in TOML ``text`` (``""``: the paper's Table II robot), validated; errors
     start with ``label``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{label}: not valid TOML ({error})") from None
+    data = parse(text, label)
     try:
         known = KnownFile.model_validate(data)
     except ValidationError as error:

@@ -96,11 +96,11 @@ class UncertaintySpec(Spec):
     seed: StrictInt = 0
     workers: StrictInt = 2
 
-    @field_validator("replicates", "workers")
+    @field_validator("replicates", "workers", "seed")
     @classmethod
-    def _count(cls, value: int) -> int:
+    def _count(cls, value: int, info) -> int:
         if value < 0:
-            raise ValueError(f"{value}: give a count >= 0")
+            raise ValueError(f"{value}: give a {'seed' if info.field_name == 'seed' else 'count'} >= 0")
         return value
 
 

@@ -33,7 +33,7 @@ from .loading import scenario_to_toml
 from .output import FigureSpec
 from .sweep import check_engine, key_figures, run_sweep
 from .sweep_report import MACHINE_DEPENDENT
-from .variants import Variants, parse_distributions
+from .variants import Variants, check_seed, parse_distributions
 
 METHODS = ("sobol", "morris")
 MORRIS_LEVELS = 4
@@ -126,6 +126,7 @@ def run_sensitivity(
     sweep into ``out_dir`` and analyse the key ``figures`` (default: every one that describes the
     design); see the module docstring. Every argument is checked before anything is written."""
     check_request(method, samples, specs)
+    check_seed(seed)
     check_engine(workers, scheduler)
     problem = problem_of(scenario, specs, method)
     valid = [key for key in key_figures(scenario) if key not in MACHINE_DEPENDENT]

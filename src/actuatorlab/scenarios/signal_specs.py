@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from ..errors import ParameterError, ScenarioError
-from ..numerics.signals import Constant, PiecewiseLinear, Signal, Sine, Steps, Sum
+from ..numerics.signals import MAX_SUM_DEPTH, Constant, PiecewiseLinear, Signal, Sine, Steps, Sum
 from .spec_base import Angle, Frequency, Spec, Time, quantity
 
 SIGNAL_TYPES = ("constant", "steps", "piecewise-linear", "sine", "sum")
@@ -76,8 +76,20 @@ class _Sum(SignalSpec):
         return Sum(tuple(term.build(where=f"{where}.terms[{i}]") for i, term in enumerate(self.terms)))
 
 
+def _sum_levels(table: Mapping) -> int:
+    """Levels of ``sum`` tables in a signal table as read, counted level by level (no recursion)
+    up to one past :data:`~actuatorlab.numerics.signals.MAX_SUM_DEPTH`."""
+    levels, tables = 0, [table]
+    while tables and levels <= MAX_SUM_DEPTH:
+        sums = [t for t in tables if isinstance(t, Mapping) and t.get("type") == "sum"]
+        levels += bool(sums)
+        tables = [term for t in sums if isinstance(t.get("terms"), list) for term in t["terms"]]
+    return levels
+
+
 def _signal_input(value):
-    """A number or quantity string means a constant; a table must name its ``type``."""
+    """A number or quantity string means a constant; a table must name its ``type``; sums nest
+    at most :data:`~actuatorlab.numerics.signals.MAX_SUM_DEPTH` levels, checked before they are read."""
     if isinstance(value, SignalSpec):
         return value
     if isinstance(value, Mapping):
@@ -87,6 +99,9 @@ def _signal_input(value):
             raise ScenarioError(f"a signal table needs a type; add type = one of {names}")
         if kind not in SIGNAL_TYPES:
             raise ScenarioError(f'type = "{kind}" is not a signal type; use one of {names}')
+        if kind == "sum" and _sum_levels(value) > MAX_SUM_DEPTH:
+            raise ScenarioError(f"sums nest more than {MAX_SUM_DEPTH} levels deep; write them flatter (a sum of "
+                                "sums is one sum of all their terms)")
         return value
     if isinstance(value, (int, float, str)) and not isinstance(value, bool):
         return {"type": "constant", "value": value}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
+from .toml_text import decode
 
 BUILTIN_DIR = "builtin"
 """Folder of the built-in scenarios inside the ``actuatorlab.scenarios`` package."""
@@ -51,9 +52,10 @@ def read_source(source: str | os.PathLike) -> tuple[str, str]:
             f"{', '.join(sorted(builtins))}, or give the path of a .toml file"
         )
     try:
-        return path.read_text(encoding="utf-8"), label
-    except (OSError, UnicodeDecodeError) as error:
+        data = path.read_bytes()
+    except OSError as error:
         raise ScenarioError(f"{label}: cannot be read ({error}); check the file and its permissions") from None
+    return decode(data, label), label
 
 
 def source_folder(source: str | os.PathLike) -> Path:

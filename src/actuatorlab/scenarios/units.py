@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import sys
 from dataclasses import dataclass
 
 from ..errors import ScenarioError
@@ -201,6 +202,20 @@ def _parse_common(cleaned: str, dimension: str) -> float | None:
 
 @functools.lru_cache(maxsize=4096)
 def _parse_string(text: str, dimension: str) -> float:
+    """``text`` in SI; a value that overflows (``"2000 kg**1000000000"``, ``"1e308 km"``) is
+    refused, and only a string that writes ``inf`` may be infinite."""
+    try:
+        value = _parse(text, dimension)
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value) and "inf" not in text.lower():
+        raise ScenarioError(f'"{text}" overflows: its value is beyond the largest number '
+                            f"({sys.float_info.max:.3g} {DIMENSIONS[dimension].si}); write a finite value such as "
+                            f"{DIMENSIONS[dimension].example}")
+    return value
+
+
+def _parse(text: str, dimension: str) -> float:
     spec = DIMENSIONS[dimension]
     cleaned = text.replace("\u2212", "-").replace("\u00b7", "*").strip()
     if _NUMBER.fullmatch(cleaned):
@@ -268,12 +283,18 @@ def convert(value, dimension: str) -> float:
     """``value`` (a number in SI or a string with a unit) as a float in SI.
 
     Raises :class:`~actuatorlab.errors.ScenarioError` without a field path; use
-    :func:`to_si` to name the field. NaN is rejected; ±inf is passed on for the caller to judge.
+    :func:`to_si` to name the field. NaN and a value that overflows are rejected; ±inf written as
+    such is passed on for the caller to judge.
     """
     spec = _check_dimension(dimension)
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ScenarioError(f"expected a number or a quantity string such as {spec.example}, received {value!r}")
-    result = float(value) if not isinstance(value, str) else _parse_string(value, dimension)
+    try:
+        result = float(value) if not isinstance(value, str) else _parse_string(value, dimension)
+    except OverflowError:  # an integer too large for a float
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        raise ScenarioError(f"an integer of {digits} digits overflows: it is beyond the largest number "
+                            f"({sys.float_info.max:.3g}); write a finite value such as {spec.example}") from None
     if math.isnan(result):
         raise ScenarioError(f"{value!r} is not a number; write a value such as {spec.example}")
     return result

@@ -246,6 +246,12 @@ def grid_variants(scenario, specs: Sequence[str]) -> Variants:
     return Variants.of(paths, list(itertools.product(*axes)))
 
 
+def check_seed(seed: int) -> None:
+    """Refuse a seed numpy's generators cannot take (a negative one)."""
+    if seed < 0:
+        raise ScenarioError(f"--seed {seed}: give a seed >= 0")
+
+
 def sample_variants(scenario, specs: Sequence[str], samples: int, seed: int = 0) -> Variants:
     """``samples`` variants with each ``--vary`` PATH drawn from its distribution (SI values).
 
@@ -254,6 +260,7 @@ def sample_variants(scenario, specs: Sequence[str], samples: int, seed: int = 0)
     its values and the reason."""
     if samples < 1:
         raise ScenarioError(f"--samples {samples}: give at least 1")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     paths, columns = [], []
     for path, name, (a, b), spec in parse_distributions(scenario, specs):
