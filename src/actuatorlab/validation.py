@@ -43,6 +43,22 @@ def unit_interval(name: str, value) -> np.ndarray:
     return arr
 
 
+MAX_STROKE_RATIO = 6.0
+"""Largest stroke per retracted length [-]: a single-stage cylinder's body holds its rod, so its stroke
+stays below its retracted pin-to-pin length; a telescopic cylinder of n stages reaches about n times it,
+and six stages is the most catalogues list."""
+
+
+def stroke_fits(stroke: float, retracted_length: float, where: str) -> None:
+    """Refuse a stroke [m] that no cylinder of ``retracted_length`` [m] (pin to pin, rod in) can
+    have: more than :data:`MAX_STROKE_RATIO` times it (e.g. a 50 m stroke on a 1 cm cylinder)."""
+    if stroke > MAX_STROKE_RATIO * retracted_length:
+        raise ParameterError(
+            f"{where}: stroke = {stroke:g} m on retracted_length = {retracted_length:g} m: no cylinder fits "
+            f"(a stroke is at most {MAX_STROKE_RATIO:g} times the retracted pin-to-pin length, for a "
+            f"{MAX_STROKE_RATIO:g}-stage telescopic cylinder); check the two values and their units")
+
+
 def check_fields(instance, check, fields: tuple[tuple[str, str], ...], prefix: str = "") -> None:
     """Apply ``check`` (``positive``, ``non_negative`` or ``finite``) to each ``(field, unit)`` of a
     frozen dataclass ``instance`` and store the float it returns; a failure names ``prefix + field``.

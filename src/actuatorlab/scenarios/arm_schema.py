@@ -34,7 +34,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import ScenarioError
+from ..errors import ParameterError, ScenarioError
+from ..validation import stroke_fits
 from ..hydraulics.pressure_dynamics_params import PressureDynamics
 from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
@@ -209,6 +210,14 @@ class CylinderSpec(Spec):
 
     _positive = field_validator("stroke", "retracted_length")(lambda value, info: _finite_positive(value, info, "m",
                                                                                                      '"1.2 m"'))
+
+    @model_validator(mode="after")
+    def _stroke_fits(self):
+        try:
+            stroke_fits(self.stroke, self.retracted_length, "cylinder")
+        except ParameterError as error:
+            raise ValueError(str(error)) from None
+        return self
 
     def length_range(self) -> tuple[float, float]:
         """(ℓ_min, ℓ_max) [m]: the pin distance fully retracted and fully extended."""

@@ -230,6 +230,10 @@ class CylinderSpec(Spec):
             raise ScenarioError(f"{where}: give the size as bore and rod_diameter, or as head_area and rod_area")
         if self.count < 1:
             raise ScenarioError(f"{where}.count = {self.count}: give the number of cylinders acting together, >= 1")
+        try:
+            stroke_fits(self.stroke, self.retracted_length, where)
+        except ParameterError as error:
+            raise ScenarioError(str(error)) from None
         if self.control is not None:
             self.control.check_at(f"{where}.control")
 
