@@ -26,7 +26,8 @@ variants whose record is valid JSON with a readable table of the row count it gi
 variant counts as complete, its error kept); it removes the temporary files of writes a killed
 process left and the files of batches that did not complete, and runs the rest, so every
 variant is in the index once. A variant that raises is recorded with its error and does not
-stop the sweep. Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
+stop the sweep; one stopped by something outside its scenario (a full disk, no memory, a lost
+worker; ``sweep_outcomes``) is left for ``resume``, and the sweep then raises, counting them. Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
 the file system's journal and cost a fifth of the speed-up of two workers); after a power
 loss, the validation above sends any file the crash damaged to be run again. The manifest
 and the index are fsynced.
