@@ -294,7 +294,8 @@ def test_an_index_that_cannot_be_written_keeps_the_variants_for_resume(tmp_path,
     lambda data: b"",
     lambda data: b"\x89PNG\r\n\x1a\n\x00\xff",
     lambda data: b"[1, 2]",
-], ids=["truncated", "empty", "garbage", "not-a-manifest"])
+    lambda data: b"{}",
+], ids=["truncated", "empty", "garbage", "not-a-manifest", "no-manifest-keys"])
 def test_a_damaged_manifest_is_refused_and_left_as_it_is(tmp_path, damage):
     """Issue 28: --resume after a truncated or garbage sweep.json ended in a JSONDecodeError
     traceback; it must be refused, naming what to do, and nothing there changed."""

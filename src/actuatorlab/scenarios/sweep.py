@@ -234,7 +234,7 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
         held = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         held = exc
-    if not isinstance(held, dict):  # left as it is: it may be the only description of the variants beside it
+    if not isinstance(held, dict) or set(held) != set(manifest):  # left as it is: it describes the files beside it
         raise ScenarioError(f"--out {out_dir}: its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there "
                             "cannot be resumed and is left as it is; move the folder away or choose another --out to "
                             "run the sweep again")
@@ -307,6 +307,8 @@ def _complete_variant(record: Path) -> int | None:
     """The id of the variant ``record`` describes if it is complete and valid, else None."""
     try:
         content = json.loads(record.read_text(encoding="utf-8"))
+        if not isinstance(content, dict):
+            return None  # overwritten: run the variant again
         if content.get("status") == "failed":
             return int(content["variant"])
         rows = pq.read_metadata(record.with_suffix(".parquet")).num_rows
