@@ -27,7 +27,8 @@ variant counts as complete, its error kept); it removes the temporary files of w
 process left and the files of batches that did not complete, and runs the rest, so every
 variant is in the index once. A variant that raises is recorded with its error and does not
 stop the sweep; one stopped by something outside its scenario (a full disk, no memory, a lost
-worker; ``sweep_outcomes``) is left for ``resume``, and the sweep then raises, counting them. Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
+worker; ``sweep_outcomes``) is left for ``resume``, and the sweep then raises, counting them.
+Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
 the file system's journal and cost a fifth of the speed-up of two workers); after a power
 loss, the validation above sends any file the crash damaged to be run again. The manifest
 and the index are fsynced.
@@ -441,8 +442,9 @@ def run_sweep(
             write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
                                scenario_to_toml(scenario), envelopes)
     except OSError as error:
-        raise ScenarioError(f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; every "
-                            "variant is finished and kept: run the same command with --resume to write them") from None
+        raise ScenarioError(f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; "
+                            "every variant is finished and kept: run the same command with --resume to write them"
+                            ) from None
     return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
                        in_batches, envelopes)
 

@@ -101,8 +101,9 @@ def _check_scheduler(address: str) -> None:
         with ThreadPoolExecutor(1) as thread:
             answer = thread.submit(asyncio.run, _identity(address, security)).result()
     except OSError as error:  # refused, unreachable, or no answer in time
-        raise ScenarioError(f"--scheduler {address}: cannot connect ({str(error) or f'no answer within {CONNECT_TIMEOUT}'}); "
-                            "start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
+        what = str(error) or f"no answer within {CONNECT_TIMEOUT}"
+        raise ScenarioError(f"--scheduler {address}: cannot connect ({what}); start one with `dask scheduler` and "
+                            "workers with `dask worker ADDRESS`") from None
     except Exception:  # noqa: BLE001 (whatever the bytes of another server make of Dask's decoder)
         answer = None
     if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
