@@ -1,11 +1,13 @@
 """Sweeps on Dask: variants, records, resume, failures, a real scheduler with two workers."""
 
+import errno
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from actuatorlab.errors import ScenarioError
 from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.scenarios.sweep import BATCHES, RECORDS, SERIES, run_sweep
 from actuatorlab.scenarios.variants import grid_variants, sample_variants
+from file_limit import one_error_line, run_with_file_limit
 
 runner = CliRunner()
 BIN = Path(sys.executable).parent
@@ -188,6 +191,129 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     assert not (tmp_path / "s").exists()  # issue 17: no sweep.json left to demand --resume next time
 
 
+@pytest.fixture
+def not_dask():
+    """Address of a TCP server on 127.0.0.1 that is not Dask's: ``not_dask(answer)`` serves each
+    connection ``answer()`` (bytes) and closes it; stopped with the test."""
+    servers = []
+
+    def start(answer) -> str:
+        server = socket.create_server(("127.0.0.1", 0))
+        server.settimeout(0.2)
+        stop = threading.Event()
+
+        def serve():
+            while not stop.is_set():
+                try:
+                    connection, _ = server.accept()
+                except TimeoutError:
+                    continue
+                with connection:
+                    connection.sendall(answer())
+            server.close()
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        servers.append((stop, thread))
+        return f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    yield start
+    for stop, thread in servers:
+        stop.set()
+        thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("answer", [
+    lambda: os.urandom(256),
+    lambda: (3 << 60).to_bytes(8, "little") + os.urandom(64),  # a frame length of 3 EiB: MemoryError in Dask
+    lambda: b"",
+], ids=["random-bytes", "3-EiB-frame", "closes"])
+def test_a_scheduler_address_that_is_not_dask_is_one_line(tmp_path, not_dask, answer):
+    """Issue 28: a port that is not Dask's ended in a MemoryError traceback."""
+    address = not_dask(answer)
+    threads, started = threading.active_count(), time.monotonic()
+    result = _sweep("arm-relief", *SHORT, "--scheduler", address, "--out", str(tmp_path / "s"))
+    assert result.exit_code == 2 and "Traceback" not in result.output, (result.output, result.exception)
+    assert len(result.output.strip().splitlines()) == 1
+    assert "not a Dask scheduler" in result.output or "cannot connect" in result.output, result.output
+    assert time.monotonic() - started < 60 and not (tmp_path / "s").exists()
+    assert threading.active_count() == threads  # no client left behind: later sweeps may still fork
+
+
+def test_a_tls_scheduler_without_certificates_is_one_line(tmp_path):
+    """Issue 28: tls:// ended in a TypeError traceback (no SSL context)."""
+    address = f"tls://127.0.0.1:{_free_port()}"
+    result = _sweep("arm-relief", *SHORT, "--scheduler", address, "--out", str(tmp_path / "s"))
+    assert result.exit_code == 2 and "a TLS scheduler needs the cluster's certificates" in result.output, result.output
+    assert "distributed.comm.tls.ca-file" in result.output and not (tmp_path / "s").exists()
+
+
+def test_a_full_disk_interrupts_variants_that_resume_then_runs(tmp_path):
+    """Issue 28: under a file-size limit (as on a full disk) each variant was recorded as failed
+    with OSError, the sweep exited 0, and --resume never ran them again. Variants that fail by
+    their scenario (stiffness 1e12: a SimulationError) stay failed and are not run again."""
+    out = tmp_path / "s"
+    args = ["sweep", "arm-relief", *SHORT, "--grid", "relaxation.stiffness=5e7,1e12", "--grid", "inputs.bleed=0.2,0.3",
+            "--workers", "2", "--out", str(out), "--quiet"]
+    full = run_with_file_limit(20_000, *args)  # a variant's table (about 40 kB) cannot be written; its record can
+    line = one_error_line(full.stderr)
+    assert full.returncode == 2
+    assert ("2 of 4 variants did not finish for reasons outside the scenario: 2 by OSError: [Errno 27] File too "
+            "large (a file-size limit is reached") in line and "--resume" in line, line
+    records = {i: json.loads((out / RECORDS / f"{i:05d}.json").read_text()) for i in range(4)}
+    assert [records[i]["status"] for i in range(4)] == ["interrupted", "interrupted", "failed", "failed"]
+    assert "SimulationError" in records[2]["error"] and not list(out.rglob("*.tmp*"))
+    stamps = {i: (out / RECORDS / f"{i:05d}.json").stat().st_mtime_ns for i in (2, 3)}
+    resumed = subprocess.run([str(BIN / "actuatorlab"), *args, "--resume"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert {i: (out / RECORDS / f"{i:05d}.json").stat().st_mtime_ns for i in (2, 3)} == stamps
+    index = pd.read_parquet(out / "index.parquet")
+    assert list(index["status"]) == ["ok", "ok", "failed", "failed"]
+
+
+def test_an_index_that_cannot_be_written_keeps_the_variants_for_resume(tmp_path, monkeypatch):
+    from actuatorlab.scenarios import sweep_report
+
+    scenario = _short(load_scenario("arm-relief"), 0.5)
+    variants = grid_variants(scenario, ["inputs.bleed=0.2,0.3"])
+    write_report = sweep_report.write_sweep_report
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sweep_report, "write_sweep_report", full_disk)
+    with pytest.raises(ScenarioError, match=r"cannot write the sweep's index and report: OSError: \[Errno 28\] "
+                                            r"No space left on device \(the disk is full: free space\); every variant"):
+        run_sweep(scenario, variants, tmp_path / "s", workers=1)
+    monkeypatch.setattr(sweep_report, "write_sweep_report", write_report)
+    result = run_sweep(scenario, variants, tmp_path / "s", workers=1, resume=True)
+    assert result.ran == 0 and result.skipped == 2 and (tmp_path / "s" / "report.html").exists()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[: len(data) // 2],
+    lambda data: b"",
+    lambda data: b"\x89PNG\r\n\x1a\n\x00\xff",
+    lambda data: b"[1, 2]",
+    lambda data: b"{}",
+], ids=["truncated", "empty", "garbage", "not-a-manifest", "no-manifest-keys"])
+def test_a_damaged_manifest_is_refused_and_left_as_it_is(tmp_path, damage):
+    """Issue 28: --resume after a truncated or garbage sweep.json ended in a JSONDecodeError
+    traceback; it must be refused, naming what to do, and nothing there changed."""
+    out = tmp_path / "s"
+    args = ["arm-relief", "--samples", "3", "--vary", "inputs.bleed=uniform(0.2, 0.4)", "--workers", "1", "--out",
+            str(out)]
+    assert _sweep(*args).exit_code == 0
+    manifest = out / "sweep.json"
+    manifest.write_bytes(damage(manifest.read_bytes()))
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for resume in ([], ["--resume"]):
+        result = _sweep(*args, *resume)
+        assert result.exit_code == 2 and "Traceback" not in result.output, (result.output, result.exception)
+        assert f"--out {out}: its sweep.json is damaged" in result.output and "choose another --out" in result.output
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
 def test_a_draw_outside_a_fields_range_is_a_failed_variant_not_an_aborted_sweep(tmp_path):
     """Issue 17: one negative normal() draw of a positive field aborted the whole sweep."""
     scenario = load_scenario("arm-relief")
@@ -268,7 +394,8 @@ def test_a_lost_forked_worker_stops_the_sweep_with_how_to_resume(tmp_path, engin
 
     engine(True)
     monkeypatch.setattr(sweep, "run_compiled_batch", dies_on_the_last_batch)
-    with pytest.raises(ScenarioError, match="--resume to run the rest"):
+    with pytest.raises(ScenarioError, match="variants did not finish .* by a lost worker process, killed by SIGKILL "
+                                            r"\(out of memory\? use fewer --workers\).*--resume to run the \d+ again"):
         run_sweep(scenario, variants, tmp_path / "s", workers=2)
     monkeypatch.setattr(sweep, "run_compiled_batch", batch)
     result = run_sweep(scenario, variants, tmp_path / "s", workers=2, resume=True)

@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from actuatorlab.errors import ScenarioError
 from actuatorlab.io.results import as_dataframe, read_table
 from actuatorlab.scenarios.kinds import arm as arm_kind
 from actuatorlab.scenarios.kinds import arms_one_pump
@@ -20,6 +21,7 @@ from actuatorlab.scenarios import sweep
 from actuatorlab.scenarios.sweep import BATCHES, ENVELOPE_POINTS, SERIES, run_sweep
 from actuatorlab.scenarios.sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
 from actuatorlab.scenarios.variants import Variants, sample_variants, with_values
+from file_limit import one_error_line, run_with_file_limit
 
 BIN = Path(sys.executable).parent
 MACHINE = ("wall_time_s", "loop_time_s", "real_time_factor")
@@ -185,3 +187,45 @@ def test_a_sweep_killed_while_batches_are_written_resumes_with_every_variant_onc
     reference, columns = _reference_and_columns(scenario, variants, tmp_path / "reference")
     pd.testing.assert_frame_equal(index[columns], reference[columns], check_exact=True)
     assert sorted(p.name for p in (out / SERIES).iterdir()) == ["0000000.parquet", "0000001.parquet"]
+
+
+def test_a_batched_sweep_on_a_full_disk_is_one_line_and_resumes(tmp_path):
+    """Issue 28: under a file-size limit (as on a full disk) a batch's write raised in its worker
+    and the command ended in an OSError traceback."""
+    out = tmp_path / "s"
+    args = ["sweep", "arm-relief", "--samples", "16", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)", "--workers", "2",
+            "--out", str(out), "--quiet"]
+    full = run_with_file_limit(10_000, *args)  # a batch's sketch (about 15 kB) cannot be written
+    line = one_error_line(full.stderr)
+    assert full.returncode == 2
+    assert "16 of 16 variants did not finish for reasons outside the scenario: 16 by OSError: [Errno 27]" in line, line
+    assert "run the same command with --resume" in line and (out / "sweep.json").exists()
+    assert not [p for p in (out / BATCHES).iterdir() if not p.name.endswith(".envelope.parquet")]  # none complete
+    resumed = subprocess.run([str(BIN / "actuatorlab"), *args, "--resume"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    _exactly_once(out, 16)
+    assert (pd.read_parquet(out / "index.parquet")["status"] == "ok").all()
+
+
+def test_a_batch_out_of_memory_is_run_again_by_resume_not_recorded_failed(tmp_path, monkeypatch):
+    """Issue 28: a MemoryError in a batch failed its variants for good; now the batch is left
+    for --resume, the other batches finish, and the sweep says how many variants it stopped."""
+    from actuatorlab.scenarios.kinds import arm_batch
+
+    scenario = _short(load_scenario("arm-relief"), 0.5)
+    variants = sample_variants(scenario, ["arm.mass=uniform(1800 kg, 2200 kg)"], 40, seed=2)
+    batch = arm_batch.run_batch
+
+    def out_of_memory_with_variant_7(scenario, part, keep, points):
+        if 7 in part.ids:
+            raise MemoryError
+        return batch(scenario, part, keep, points)
+
+    monkeypatch.setattr(arm_batch, "run_batch", out_of_memory_with_variant_7)
+    with pytest.raises(ScenarioError, match=r"^5 of 40 variants did not finish for reasons outside the scenario: "
+                                            r"5 by MemoryError \(out of memory\? use fewer --workers\)"):
+        run_sweep(scenario, variants, tmp_path / "s", workers=2)  # 8 batches of 5
+    monkeypatch.setattr(arm_batch, "run_batch", batch)
+    result = run_sweep(scenario, variants, tmp_path / "s", workers=2, resume=True)
+    assert result.ran == 5 and result.skipped == 35 and (result.index["status"] == "ok").all()
+    _exactly_once(tmp_path / "s", 40)

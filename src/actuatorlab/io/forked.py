@@ -39,7 +39,12 @@ _RESULT, _ERROR, _REPORT = "result", "error", "report"
 
 
 class ChildLost(RuntimeError):
-    """A forked child ended without sending its result (killed, crashed, out of memory)."""
+    """A forked child ended without sending its result (killed, crashed, out of memory);
+    ``how``: ``"killed by SIGKILL"`` or ``"it exited"``."""
+
+    def __init__(self, pid: int, how: str):
+        super().__init__(f"the forked child {pid} ended without a result ({how})")
+        self.how = how
 
 
 def fork_allowed() -> bool:
@@ -76,7 +81,7 @@ class ForkedCall:
             status = self._finish()
             how = (f"killed by {signal.Signals(os.WTERMSIG(status)).name}" if status is not None and os.WIFSIGNALED(status)
                    else "it exited")
-            self._outcome = (_ERROR, ChildLost(f"the forked child {self.pid} ended without a result ({how})"))
+            self._outcome = (_ERROR, ChildLost(self.pid, how))
             return
         if tag == _REPORT:
             if report is not None:

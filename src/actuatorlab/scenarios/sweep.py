@@ -26,7 +26,9 @@ variants whose record is valid JSON with a readable table of the row count it gi
 variant counts as complete, its error kept); it removes the temporary files of writes a killed
 process left and the files of batches that did not complete, and runs the rest, so every
 variant is in the index once. A variant that raises is recorded with its error and does not
-stop the sweep. Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
+stop the sweep; one stopped by something outside its scenario (a full disk, no memory, a lost
+worker; ``sweep_outcomes``) is left for ``resume``, and the sweep then raises, counting them.
+Sweep files are written without ``fsync`` (parallel workers' fsyncs queue on
 the file system's journal and cost a fifth of the speed-up of two workers); after a power
 loss, the validation above sends any file the crash damaged to be run again. The manifest
 and the index are fsynced.
@@ -63,8 +65,9 @@ from ..io.forked import fork_allowed
 from ..io.gc_pause import loading_libraries
 from ..io.results import row_count, write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
-from .sweep_engines import Task, dask_client, run_forked, run_on_dask
+from .sweep_engines import Task, WorkerLost, dask_client, run_forked, run_on_dask
 from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
+from .sweep_outcomes import INTERRUPTED, LOST_WORKER, OUTSIDE, Tally, explained, incomplete_message, reason
 from .variants import Variants, with_values
 
 if TYPE_CHECKING:  # pandas and the report's plotting load in the command while its workers run
@@ -108,10 +111,12 @@ class SweepResult:
     """Batched sweeps: t and the 5/50/95 % envelopes of the main signals (``{signal}_q05`` …)."""
 
 
-def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
-    """Run one variant (scenario data, SI) and write its table and record; returns the record.
+def run_variant(data: dict, out_dir: str, variant_id: int) -> Tally:
+    """Run one variant (scenario data, SI) and write its table and record; returns its tally.
 
-    Runs in a worker process. Any exception becomes a ``failed`` record naming it.
+    Runs in a worker process. An exception of the scenario becomes a ``failed`` record naming
+    it; one from outside it (``sweep_outcomes.OUTSIDE``: a full disk, no memory) an
+    ``interrupted`` record, if that can be written, and the tally's reason.
     """
     from .runner import kind_module  # the scenario kinds import plotting; load them in the worker
 
@@ -124,19 +129,28 @@ def run_variant(data: dict, out_dir: str, variant_id: int) -> dict:
         write_table(output.table, folder / f"{variant_id:05d}.parquet", output.units, output.labels, durable=False)
         record.update(status="ok", error="", rows=row_count(output.table), summary=output.summary_dict(),
                       units={f.key: f.unit for f in output.summary})
+    except OUTSIDE as error:
+        record.update(status=INTERRUPTED, error=reason(error))
     except Exception as error:  # noqa: BLE001 (a failing variant is recorded, the sweep goes on)
         record.update(status="failed", error=f"{type(error).__name__}: {error}")
     record["wall_time_s"] = time.perf_counter() - start
-    write_json(folder / f"{variant_id:05d}.json", record, durable=False)
-    return record
+    try:
+        write_json(folder / f"{variant_id:05d}.json", record, durable=False)
+    except OUTSIDE as error:  # no record: --resume runs the variant again
+        if record["status"] != INTERRUPTED:
+            record.update(status=INTERRUPTED, error=reason(error))
+    if record["status"] == INTERRUPTED:
+        return Tally(0, {record["error"]: 1})
+    return Tally(1)
 
 
-def run_batch(base: dict, out_dir: str, variants: Variants) -> int:
+def run_batch(base: dict, out_dir: str, variants: Variants) -> Tally:
     """``run_variant`` for several variants of the scenario data ``base`` (SI) in one task: fewer,
     larger tasks cost the scheduler less."""
+    tally = Tally()
     for i, variant_id in enumerate(variants.ids):
-        run_variant(with_values(base, variants.row(i)), out_dir, int(variant_id))
-    return len(variants)
+        tally.add(run_variant(with_values(base, variants.row(i)), out_dir, int(variant_id)))
+    return tally
 
 
 def _batch_module(kind: str):
@@ -148,11 +162,12 @@ def batch_name(first_id: int) -> str:
     return f"{first_id:07d}"
 
 
-def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: frozenset[int]) -> int:
+def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: frozenset[int]) -> Tally:
     """Run ``variants`` of the scenario data ``base`` (SI; a batched kind) through one compiled
     call and write the batch: the kept variants' series, the sketch of the main signals, then
-    the table that marks it complete. Runs in a worker; an unexpected error fails the batch's
-    variants with it."""
+    the table that marks it complete. Runs in a worker; an unexpected error of the scenario
+    fails the batch's variants with it; one from outside it (``sweep_outcomes.OUTSIDE``) leaves
+    the batch without its table (``--resume`` runs it again) and is the tally's reason."""
     start = time.perf_counter()
     folder = Path(out_dir)
     name = batch_name(int(variants.ids[0]))
@@ -160,21 +175,26 @@ def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: froze
         scenario = parse_scenario(base, "the swept scenario")
         output = _batch_module(scenario.kind).run_batch(scenario, variants, keep, ENVELOPE_POINTS)
         errors, figures, units = output.errors, output.figures, output.units
+    except OUTSIDE as error:
+        return Tally(0, {reason(error): len(variants)})
     except Exception as error:  # noqa: BLE001 (a failing batch is recorded, the sweep goes on)
         output, figures, units = None, {}, {}
         errors = [f"{type(error).__name__}: {error}"] * len(variants)
     wall_time = np.full(len(variants), (time.perf_counter() - start) / len(variants))
     table = {"variant": variants.ids.astype(np.int64), "status": ["failed" if e else "ok" for e in errors],
              "error": errors, "wall_time_s": wall_time, **figures}  # columns: a worker does not load pandas
-    if output is not None:
-        for variant_id, result in output.series.items():
-            write_table(result.table, folder / SERIES / f"{variant_id:07d}.parquet", result.units, result.labels,
-                        durable=False)
-        ran = next(iter(output.envelopes.values())).shape[0] if output.envelopes else 0
-        if ran:
-            _write_sketch(folder / BATCHES / f"{name}.envelope.parquet", output)
-    write_table(table, folder / BATCHES / f"{name}.parquet", {**RECORD_UNITS, **units}, durable=False)
-    return len(variants)
+    try:
+        if output is not None:
+            for variant_id, result in output.series.items():
+                write_table(result.table, folder / SERIES / f"{variant_id:07d}.parquet", result.units, result.labels,
+                            durable=False)
+            ran = next(iter(output.envelopes.values())).shape[0] if output.envelopes else 0
+            if ran:
+                _write_sketch(folder / BATCHES / f"{name}.envelope.parquet", output)
+        write_table(table, folder / BATCHES / f"{name}.parquet", {**RECORD_UNITS, **units}, durable=False)
+    except OUTSIDE as error:  # the batch has no table: resume removes its other files and runs it again
+        return Tally(0, {reason(error): len(variants)})
+    return Tally(len(variants))
 
 
 def _write_sketch(path: Path, output) -> None:
@@ -211,10 +231,18 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
     path = out_dir / MANIFEST
     if not path.exists():
         return False
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        held = exc
+    if not isinstance(held, dict) or set(held) != set(manifest):  # left as it is: it describes the files beside it
+        raise ScenarioError(f"--out {out_dir}: its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there "
+                            "cannot be resumed and is left as it is; move the folder away or choose another --out to "
+                            "run the sweep again")
     if not resume:
         raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
                             "another directory")
-    if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(manifest)):
+    if held != json.loads(json.dumps(manifest)):
         raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario, variants or kept series differ); "
                             "resume it with the same arguments or choose another directory")
     return True
@@ -280,6 +308,8 @@ def _complete_variant(record: Path) -> int | None:
     """The id of the variant ``record`` describes if it is complete and valid, else None."""
     try:
         content = json.loads(record.read_text(encoding="utf-8"))
+        if not isinstance(content, dict):
+            return None  # overwritten: run the variant again
         if content.get("status") == "failed":
             return int(content["variant"])
         rows = pq.read_metadata(record.with_suffix(".parquet")).num_rows
@@ -363,49 +393,58 @@ def run_sweep(
     if len(pending):
         base = scenario.model_dump()  # a few kB with each task (scattered data dies with a worker)
         folder = os.fspath(out.resolve())
-        finished = len(variants) - len(pending)
+        tally = Tally()
 
-        def count(n: int) -> None:
-            nonlocal finished
-            finished += n
-            tell(finished, len(variants))
+        def count(result: Tally) -> None:
+            tally.add(result)
+            tell(len(variants) - len(pending) + tally.done, len(variants))
 
         if scheduler is None:  # local workers are forked from here: load the kind (and its kernels) once
             with loading_libraries():
                 _load_kind(scenario.kind, in_batches, base)
-        if scheduler is None and fork_allowed():
-            slots = workers or os.cpu_count() or 1
-            if not started:
-                _start_sweep(out, manifest)
-            startup = time.perf_counter() - start
-            phase_start = time.perf_counter()
-            run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count,
-                       meanwhile=_load_collecting_libraries)
-        else:
-            client, cluster = dask_client(workers, scheduler)  # a cluster that cannot be had leaves no sweep behind
-            try:
+        try:
+            if scheduler is None and fork_allowed():
+                slots = workers or os.cpu_count() or 1
                 if not started:
                     _start_sweep(out, manifest)
-                if scheduler is not None:
-                    client.run(_load_kind, scenario.kind, in_batches, base)
                 startup = time.perf_counter() - start
                 phase_start = time.perf_counter()
-                run_on_dask(client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder, keep),
-                            count)
-            finally:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count,
+                           meanwhile=_load_collecting_libraries)
+            else:
+                client, cluster = dask_client(workers, scheduler)  # a cluster that cannot be had leaves no sweep
+                try:
+                    if not started:
+                        _start_sweep(out, manifest)
+                    if scheduler is not None:
+                        client.run(_load_kind, scenario.kind, in_batches, base)
+                    startup = time.perf_counter() - start
+                    phase_start = time.perf_counter()
+                    run_on_dask(client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder,
+                                               keep), count)
+                finally:
+                    client.close()
+                    if cluster is not None:
+                        cluster.close()
+        except WorkerLost as lost:  # the variants of its unfinished tasks
+            tally.stopped(f"{LOST_WORKER}, {lost}", len(pending) - tally.done)
+        if tally.outside:
+            raise ScenarioError(incomplete_message(tally, len(variants), out))
         phase = time.perf_counter() - phase_start
-    index = collect_index(out, variants, in_batches)
-    envelopes = collect_envelopes(out) if in_batches else None
-    if report:
-        from .sweep_report import figure_keys, write_sweep_report
+    try:
+        index = collect_index(out, variants, in_batches)
+        envelopes = collect_envelopes(out) if in_batches else None
+        if report:
+            from .sweep_report import figure_keys, write_sweep_report
 
-        parameters = variants.varied()
-        keys = figure_keys(index, parameters, figures)
-        write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
-                           scenario_to_toml(scenario), envelopes)
+            parameters = variants.varied()
+            keys = figure_keys(index, parameters, figures)
+            write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
+                               scenario_to_toml(scenario), envelopes)
+    except OSError as error:
+        raise ScenarioError(f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; "
+                            "every variant is finished and kept: run the same command with --resume to write them"
+                            ) from None
     return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
                        in_batches, envelopes)
 
