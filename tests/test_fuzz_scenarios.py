@@ -237,6 +237,15 @@ def test_a_quantity_that_overflows_is_refused_naming_the_field(tmp_path):
         assert f"{field}: " in result.output and "overflows" in result.output
 
 
+def test_a_stroke_no_cylinder_of_its_retracted_length_has_is_refused(tmp_path):
+    """Issue 28: a 50 m stroke on a 1 cm retracted length ran."""
+    text = _arm_text(replace=('stroke = "0.8 m"', 'stroke = "50 m"')).replace('retracted_length = "1 m"',
+                                                                               'retracted_length = "1 cm"')
+    result = _show_file(tmp_path, text)
+    assert_clean_refusal(result, tmp_path / "out", "50 m stroke")
+    assert "stroke = 50 m on retracted_length = 0.01 m: no cylinder fits" in result.output
+
+
 def test_files_saved_with_a_bom_or_as_utf16_are_read(tmp_path):
     """Issue 28: a scenario file with a BOM, or saved as UTF-16, got "Invalid statement"."""
     text = _arm_text().replace("description = ", "description = \"Kolben–Stange\" # ")

@@ -251,6 +251,8 @@ SCHEMA = {
                         r"cylinders\[0\]\.circuit = 'pumps' is not a circuit; the circuits are \['pump'\]"),
     "regeneration, quasistatic": ({'retracted_length = "0.8 m"': 'retracted_length = "0.8 m"\nregeneration = 0.5'},
                                   r"cylinders\[0\]\.regeneration: .*pressure-dynamics"),
+    "stroke no cylinder has": ({'stroke = "0.6 m"': 'stroke = "50 m"', 'retracted_length = "0.8 m"': 'retracted_length = "1 cm"'},
+                               r"cylinders\[0\]: stroke = 50 m on retracted_length = 0.01 m: no cylinder fits"),
     "sites and joint": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\njoint = "hinge"'},
                         r"cylinders\[0\]: give the pins \(base, rod\) or joint, not both"),
 }

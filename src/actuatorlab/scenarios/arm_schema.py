@@ -35,10 +35,10 @@ from pydantic import (
 )
 
 from ..errors import ParameterError, ScenarioError
-from ..validation import stroke_fits
 from ..hydraulics.pressure_dynamics_params import PressureDynamics
 from ..hydraulics.quasistatic.circuit import VALVES, ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..validation import stroke_fits
 from ..mechanics.single_arm import SingleArm
 from ..numerics.signals import Signal, time_grid
 from ..simulation.solvers import SOLVERS

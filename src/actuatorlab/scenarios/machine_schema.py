@@ -22,6 +22,7 @@ from ..errors import ParameterError, ScenarioError
 from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..validation import stroke_fits
 from .loading import scenario_folder
 from .signal_specs import DimensionlessSignal, ForceSignal, signal_spec
 from .spec_base import (
