@@ -40,8 +40,10 @@ from ..hydraulics.quasistatic.regeneration import (
 )
 from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
-from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm
+from ..mechanics.single_arm import SingleArm
 from ..mechanics.single_arm_kernels import arm_geometry, arm_geometry_at, arm_torque
+from ..mechanics.single_arm_layout import K_ALPHA, K_JP
+from ..numerics.layout import Layout
 from ..numerics.rotation import rotate_unit
 from ..numerics.status import (
     STATUS_CHATTER,
@@ -65,9 +67,11 @@ change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: 
 stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""
 
 # rows of the kernel's output array out[row, arm, k]
-(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = range(7)
+RECORD = Layout("ROW_", "theta", "rate", "length", "p", "v", "f", "pump")
+(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = RECORD.indices
 # columns of the carried state, one row per arm
-(S_THETA, S_RATE, S_P, S_LPREV, S_FPREV, S_DFPREV, S_ALTERNATIONS) = range(7)
+STATE = Layout("S_", "theta", "rate", "p", "lprev", "fprev", "dfprev", "alternations")
+(S_THETA, S_RATE, S_P, S_LPREV, S_FPREV, S_DFPREV, S_ALTERNATIONS) = STATE.indices
 
 ProgressCallback = Callable[[float], None]
 """Called with the fraction of the run completed, in [0, 1]."""
