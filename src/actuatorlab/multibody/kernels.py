@@ -61,6 +61,9 @@ from ..hydraulics.quasistatic.network import (
 from ..numerics.layout import Layout
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
+    CHATTER_FRACTION,
+    CHATTER_STEPS,
+    MAX_STRETCH,
     STATUS_CHATTER,
     STATUS_NEWTON,
     STATUS_NOT_FINITE,
@@ -69,7 +72,6 @@ from ..numerics.status import (
     STATUS_STRETCH,
     STATUS_STROKE,
 )
-from ..simulation.arm import CHATTER_FRACTION, CHATTER_STEPS
 from .cylinders import (
     G_DAMPING,
     G_MAX_LENGTH,
@@ -89,8 +91,6 @@ from .cylinders import (
 )
 from .point_forces import add_point_force
 
-MAX_STRETCH = 0.5
-"""|p − ℓ| [m] beyond which the relaxed element is taken to have diverged (as in simulation/arm.py)."""
 NEWTON_TOL = 1.0e-3
 """Newton on the chamber pressures stops when every update is below NEWTON_TOL [Pa] + 1e-12·|p|."""
 NEWTON_MAX_ITER = 30
@@ -99,7 +99,7 @@ MAX_HALVINGS = 10
 # columns of the per-actuator state ``state`` (n, N_STATE): the rod displacement p [m]
 # (quasistatic) and the pin-to-pin length ℓ [m] of the last step; p_h, p_r, P [Pa] (pressure
 # cylinders; P equal on a shared pump line); the last force f [N], its last change [N] and the
-# count of successive alternating changes (the chatter test of simulation/arm.py)
+# count of successive alternating changes (the chatter test of numerics/status.py)
 STATE = Layout("S_", "rod", "length", "ph", "pr", "pump", "force", "dforce", "chatter")
 (S_ROD, S_LENGTH, S_PH, S_PR, S_PUMP, S_FORCE, S_DFORCE, S_CHATTER) = STATE.indices
 N_STATE = len(STATE)
