@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ..numerics.layout import Layout
 from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable
 
 NON_NEGATIVE = {"circuit.pump_flow", "initial_low_pressure"}
@@ -95,13 +96,13 @@ LAYOUTS_H = "layouts.h"
 """The generated layout header among the C sources (``compiler.C_DIR``)."""
 
 
-def c_layouts() -> list[tuple[object, str, str]]:
+def c_layouts() -> list[tuple[Layout, str, str]]:
     """The layouts the C twins index, each with the name of its length in C and what it lays out."""
     from ..hydraulics.pressure_dynamics import PARTIALS, RAW_OPENINGS, PressureDynamics
-    from ..hydraulics.quasistatic.circuit import OPENINGS, ValveCircuit
+    from ..hydraulics.quasistatic.circuit import NORMALISED_OPENINGS, ValveCircuit
 
     return [(ValveCircuit.LAYOUT, "N_CIRCUIT", "the circuit vector, ValveCircuit.kernel_array()"),
-            (OPENINGS, "N_OPEN", "the normalised openings u_hat (40)-(43), circuit.OPENINGS"),
+            (NORMALISED_OPENINGS, "N_OPEN", "the normalised openings u_hat (40)-(43), circuit.NORMALISED_OPENINGS"),
             (PressureDynamics.LAYOUT, "N_PRESSURE", "the fluid vector, PressureDynamics.kernel_array()"),
             (RAW_OPENINGS, "N_RAW", "the raw openings, pressure_dynamics.RAW_OPENINGS"),
             (PARTIALS, "N_D", "the columns of the partial derivatives, pressure_dynamics.PARTIALS")]

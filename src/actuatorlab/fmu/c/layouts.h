@@ -7,7 +7,7 @@
 enum {
     I_AH = 0, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA, N_CIRCUIT
 };
-/* the normalised openings u_hat (40)-(43), circuit.OPENINGS */
+/* the normalised openings u_hat (40)-(43), circuit.NORMALISED_OPENINGS */
 enum {
     J_PH = 0, J_TR, J_PR, J_TH, J_B, N_OPEN
 };

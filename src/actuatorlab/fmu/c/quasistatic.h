@@ -15,7 +15,7 @@
 #define ALAB_QUASISTATIC_H
 
 /* Layouts of the circuit vector (I_*) and the normalised openings u_hat (J_*): written from
- * the Python layouts (ValveCircuit.LAYOUT, circuit.OPENINGS) by actuatorlab.fmu.header. */
+ * the Python layouts (ValveCircuit.LAYOUT, circuit.NORMALISED_OPENINGS) by actuatorlab.fmu.header. */
 #include "layouts.h"
 
 enum { MODE_RETRACT = -1, MODE_HOLD = 0, MODE_EXTEND = 1 };

@@ -27,9 +27,9 @@ from ..fluid import OIL_DENSITY
 VALVES = ("ph", "tr", "pr", "th", "b")
 """Valve names in the paper's order: pump→head, rod→tank, pump→rod, head→tank, bleed."""
 
-OPENINGS = Layout("J_", *VALVES)
+NORMALISED_OPENINGS = Layout("J_", *VALVES)
 """Layout of the normalised opening vector û = [û_ph, û_tr, û_pr, û_th, U_b] (40)–(43)."""
-(J_PH, J_TR, J_PR, J_TH, J_B) = OPENINGS.indices
+(J_PH, J_TR, J_PR, J_TH, J_B) = NORMALISED_OPENINGS.indices
 
 def _per_valve(name: str, value, unit: str) -> tuple[float, ...]:
     """One common value or a mapping valve → value, returned in VALVES order."""
