@@ -1,4 +1,5 @@
-"""Many runs of the quasistatic arm loops of :mod:`actuatorlab.simulation.arm` in one compiled call (a sweep's batch).
+"""Many runs of the quasistatic arm loops of :mod:`actuatorlab.simulation.arm` in one compiled
+call: a sweep's batch.
 
 Each run goes through the same loop and the same calls as ``simulate_arms`` makes, so its
 records are equal bit for bit to a single run's; only the calls around it differ: one compiled
