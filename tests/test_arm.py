@@ -11,7 +11,7 @@ from actuatorlab.hydraulics.quasistatic import Relaxation, ValveCircuit
 from actuatorlab.hydraulics.quasistatic.circuit import Openings, normalised_openings
 from actuatorlab.mechanics.single_arm import SingleArm
 from actuatorlab.numerics.status import STATUS_CHATTER, STATUS_OK
-from actuatorlab.simulation.arm import _own_pump_loop, check_stability, simulate_arm
+from actuatorlab.simulation.arm import own_pump_loop, check_stability, simulate_arm
 from actuatorlab.numerics.signals import Sine, time_grid
 
 ARM = SingleArm()
@@ -94,7 +94,7 @@ def test_stability_bound_separates_stable_from_divergent_steps():
         l0 = ARM.cylinder_length(0.0)[0]
         state = np.array([[0.0, 0.0, l0, l0, 0.0, 0.0, 0.0]])
         out = np.empty((7, 1, t.size))
-        status, _, _ = _own_pump_loop(CIRCUIT.kernel_array(), ARM.kernel_array(), uh, np.zeros(t.size), f_ey,
+        status, _, _ = own_pump_loop(CIRCUIT.kernel_array(), ARM.kernel_array(), uh, np.zeros(t.size), f_ey,
                                       stiffness, 2.5e6, h, state, 0, t.size, out)
         assert status == (STATUS_OK if expect_ok else STATUS_CHATTER)
 

@@ -50,7 +50,7 @@ COMPUTED = {
     "optimization/trajectory_task.py:TrajectorySamples": "dense samples of a solved trajectory",
     "simulation/arm.py:StabilityLimit": "the stability bound computed for a run",
     "simulation/arm.py:ArmDrive": "one batched run's inputs, sampled from validated signal tables",
-    "simulation/arm.py:ArmRun": "one batched run, assembled from validated arms, circuits and relaxation",
+    "simulation/arm_batch.py:ArmRun": "one batched run, assembled from validated arms, circuits and relaxation",
     "simulation/crane.py:CraneRun": "a crane run's recorded signals",
     "simulation/crane_reference.py:JointReference": "a joint reference computed by inverse kinematics",
     "simulation/emla_tracking.py:EMLATrackingResult": "a tracking run's recorded signals",

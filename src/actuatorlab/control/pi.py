@@ -25,11 +25,13 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import finite, positive
 
 # layout of the parameter vector of ``pi_step``
-(PI_KP, PI_KI, PI_KFF, PI_LIMIT) = range(4)
-N_PI = 4
+PARAMETERS = Layout("PI_", "kp", "ki", "kff", "limit")
+(PI_KP, PI_KI, PI_KFF, PI_LIMIT) = PARAMETERS.indices
+N_PI = len(PARAMETERS)
 
 
 @dataclass(frozen=True)

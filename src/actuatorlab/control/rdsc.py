@@ -60,9 +60,11 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 
 # rows of the packed gains (4 subsystems per row)
-(G_K, G_SIGMA, G_DELTA, G_EPS) = range(4)
+GAIN_ROWS = Layout("G_", "k", "sigma", "delta", "eps")
+(G_K, G_SIGMA, G_DELTA, G_EPS) = GAIN_ROWS.indices
 
 
 def _per_subsystem(name: str, value) -> tuple[float, ...]:
@@ -93,7 +95,7 @@ class RDSCGains:
 
     def packed(self) -> np.ndarray:
         """(4, 4) array: rows k, σ, δ, ε; columns ν = 1..4."""
-        return np.array([self.k, self.sigma, self.delta, self.epsilon])
+        return GAIN_ROWS.pack(k=self.k, sigma=self.sigma, delta=self.delta, eps=self.epsilon)
 
     @property
     def zeta(self) -> float:

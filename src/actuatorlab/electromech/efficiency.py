@@ -33,6 +33,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from .catalog import load_actuators  # noqa: F401  (re-exported for the optimiser)
 from .emla import (
     E_B1,
@@ -70,9 +71,13 @@ from .pmsm import q_current_for_torque, steady_voltages
 from .screw import lossy_torque
 
 # operating-point record layout
+OPERATING_POINT = Layout(
+    "O_",
+    "pin", "pout", "eta", "id", "iq", "vd", "vq", "wm", "tau", "psw", "pd", "pcu", "pco", "pmech", "psc", "status",
+)
 (O_PIN, O_POUT, O_ETA, O_ID, O_IQ, O_VD, O_VQ, O_WM, O_TAU,
- O_PSW, O_PD, O_PCU, O_PCO, O_PMECH, O_PSC, O_STATUS) = range(16)
-N_OP = 16
+ O_PSW, O_PD, O_PCU, O_PCO, O_PMECH, O_PSC, O_STATUS) = OPERATING_POINT.indices
+N_OP = len(OPERATING_POINT)
 OP_NAMES = ("P_in", "P_out", "eta", "i_d", "i_q", "v_d", "v_q", "omega_m", "tau_m",
             "P_sw", "P_d", "P_cu", "P_co", "P_mech", "P_sc", "status")
 

@@ -44,21 +44,29 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import non_negative, positive
 from .losses import Inverter
-from .pmsm import PMSM, current_rates, electromagnetic_torque
+from .pmsm import MOTOR, PMSM, current_rates, electromagnetic_torque
 from .screw import Gearbox, Screw
 
 # packed EMLA (motor block first, same indices as pmsm.M_*, then the drive train and inverter)
+PACKED = Layout(
+    "E_",
+    *(f"{name}1" if name in ("j", "b") else name for name in MOTOR.names),
+    "lead", "n", "feq", "eta_s", "etab_s", "eta_g", "etab_g", "f0", "bbs", "fmax", "vmax", "ks", "cs", "ml", "vdc",
+    "vph", "fsw", "vce0", "rce", "vf0", "rf", "esw", "vref", "iref", "flim",
+)
 (E_P, E_RS, E_LD, E_LQ, E_PSI, E_J1, E_B1, E_TC, E_IMAX, E_WMAX, E_KH, E_KE,
  E_LEAD, E_N, E_FEQ, E_ETA_S, E_ETAB_S, E_ETA_G, E_ETAB_G, E_F0, E_BBS, E_FMAX, E_VMAX,
  E_KS, E_CS, E_ML, E_VDC, E_VPH, E_FSW, E_VCE0, E_RCE, E_VF0, E_RF, E_ESW, E_VREF, E_IREF,
- E_FLIM) = range(37)
-N_EMLA = 37
+ E_FLIM) = PACKED.indices
+N_EMLA = len(PACKED)
 
 # state indices
-(X_TH, X_W, X_IQ, X_ID, X_XL, X_VL) = range(6)
-N_STATE = 6
+STATE = Layout("X_", "th", "w", "iq", "id", "xl", "vl")
+(X_TH, X_W, X_IQ, X_ID, X_XL, X_VL) = STATE.indices
+N_STATE = len(STATE)
 STATE_NAMES = ("theta_m", "omega_m", "i_q", "i_d", "x_L", "v_L")
 
 
@@ -199,7 +207,7 @@ class EMLA:
 
     def motor_packed(self) -> np.ndarray:
         """The motor block in ``pmsm.M_*`` layout (a view of :meth:`packed`)."""
-        return self._packed[:12]
+        return self._packed[:len(MOTOR)]
 
     @property
     def rigid(self) -> bool:

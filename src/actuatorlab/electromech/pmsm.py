@@ -22,11 +22,13 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import non_negative, positive
 
 # packed motor
-(M_P, M_RS, M_LD, M_LQ, M_PSI, M_J, M_B, M_TC, M_IMAX, M_WMAX, M_KH, M_KE) = range(12)
-N_MOTOR = 12
+MOTOR = Layout("M_", "p", "rs", "ld", "lq", "psi", "j", "b", "tc", "imax", "wmax", "kh", "ke")
+(M_P, M_RS, M_LD, M_LQ, M_PSI, M_J, M_B, M_TC, M_IMAX, M_WMAX, M_KH, M_KE) = MOTOR.indices
+N_MOTOR = len(MOTOR)
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,10 @@ class PMSM:
         return self.torque_constant * self.max_current
 
     def packed(self) -> np.ndarray:
-        """The motor's parameters as the vector the compiled EMLA dynamics read (SI)."""
-        return np.array([self.pole_pairs, self.resistance, self.inductance_d, self.inductance_q,
-                         self.flux_linkage, self.inertia, self.damping, self.friction_torque,
-                         self.max_current, self.max_speed, self.core_hysteresis, self.core_eddy])
+        """The motor's parameters as the vector the compiled EMLA dynamics read (``MOTOR``, SI)."""
+        return MOTOR.pack(p=self.pole_pairs, rs=self.resistance, ld=self.inductance_d, lq=self.inductance_q,
+                          psi=self.flux_linkage, j=self.inertia, b=self.damping, tc=self.friction_torque,
+                          imax=self.max_current, wmax=self.max_speed, kh=self.core_hysteresis, ke=self.core_eddy)
 
     def torque(self, i_d, i_q):
         """τ_m [N m] of (4), vectorised."""

@@ -16,7 +16,7 @@ FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "
 """The sources compile without a warning under these flags; only the FMI functions are exported
 (``-fvisibility=hidden``), so several FMUs load side by side in one process."""
 COMMON_SOURCES = ("instance.c", "quasistatic.c")
-HEADERS = ("instance.h", "quasistatic.h", "fmi3_types.h", "fmi2_types.h")
+HEADERS = ("instance.h", "quasistatic.h", "layouts.h", "fmi3_types.h", "fmi2_types.h")
 MODEL_FILES = {"quasistatic": ("model_quasistatic.c",), "pressure-dynamics": ("model_pressure.c", "pressure.c", "pressure.h")}
 """The files each model adds to the common ones."""
 

@@ -1,11 +1,14 @@
-"""The C header an FMU is compiled with, written from the variable table (``variables.py``):
-value references, start values, causalities, the checks of each parameter and input, the
-instantiation token. The C sources (``fmu/c/``) include it as ``model.h``."""
+"""The C headers written from Python: ``model.h``, which an FMU is compiled with, from the variable
+table (``variables.py``): value references, start values, causalities, the checks of each
+parameter and input, the instantiation token; and ``c/layouts.h``, the enums of the kernel
+vectors the C twins index (``layout_header``), from the same ``numerics.layout.Layout`` objects the
+compiled Python kernels read. The C sources (``fmu/c/``) include both."""
 
 from __future__ import annotations
 
 import math
 
+from ..numerics.layout import Layout
 from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable
 
 NON_NEGATIVE = {"circuit.pump_flow", "initial_low_pressure"}
@@ -89,4 +92,45 @@ def model_header(variables: list[Variable], model: str, token: str) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["model_header", "PRESSURE_DYNAMICS", "QUASISTATIC"]
+LAYOUTS_H = "layouts.h"
+"""The generated layout header among the C sources (``compiler.C_DIR``)."""
+
+
+def c_layouts() -> list[tuple[Layout, str, str]]:
+    """The layouts the C twins index, each with the name of its length in C and what it lays out."""
+    from ..hydraulics.pressure_dynamics import PARTIALS, RAW_OPENINGS, PressureDynamics
+    from ..hydraulics.quasistatic.circuit import NORMALISED_OPENINGS, ValveCircuit
+
+    return [(ValveCircuit.LAYOUT, "N_CIRCUIT", "the circuit vector, ValveCircuit.kernel_array()"),
+            (NORMALISED_OPENINGS, "N_OPEN", "the normalised openings u_hat (40)-(43), circuit.NORMALISED_OPENINGS"),
+            (PressureDynamics.LAYOUT, "N_PRESSURE", "the fluid vector, PressureDynamics.kernel_array()"),
+            (RAW_OPENINGS, "N_RAW", "the raw openings, pressure_dynamics.RAW_OPENINGS"),
+            (PARTIALS, "N_D", "the columns of the partial derivatives, pressure_dynamics.PARTIALS")]
+
+
+def layout_header() -> str:
+    """The text of ``c/layouts.h``: one enum per layout of ``c_layouts``, entries in layout order,
+    then the length."""
+    lines = [
+        "/* layouts.h: written by actuatorlab.fmu.header.layout_header from the layouts the compiled Python",
+        " * kernels read (numerics/layout.py); tests/test_fmu_layouts.py checks it is current. Do not edit. */",
+        "#ifndef ALAB_LAYOUTS_H",
+        "#define ALAB_LAYOUTS_H",
+        "",
+    ]
+    for layout, length, what in c_layouts():
+        names = [*layout.constants(), length]
+        lines += [f"/* {what} */", "enum {"]
+        row = "   "
+        for i, name in enumerate(names):
+            piece = f" {name}{' = 0' if i == 0 else ''}{',' if i < len(names) - 1 else ''}"
+            if len(row) + len(piece) > 100:
+                lines.append(row)
+                row = "   "
+            row += piece
+        lines += [row, "};"]
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["layout_header", "model_header", "LAYOUTS_H", "PRESSURE_DYNAMICS", "QUASISTATIC"]

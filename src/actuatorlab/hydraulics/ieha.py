@@ -49,23 +49,31 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import check_fields, non_negative, positive
 from .fluid import IEHA_BULK_MODULUS, IEHA_OIL_DENSITY
 from .pressure_dynamics import check_valve_flow, orifice_flow
 
 # State layout.
-I_E, I_ED, I_ZETA, I_PA, I_PB, I_Y, I_YD = range(7)
-I_PISTON = 7
+STATE = Layout("I_", "e", "ed", "zeta", "pa", "pb", "y", "yd")
+I_E, I_ED, I_ZETA, I_PA, I_PB, I_Y, I_YD = STATE.indices
+I_PISTON = len(STATE)
 # Auxiliary outputs written by the right-hand side (layout ``A_*``).
-A_QA, A_QB, A_QSUP, A_QVENT, A_QE, A_FP, A_QLEAK = range(7)
-N_AUX = 7
+AUX = Layout("A_", "qa", "qb", "qsup", "qvent", "qe", "fp", "qleak")
+A_QA, A_QB, A_QSUP, A_QVENT, A_QE, A_FP, A_QLEAK = AUX.indices
+N_AUX = len(AUX)
 # Layout of the float64 parameter vector of the kernels.
+PARAMETERS = Layout(
+    "K_",
+    "ps", "kv", "me", "se", "emax", "ve", "beta", "omega", "prp", "n", "kport", "sp", "rb", "m", "va", "sa", "sb",
+    "vb", "vp0", "kvent", "kin", "kex", "ke", "kp", "damp", "eps", "delta", "eeps", "kcheck",
+)
 (
     K_PS, K_KV, K_ME, K_SE, K_EMAX, K_VE, K_BETA, K_OMEGA, K_PRP, K_N, K_KPORT, K_SP, K_RB, K_M,
     K_VA, K_SA, K_SB, K_VB, K_VP0, K_KVENT, K_KIN, K_KEX, K_KE, K_KP, K_DAMP, K_EPS, K_DELTA, K_EEPS,
     K_KCHECK,
-) = range(29)
-N_KERNEL = 29
+) = PARAMETERS.indices
+N_KERNEL = len(PARAMETERS)
 
 _RPM = 2.0 * math.pi / 60.0
 _POSITIVE = {

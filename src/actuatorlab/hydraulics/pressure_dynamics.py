@@ -40,6 +40,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from .pressure_dynamics_params import PressureDynamics  # re-exported: the model's parameters, numba-free
 from .quasistatic.circuit import (
     I_AH,
@@ -54,17 +55,19 @@ from .quasistatic.circuit import (
     I_FRM,
     I_PM,
     I_Q,
+    VALVES,
     Openings,
 )
 
-# Layout of the float64 parameter vector handed to the compiled kernels.
-(H_BETA, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = range(9)
-N_PRESSURE = 9
-# Layout of the raw opening vector u = [u_ph, u_tr, u_pr, u_th, u_b, u_a] handed to the kernels.
-(U_PH, U_TR, U_PR, U_TH, U_B, U_A) = range(6)
-N_OPENINGS = 6
-# Columns of the partial-derivative block: state variables the hydraulic rates depend on.
-(D_X, D_XDOT, D_PH, D_PR, D_P) = range(5)
+(H_BETA, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = PressureDynamics.LAYOUT.indices
+N_PRESSURE = len(PressureDynamics.LAYOUT)
+RAW_OPENINGS = Layout("U_", *VALVES, "a")
+"""Layout of the raw opening vector u = [u_ph, u_tr, u_pr, u_th, u_b, u_a] handed to the kernels."""
+(U_PH, U_TR, U_PR, U_TH, U_B, U_A) = RAW_OPENINGS.indices
+N_OPENINGS = len(RAW_OPENINGS)
+PARTIALS = Layout("D_", "x", "xdot", "ph", "pr", "p")
+"""Columns of the partial-derivative block: state variables x, ẋ, p_h, p_r, P the hydraulic rates depend on."""
+(D_X, D_XDOT, D_PH, D_PR, D_P) = PARTIALS.indices
 
 
 def raw_openings(u_ph, u_tr, u_pr, u_th, u_b, u_a=0.0) -> np.ndarray:

@@ -9,9 +9,11 @@ scenario's ``[pressure_dynamics]`` and ``[cylinder]`` tables validate without th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
+from ..numerics.layout import Layout
 from ..validation import check_fields, positive
 from .fluid import OIL_BULK_MODULUS
 
@@ -42,6 +44,8 @@ class PressureDynamics:
     relief_flow_gain: float = 5.0e-8
     check_flow_gain: float = 1.0e-6
     retracted_length: float = 1.0
+    LAYOUT: ClassVar[Layout] = Layout("H_", "beta", "vh0", "vr0", "stroke", "vp", "eps", "grelief", "gcheck", "l0")
+    """The compiled kernels' parameter vector: β, V_h0, V_r0, s, V_p, ε, g_relief, g_check, ℓ₀ (as above)."""
 
     def __post_init__(self) -> None:
         check_fields(self, positive, (
@@ -57,18 +61,7 @@ class PressureDynamics:
         ), prefix="pressure_dynamics.")
 
     def kernel_array(self) -> np.ndarray:
-        """The float64 parameter vector of the compiled kernels (layout ``H_*`` of
-        :mod:`.pressure_dynamics`)."""
-        return np.array(
-            [
-                self.bulk_modulus,
-                self.head_dead_volume,
-                self.rod_dead_volume,
-                self.stroke,
-                self.pump_line_volume,
-                self.laminar_pressure,
-                self.relief_flow_gain,
-                self.check_flow_gain,
-                self.retracted_length,
-            ]
-        )
+        """The float64 parameter vector of the compiled kernels (``LAYOUT``; constants ``H_*``)."""
+        return self.LAYOUT.pack(beta=self.bulk_modulus, vh0=self.head_dead_volume, vr0=self.rod_dead_volume,
+                                stroke=self.stroke, vp=self.pump_line_volume, eps=self.laminar_pressure,
+                                grelief=self.relief_flow_gain, gcheck=self.check_flow_gain, l0=self.retracted_length)

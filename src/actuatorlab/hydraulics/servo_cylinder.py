@@ -35,24 +35,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import non_negative, positive
 from .fluid import CRANE_BULK_MODULUS
 from .pressure_dynamics import holding_pressures
 
-# packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor
-(C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = range(8)
-N_CYL = 8
-# packed valve: edge coefficients, supply/return, saturation, spool time constant, laminar band
-(V_CP1, V_CN1, V_CP2, V_CN2, V_PS, V_PR, V_UMAX, V_TAU, V_PLIN) = range(9)
-N_VALVE = 9
-# packed friction: viscous, Coulomb, smoothing velocity
-(F_B, F_C, F_V) = range(3)
-N_FRICTION = 3
 
 
 @dataclass(frozen=True)
@@ -69,6 +62,8 @@ class Cylinder:
     leakage: float = 0.0
     p_min: float = 0.0
     name: str = "cylinder"
+    LAYOUT: ClassVar[Layout] = Layout("C_", "aa", "ab", "s", "beta", "va0", "vb0", "leak", "pmin")
+    """The packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor."""
 
     def __post_init__(self) -> None:
         for f, unit in (
@@ -106,19 +101,13 @@ class Cylinder:
         )
 
     def packed(self) -> np.ndarray:
-        """The cylinder's parameters as the vector the compiled rates read (layout of the module's constants)."""
-        return np.array(
-            [
-                self.head_area,
-                self.rod_area,
-                self.stroke,
-                self.bulk_modulus,
-                self.dead_volume_a,
-                self.dead_volume_b,
-                self.leakage,
-                self.p_min,
-            ]
-        )
+        """The cylinder's parameters as the vector the compiled rates read (``LAYOUT``)."""
+        return self.LAYOUT.pack(aa=self.head_area, ab=self.rod_area, s=self.stroke, beta=self.bulk_modulus,
+                                va0=self.dead_volume_a, vb0=self.dead_volume_b, leak=self.leakage, pmin=self.p_min)
+
+
+(C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = Cylinder.LAYOUT.indices
+N_CYL = len(Cylinder.LAYOUT)
 
 
 @dataclass(frozen=True)
@@ -137,6 +126,9 @@ class ServoValve:
     tau: float = 0.0
     p_lin: float = 1e4
     name: str = "valve"
+    LAYOUT: ClassVar[Layout] = Layout("V_", "cp1", "cn1", "cp2", "cn2", "ps", "pr", "umax", "tau", "plin")
+    """The packed valve: edge coefficients, supply and return pressures, saturation, spool time
+    constant, laminar band."""
 
     def __post_init__(self) -> None:
         for f in ("c_p1", "c_n1", "c_p2", "c_n2"):
@@ -174,20 +166,13 @@ class ServoValve:
         return cls(c, c, c, c, **kwargs)
 
     def packed(self) -> np.ndarray:
-        """The valve's parameters as the vector the compiled rates read (layout of the module's constants)."""
-        return np.array(
-            [
-                self.c_p1,
-                self.c_n1,
-                self.c_p2,
-                self.c_n2,
-                self.supply_pressure,
-                self.return_pressure,
-                self.u_max,
-                self.tau,
-                self.p_lin,
-            ]
-        )
+        """The valve's parameters as the vector the compiled rates read (``LAYOUT``)."""
+        return self.LAYOUT.pack(cp1=self.c_p1, cn1=self.c_n1, cp2=self.c_p2, cn2=self.c_n2, ps=self.supply_pressure,
+                                pr=self.return_pressure, umax=self.u_max, tau=self.tau, plin=self.p_lin)
+
+
+(V_CP1, V_CN1, V_CP2, V_CN2, V_PS, V_PR, V_UMAX, V_TAU, V_PLIN) = ServoValve.LAYOUT.indices
+N_VALVE = len(ServoValve.LAYOUT)
 
 
 @dataclass(frozen=True)
@@ -200,6 +185,7 @@ class Friction:
     coulomb: float = 0.0
     smoothing_velocity: float = 5e-3
     name: str = "friction"
+    LAYOUT: ClassVar[Layout] = Layout("F_", "b", "c", "v")
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -215,14 +201,18 @@ class Friction:
         )
 
     def packed(self) -> np.ndarray:
-        """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]], as the compiled friction reads them."""
-        return np.array([self.viscous, self.coulomb, self.smoothing_velocity])
+        """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]] (``LAYOUT``), as the compiled friction reads them."""
+        return self.LAYOUT.pack(b=self.viscous, c=self.coulomb, v=self.smoothing_velocity)
 
     def __call__(self, velocity):
         """f_f [N] at piston velocity [m/s] (array or scalar)."""
         return self.viscous * np.asarray(velocity) + self.coulomb * np.tanh(
             np.asarray(velocity) / self.smoothing_velocity
         )
+
+
+(F_B, F_C, F_V) = Friction.LAYOUT.indices
+N_FRICTION = len(Friction.LAYOUT)
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ import math
 import numba as nb
 import numpy as np
 
+from ..numerics.layout import Layout
 from ..numerics.spatial import (
     force_to_parent_into,
     force_to_parent_rz,
@@ -55,12 +56,14 @@ from ..numerics.spatial import (
 from .linkage import segment_motion, stroke_from_angle
 from .rigid_body import net_force_into
 
-B0, B1, B3, B4, P2, B5, P3, TC, EXIT = range(9)
-N_FRAMES = 9
+FRAMES = Layout("", "b0", "b1", "b3", "b4", "p2", "b5", "p3", "tc", "exit")
+B0, B1, B3, B4, P2, B5, P3, TC, EXIT = FRAMES.indices
+N_FRAMES = len(FRAMES)
 N_BODIES = 7
 # columns of the per-structure geometry array
-(S_L, S_L1, S_X0, S_LC, S_PRISM, S_D0, S_COL) = range(7)
-N_SEG = 7
+SEGMENT = Layout("S_", "l", "l1", "x0", "lc", "prism", "d0", "col")
+(S_L, S_L1, S_X0, S_LC, S_PRISM, S_D0, S_COL) = SEGMENT.indices
+N_SEG = len(SEGMENT)
 
 
 @nb.njit(cache=True)

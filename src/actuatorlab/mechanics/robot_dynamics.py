@@ -43,11 +43,13 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import check_fields, finite, non_negative, positive
 
 # Layout of a cylinder row in the float64 array handed to the kernels.
-(C_A, C_B, C_OFFSET, C_LC, C_STROKE, C_AP, C_AM, C_VP, C_VM) = range(9)
-N_CYL = 9
+CYLINDER_ROW = Layout("C_", "a", "b", "offset", "lc", "stroke", "ap", "am", "vp", "vm")
+(C_A, C_B, C_OFFSET, C_LC, C_STROKE, C_AP, C_AM, C_VP, C_VM) = CYLINDER_ROW.indices
+N_CYL = len(CYLINDER_ROW)
 FLOW_GAIN_NAMES = ("C++", "C+-", "C-+", "C--")
 """Flow gains of one valve: supply→head, head→tank, rod→tank, supply→rod (spec §2.6)."""
 
@@ -78,9 +80,10 @@ class CylinderMount:
                                  f"({self.stroke / 2} m): the cylinder cannot be shorter than zero")
 
     def as_row(self) -> np.ndarray:
-        """The mount as one row of :meth:`HydraulicRobot.cylinder_array` (fields in declaration order, SI)."""
-        return np.array([self.base_distance, self.link_distance, self.angle_offset, self.mid_stroke_length,
-                         self.stroke, self.head_area, self.rod_area, self.head_line_volume, self.rod_line_volume])
+        """The mount as one row of :meth:`HydraulicRobot.cylinder_array` (layout ``C_*``, SI)."""
+        return CYLINDER_ROW.pack(a=self.base_distance, b=self.link_distance, offset=self.angle_offset,
+                                 lc=self.mid_stroke_length, stroke=self.stroke, ap=self.head_area, am=self.rod_area,
+                                 vp=self.head_line_volume, vm=self.rod_line_volume)
 
 
 @dataclass(frozen=True)

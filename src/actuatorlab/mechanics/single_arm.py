@@ -14,7 +14,8 @@ The paper does not give r_b, g or the initial angle. The defaults place r_b on t
 through r_m(θ = 0) perpendicular to the lever, 1.5 m from r_m, so the lever arm is the full
 L_m at θ = 0 and the pin-to-pin length is 1.5 m; g = 9.81 m/s².
 
-The compiled geometry and torque live in :mod:`.single_arm_kernels` (layout ``K_*`` below), which
+The compiled geometry and torque live in :mod:`.single_arm_kernels` (layout ``K_*`` of
+:mod:`.single_arm_layout`), which
 ``cylinder_length`` and ``torque`` import when called: a scenario's ``[arm]`` table validates
 without numba.
 """
@@ -23,15 +24,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import ParameterError
+from ..numerics.layout import Layout
 from ..validation import check_fields, finite, positive
-
-# Layout of the float64 parameter vector handed to the compiled kernels.
-(K_JP, K_MG, K_LG, K_LM, K_ALPHA, K_LF, K_BX, K_BY, K_COS_ALPHA, K_SIN_ALPHA) = range(10)
-N_ARM = 10
+from .single_arm_layout import ARM
 
 
 def _default_base(mount_distance: float = 0.6, mount_angle: float = math.pi / 4, length: float = 1.5):
@@ -59,6 +59,8 @@ class SingleArm:
     load_distance: float = 3.0
     base: tuple[float, float] = field(default_factory=_default_base)
     gravity: float = 9.81
+    LAYOUT: ClassVar[Layout] = ARM
+    """The compiled kernels' parameter vector (:mod:`.single_arm_layout`)."""
 
     def __post_init__(self) -> None:
         check_fields(self, positive, (
@@ -86,18 +88,11 @@ class SingleArm:
         return self.inertia + self.mass * self.com_distance**2
 
     def kernel_array(self) -> np.ndarray:
-        """The float64 parameter vector of the compiled kernels (layout ``K_*`` above)."""
-        out = np.empty(N_ARM)
-        out[K_JP] = self.pivot_inertia
-        out[K_MG] = self.mass * self.gravity
-        out[K_LG] = self.com_distance
-        out[K_LM] = self.mount_distance
-        out[K_ALPHA] = self.mount_angle
-        out[K_LF] = self.load_distance
-        out[K_BX], out[K_BY] = self.base
-        out[K_COS_ALPHA] = math.cos(self.mount_angle)
-        out[K_SIN_ALPHA] = math.sin(self.mount_angle)
-        return out
+        """The float64 parameter vector of the compiled kernels (``LAYOUT``)."""
+        bx, by = self.base
+        return self.LAYOUT.pack(jp=self.pivot_inertia, mg=self.mass * self.gravity, lg=self.com_distance,
+                                lm=self.mount_distance, alpha=self.mount_angle, lf=self.load_distance, bx=bx, by=by,
+                                cos_alpha=math.cos(self.mount_angle), sin_alpha=math.sin(self.mount_angle))
 
     def cylinder_length(self, theta) -> tuple[np.ndarray, np.ndarray]:
         """ℓ = ‖r_m − r_b‖ [m] (80) and the lever arm dℓ/dθ [m/rad] at angles ``theta`` [rad]."""

@@ -1,7 +1,7 @@
 """Compiled geometry and torque of the single-DOF arm of Kikuuwe et al. Sec. 4.3, eqs. (79)–(89).
 
 The kernels behind ``single_arm.SingleArm``: they read its parameter vector ``kernel_array()``
-(layout ``K_*`` of :mod:`.single_arm`), so the arm's time loops in ``simulation`` call them
+(layout ``K_*`` of :mod:`.single_arm_layout`), so the arm's time loops in ``simulation`` call them
 directly. θ [rad] from the horizontal, counter-clockwise positive; f > 0 pushes the rod out;
 f_ey [N] is the vertical load at the arm tip, positive upward.
 """
@@ -13,7 +13,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .single_arm import K_ALPHA, K_BX, K_BY, K_COS_ALPHA, K_LF, K_LG, K_LM, K_MG, K_SIN_ALPHA
+from .single_arm_layout import K_ALPHA, K_BX, K_BY, K_COS_ALPHA, K_LF, K_LG, K_LM, K_MG, K_SIN_ALPHA
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -53,6 +53,7 @@ from ..hydraulics.pressure_dynamics import N_PRESSURE, PressureDynamics
 from ..hydraulics.quasistatic.circuit import N_CIRCUIT, ValveCircuit
 from ..hydraulics.quasistatic.network import PumpNetwork
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..numerics.layout import Layout
 from ..validation import non_negative, positive
 
 # actuator kinds (column J_KIND)
@@ -63,13 +64,15 @@ KIND_SUPPLY = 3  # quasistatic on a constant-pressure supply
 
 # columns of the integer table ``ints`` (n, N_INTS): the pin sites and their bodies (−1 on a
 # slide joint), the actuator kind, the slide joint's qpos and dof addresses (−1 between sites)
-(J_BASE_SITE, J_ROD_SITE, J_BASE_BODY, J_ROD_BODY, J_KIND, J_QPOS, J_DOF) = range(7)
-N_INTS = 7
+INTS = Layout("J_", "base_site", "rod_site", "base_body", "rod_body", "kind", "qpos", "dof")
+(J_BASE_SITE, J_ROD_SITE, J_BASE_BODY, J_ROD_BODY, J_KIND, J_QPOS, J_DOF) = INTS.indices
+N_INTS = len(INTS)
 # columns of the float table ``gain`` (n, N_GAIN): relaxation K [N/m] and B [N s/m] (quasistatic;
 # 0 for a pressure cylinder), the pin-to-pin length limits [m], the slide-joint length offset [m],
 # the constant supply pressure P_s [Pa] (0: a fixed-displacement pump)
-(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET, G_SUPPLY) = range(6)
-N_GAIN = 6
+GAINS = Layout("G_", "stiffness", "damping", "min_length", "max_length", "offset", "supply")
+(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET, G_SUPPLY) = GAINS.indices
+N_GAIN = len(GAINS)
 
 
 def _site_name(name: str, value) -> str:

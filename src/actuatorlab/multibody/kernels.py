@@ -58,8 +58,12 @@ from ..hydraulics.quasistatic.network import (
     pump_flow_scalar,
     relaxed_network_step_range,
 )
+from ..numerics.layout import Layout
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
+    CHATTER_FRACTION,
+    CHATTER_STEPS,
+    MAX_STRETCH,
     STATUS_CHATTER,
     STATUS_NEWTON,
     STATUS_NOT_FINITE,
@@ -68,7 +72,6 @@ from ..numerics.status import (
     STATUS_STRETCH,
     STATUS_STROKE,
 )
-from ..simulation.arm import CHATTER_FRACTION, CHATTER_STEPS
 from .cylinders import (
     G_DAMPING,
     G_MAX_LENGTH,
@@ -88,8 +91,6 @@ from .cylinders import (
 )
 from .point_forces import add_point_force
 
-MAX_STRETCH = 0.5
-"""|p − ℓ| [m] beyond which the relaxed element is taken to have diverged (as in simulation/arm.py)."""
 NEWTON_TOL = 1.0e-3
 """Newton on the chamber pressures stops when every update is below NEWTON_TOL [Pa] + 1e-12·|p|."""
 NEWTON_MAX_ITER = 30
@@ -98,15 +99,20 @@ MAX_HALVINGS = 10
 # columns of the per-actuator state ``state`` (n, N_STATE): the rod displacement p [m]
 # (quasistatic) and the pin-to-pin length ℓ [m] of the last step; p_h, p_r, P [Pa] (pressure
 # cylinders; P equal on a shared pump line); the last force f [N], its last change [N] and the
-# count of successive alternating changes (the chatter test of simulation/arm.py)
-(S_ROD, S_LENGTH, S_PH, S_PR, S_PUMP, S_FORCE, S_DFORCE, S_CHATTER) = range(8)
-N_STATE = 8
+# count of successive alternating changes (the chatter test of numerics/status.py)
+STATE = Layout("S_", "rod", "length", "ph", "pr", "pump", "force", "dforce", "chatter")
+(S_ROD, S_LENGTH, S_PH, S_PR, S_PUMP, S_FORCE, S_DFORCE, S_CHATTER) = STATE.indices
+N_STATE = len(STATE)
 # rows of the per-actuator output out[k, i, row]: ℓ [m], (ℓ_k − ℓ_{k−1})/h [m/s], f [N], p [m],
 # v [m/s], p_h, p_r, P [Pa], the pump relief flow [m³/s], the flow the supply feeds the cylinder
 # [m³/s], the valve command u_c and the bleed opening u_b [-] (NaN where a row does not apply)
+RECORD = Layout(
+    "O_",
+    "length", "rate", "force", "rod", "vel", "ph", "pr", "pump", "relief", "supply_flow", "command", "bleed",
+)
 (O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF, O_SUPPLY_FLOW, O_COMMAND,
- O_BLEED) = range(12)
-N_OUT = 12
+ O_BLEED) = RECORD.indices
+N_OUT = len(RECORD)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -251,8 +257,9 @@ def own_pump_supply(cp, uh, v: float, f: float) -> tuple[float, float, float]:
 # rows of the workspace ``work`` (N_WORK, n) of ``cylinder_forces``: contiguous per-cylinder
 # buffers allocated once per run (an allocation per step would cost more than a pump's root search);
 # the shared pumps' search takes its rows as separate arrays (``network_buffers``), indexed by cylinder
-(W_FORCE, W_X, W_XDOT, W_K, W_B, W_ROD, W_LPREV, W_FNEW, W_VNEW, W_BETA, W_FBAR) = range(11)
-N_WORK = 11
+WORK = Layout("W_", "force", "x", "xdot", "k", "b", "rod", "lprev", "fnew", "vnew", "beta", "fbar")
+(W_FORCE, W_X, W_XDOT, W_K, W_B, W_ROD, W_LPREV, W_FNEW, W_VNEW, W_BETA, W_FBAR) = WORK.indices
+N_WORK = len(WORK)
 
 
 @nb.njit(cache=True, inline="always")

@@ -26,8 +26,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..control.pi import pi_step
+from ..control.pi import N_PI, pi_step
 from ..numerics.borrowed import borrowed
+from ..numerics.layout import Layout
 from ..numerics.status import STATUS_OK
 from .cylinders import G_DAMPING, G_STIFFNESS, J_BASE_SITE, J_DOF, J_KIND, J_QPOS, J_ROD_SITE, KIND_PRESSURE
 from .kernels import N_WORK, O_BLEED, O_COMMAND, W_B, W_K, cylinder_forces, pin_lengths
@@ -38,13 +39,15 @@ from .stability import oil_column_stiffness
 # columns of the controller table ``ctrl`` (n, N_CTRL): the mode (CTRL_OPEN: the command table;
 # CTRL_STROKE: the stroke ℓ − ℓ₀; CTRL_JOINT: qpos[CT_QPOS]), the qpos address, the steps per
 # sample, ℓ₀ [m], then the PI parameters (layout PI_* of control.pi) from CT_PI on
-(CT_MODE, CT_QPOS, CT_EVERY, CT_L0, CT_PI) = range(5)
-N_CTRL = CT_PI + 4
+CONTROL = Layout("CT_", "mode", "qpos", "every", "l0", "pi")
+(CT_MODE, CT_QPOS, CT_EVERY, CT_L0, CT_PI) = CONTROL.indices
+N_CTRL = CT_PI + N_PI
 CTRL_OPEN, CTRL_STROKE, CTRL_JOINT = 0, 1, 2
 # columns of the bleed table ``bleed`` (n, N_BLEED): open-centre (1) or a table (0), the span of
 # Σ|u_c| that closes the bleed, its least opening, the pump group of the cylinder
-(B_AUTO, B_SPAN, B_MIN, B_GROUP) = range(4)
-N_BLEED = 4
+BLEED = Layout("B_", "auto", "span", "min", "group")
+(B_AUTO, B_SPAN, B_MIN, B_GROUP) = BLEED.indices
+N_BLEED = len(BLEED)
 
 
 @nb.njit(cache=True, error_model="numpy")

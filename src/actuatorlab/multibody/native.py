@@ -26,6 +26,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from ..numerics.layout import Layout
+
 _PTR = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
 
@@ -96,7 +98,8 @@ class MujocoCalls:
 
 
 # indices of ``MujocoCalls.as_tuple`` in the compiled loops
-(C_STEP1, C_STEP2, C_JAC_SITE, C_SOLVE_M, C_MODEL, C_DATA) = range(6)
+CALLS = Layout("C_", "step1", "step2", "jac_site", "solve_m", "model", "data")
+(C_STEP1, C_STEP2, C_JAC_SITE, C_SOLVE_M, C_MODEL, C_DATA) = CALLS.indices
 
 
 @nb.njit(cache=True, inline="always")

@@ -22,10 +22,13 @@ import mujoco
 import numba as nb
 import numpy as np
 
+from ..numerics.layout import Layout
+
 # columns of the body table ``chains`` (nbody, N_CHAIN): the last dof of the body or of its
 # nearest ancestor with dofs (−1: none), and the body's root body (``body_rootid``)
-(CH_DOF, CH_ROOT) = range(2)
-N_CHAIN = 2
+CHAIN = Layout("CH_", "dof", "root")
+(CH_DOF, CH_ROOT) = CHAIN.indices
+N_CHAIN = len(CHAIN)
 
 
 def body_chains(model: mujoco.MjModel) -> np.ndarray:

@@ -61,3 +61,13 @@ STATUS_NEWTON = int(LoopStatus.NEWTON)
 STATUS_DIVERGED = int(LoopStatus.DIVERGED)
 STATUS_PRESSURE = int(LoopStatus.PRESSURE)
 STATUS_LEFT_WORKSPACE = int(LoopStatus.LEFT_WORKSPACE)
+
+MAX_STRETCH = 0.5
+"""|p − ℓ| [m] of a relaxed quasistatic element beyond which it is taken to have diverged
+(``STATUS_STRETCH``; the arm loops and the machine kernels)."""
+CHATTER_STEPS = 20
+CHATTER_FRACTION = 0.01
+"""The test behind ``STATUS_CHATTER`` (the arm loops of ``simulation`` and the machine kernels of
+``multibody``): a force whose step-to-step change alternates in sign for CHATTER_STEPS steps in a
+row, each change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: past the
+stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import SimulationError
 from ..hydraulics.quasistatic.chambers import run_chamber_pressures
 from ..hydraulics.quasistatic.circuit import I_FHM, I_FRM, Openings, ValveCircuit, normalised_openings
 from ..hydraulics.quasistatic.network import PumpNetwork, new_pump_state, relaxed_network_step_kernel
@@ -40,10 +40,15 @@ from ..hydraulics.quasistatic.regeneration import (
 )
 from ..hydraulics.quasistatic.kernels import openings_at, relaxed_step_scalar
 from ..hydraulics.quasistatic.relaxation import Relaxation, stable_relaxation_advice
-from ..mechanics.single_arm import K_ALPHA, K_JP, SingleArm
+from ..mechanics.single_arm import SingleArm
 from ..mechanics.single_arm_kernels import arm_geometry, arm_geometry_at, arm_torque
+from ..mechanics.single_arm_layout import K_ALPHA, K_JP
+from ..numerics.layout import Layout
 from ..numerics.rotation import rotate_unit
 from ..numerics.status import (
+    CHATTER_FRACTION,
+    CHATTER_STEPS,
+    MAX_STRETCH,
     STATUS_CHATTER,
     STATUS_CLOSED_BLEED,
     STATUS_NOT_FINITE,
@@ -52,22 +57,17 @@ from ..numerics.status import (
     STATUS_STRETCH,
 )
 from .result import GAUGE_PRESSURE, Channel, SimulationResult
-from .travel import check_travel, outside
+from .travel import check_travel
 
-MAX_STRETCH = 0.5
-"""|p − ℓ| [m] beyond which the relaxed element is taken to have diverged."""
 CHUNK_STEPS = 200_000
 """Samples per call of a time loop (between progress reports; the carried cos/sin restart at each)."""
-CHATTER_STEPS = 20
-CHATTER_FRACTION = 0.01
-"""A force whose step-to-step change alternates in sign for CHATTER_STEPS steps in a row, each
-change larger than CHATTER_FRACTION·(F_hM + F_rM), is a numerical oscillation: past the
-stability bound the relief valves keep it finite, so it never shows up as a non-finite state."""
 
 # rows of the kernel's output array out[row, arm, k]
-(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = range(7)
+RECORD = Layout("ROW_", "theta", "rate", "length", "p", "v", "f", "pump")
+(ROW_THETA, ROW_RATE, ROW_LENGTH, ROW_P, ROW_V, ROW_F, ROW_PUMP) = RECORD.indices
 # columns of the carried state, one row per arm
-(S_THETA, S_RATE, S_P, S_LPREV, S_FPREV, S_DFPREV, S_ALTERNATIONS) = range(7)
+STATE = Layout("S_", "theta", "rate", "p", "lprev", "fprev", "dfprev", "alternations")
+(S_THETA, S_RATE, S_P, S_LPREV, S_FPREV, S_DFPREV, S_ALTERNATIONS) = STATE.indices
 
 ProgressCallback = Callable[[float], None]
 """Called with the fraction of the run completed, in [0, 1]."""
@@ -131,12 +131,12 @@ def _record_sample(out, j, k, theta, rate, length, p, v, f, pump, chatter_size, 
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k1, out):
+def own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k1, out):
     """Advance one arm on its own pump from sample k0 to k1 (exclusive), filling ``out[:, 0, k]``.
 
     ``uh``: normalised openings (n, 5); ``ua_hat``: û_a per sample (regeneration, Sec. 5);
     ``f_ey``: (n,); ``state``: (1, 7), carried across calls. Returns (status, k, 0) as
-    ``_shared_pump_loop`` does. Built for speed, since the chain θ_k → ℓ_k → f_k → θ_{k+1} is
+    ``shared_pump_loop`` does. Built for speed, since the chain θ_k → ℓ_k → f_k → θ_{k+1} is
     serial: the state lives in locals, the openings come as tuples, and (cos, sin)(θ − α) is
     carried and rotated by h·θ̇ each step (``rotate_unit``), restarted from θ at every call.
     """
@@ -175,7 +175,7 @@ def _own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
+def shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_state, k0, k1, out):
     """Advance N arms on one pump (Sec. 6) from sample k0 to k1 (exclusive), filling ``out[:, j, k]``.
 
     ``uhs``: normalised openings (n, N, 5); ``f_ey``: (n, N); ``stiffness``, ``damping``: per
@@ -229,7 +229,7 @@ def _shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_st
     return STATUS_OK, k1, 0
 
 
-def _refuse_unstable(arm: SingleArm, relaxation: Relaxation, h: float, which: str) -> None:
+def refuse_unstable(arm: SingleArm, relaxation: Relaxation, h: float, which: str) -> None:
     limit = check_stability(arm, relaxation, h)
     if not limit.stable:
         raise SimulationError(
@@ -273,21 +273,21 @@ def simulate_arms(
     h = float(t[1] - t[0])
     n = t.size
     for j, arm in enumerate(arms):
-        _refuse_unstable(arm, relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
+        refuse_unstable(arm, relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
     drive = ArmDrive.of(valve_commands, bleed, external_forces, regeneration, n, n_arms)
-    _refuse_shared_regeneration(drive, shared)
+    refuse_shared_regeneration(drive, shared)
     uhs, ua_hat = drive.kernel_openings(circuits, shared)
     cps = np.array([c.kernel_array() for c in circuits])
     aps = np.array([a.kernel_array() for a in arms])
     state = initial_state(arms, initial_angles, initial_rates)
 
     if not shared:
-        loop = _own_pump_loop
+        loop = own_pump_loop
         inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(drive.forces[:, 0]),
                   relaxation.stiffness, relaxation.damping, h)
         carried = (state,)
     else:
-        loop = _shared_pump_loop
+        loop = shared_pump_loop
         inputs = (cps, aps, uhs, drive.forces, np.full(n_arms, relaxation.stiffness),
                   np.full(n_arms, relaxation.damping), h)
         carried = (state, new_pump_state(PumpNetwork(circuits)))
@@ -307,9 +307,9 @@ def simulate_arms(
         if status != STATUS_OK:
             break
     loop_time = time.perf_counter() - t0
-    _check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges)
+    check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges)
     counters = {"steps": float(n), "compile_time_s": compile_time, "loop_time_s": loop_time}
-    return _arm_results(t, out, drive, cps, uhs, ua_hat, shared, counters)
+    return arm_results(t, out, drive, cps, uhs, ua_hat, shared, counters)
 
 
 @dataclass(frozen=True)
@@ -339,7 +339,7 @@ class ArmDrive:
         return uhs, self.regeneration if shared else regeneration_openings(circuits[0], self.regeneration)
 
 
-def _refuse_shared_regeneration(drive: ArmDrive, shared: bool) -> None:
+def refuse_shared_regeneration(drive: ArmDrive, shared: bool) -> None:
     if shared and np.any(drive.regeneration > 0.0):
         raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
                               "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
@@ -354,7 +354,7 @@ def initial_state(arms: list[SingleArm], initial_angles, initial_rates) -> np.nd
     return state
 
 
-def _check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges) -> None:
+def check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges) -> None:
     """Raise ``SimulationError`` for a run (records ``out`` (7, N, n)) that left its travel or
     stopped with ``status`` at sample ``k_fail`` of arm ``j_fail``; the travel is named first (a
     motion past the end of travel is the cause of a later divergence)."""
@@ -368,7 +368,7 @@ def _check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges) -> No
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
 
 
-def _arm_results(t, out, drive: ArmDrive, cps, uhs, ua_hat, shared: bool, counters) -> list[SimulationResult]:
+def arm_results(t, out, drive: ArmDrive, cps, uhs, ua_hat, shared: bool, counters) -> list[SimulationResult]:
     """One ``SimulationResult`` per arm of a finished run (records ``out`` (7, N, n))."""
     n = t.size
     return [
@@ -441,173 +441,3 @@ def simulate_arm(
                               [initial_angle], [initial_rate], regeneration=regeneration, progress=progress,
                               length_range=length_range, angle_ranges=[angle_range])
     return result
-
-
-@dataclass(frozen=True)
-class ArmRun:
-    """One run of a batch (quantities as in ``simulate_arms``): N arms with their circuits (on one
-    pump in a shared batch), the relaxation, the sampled inputs, the initial state and the travel
-    bounds. Runs that share their ``drive`` and circuit objects share their kernel openings."""
-
-    arms: tuple[SingleArm, ...]
-    circuits: tuple[ValveCircuit, ...]
-    relaxation: Relaxation
-    drive: ArmDrive
-    initial_angles: tuple[float, ...]
-    initial_rates: tuple[float, ...]
-    length_range: tuple[float, float] | None = None
-    angle_ranges: tuple[tuple[float, float] | None, ...] | None = None
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness, damping, h, states, runs, chunk_steps, out,
-                    status, k_end):
-    """``_own_pump_loop`` for every run b with ``runs[b]``, from sample 0 to the end in calls of
-    ``chunk_steps`` samples as ``simulate_arms`` makes them. ``cps``, ``aps`` (B, 1, ·);
-    ``uhs`` (U, n, 5), ``ua_hats`` and ``forces`` (U, n): the inputs of run b are row
-    ``inputs[b]``; ``states`` (B, 1, 7); fills ``out`` (B, 7, 1, n), ``status`` and ``k_end`` (B,)."""
-    n = out.shape[3]
-    for b in range(cps.shape[0]):
-        if not runs[b]:
-            continue
-        u = inputs[b]
-        for k0 in range(0, n, chunk_steps):
-            s, k, _ = _own_pump_loop(cps[b, 0], aps[b, 0], uhs[u], ua_hats[u], forces[u], stiffness[b], damping[b], h,
-                                     states[b], k0, min(k0 + chunk_steps, n), out[b])
-            status[b], k_end[b] = s, k
-            if s != STATUS_OK:
-                break
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, runs, chunk_steps,
-                       out, status, k_end, j_end):
-    """``_shared_pump_loop`` for every run b with ``runs[b]`` as ``_own_pump_batch`` does:
-    ``cps``, ``aps`` (B, N, ·); ``uhs`` (U, n, N, 5), ``forces`` (U, n, N); ``stiffness``,
-    ``damping`` (B, N); ``states`` (B, N, 7), ``pump_states`` (B, 2); fills ``out`` (B, 7, N, n),
-    ``status``, ``k_end`` and ``j_end`` (B,)."""
-    n = out.shape[3]
-    for b in range(cps.shape[0]):
-        if not runs[b]:
-            continue
-        u = inputs[b]
-        for k0 in range(0, n, chunk_steps):
-            s, k, j = _shared_pump_loop(cps[b], aps[b], uhs[u], forces[u], stiffness[b], damping[b], h, states[b],
-                                        pump_states[b], k0, min(k0 + chunk_steps, n), out[b])
-            status[b], k_end[b], j_end[b] = s, k, j
-            if s != STATUS_OK:
-                break
-
-
-class ArmBatch:
-    """The records of a batch of runs on one time grid ``t`` [s] (``simulate_arm_batch``).
-
-    ``out`` (B, 7, N, n): rows ROW_THETA … ROW_PUMP of every run; ``status``, ``k_end``,
-    ``j_end`` (B,): how each loop ended; ``errors``: the exception that kept a run from starting
-    (an unstable relaxation), else None; ``loop_time_s``: the compiled call's wall time.
-    """
-
-    def __init__(self, t, runs, out, status, k_end, j_end, errors, openings, inputs, cps, shared, loop_time_s):
-        self.t, self.runs, self.out = t, runs, out
-        self.status, self.k_end, self.j_end, self.errors = status, k_end, j_end, errors
-        self._openings, self._inputs, self._cps = openings, inputs, cps
-        self.shared, self.loop_time_s = shared, loop_time_s
-
-    def clean(self) -> np.ndarray:
-        """(B,) bool: the runs that reached the last sample within their travel, those whose
-        ``results`` do not raise."""
-        started = np.array([e is None for e in self.errors])
-        n_runs, n_arms = self.out.shape[0], self.out.shape[2]
-        bounds = np.full((4, n_runs, n_arms, 1), np.inf)
-        bounds[[0, 2]] = -np.inf
-        for b, run in enumerate(self.runs):
-            if run.length_range is not None:
-                bounds[:2, b] = np.array(run.length_range)[:, None, None]
-            for j, angle_range in enumerate(run.angle_ranges or ()):
-                if angle_range is not None:
-                    bounds[2:, b, j] = np.array(angle_range)[:, None]
-        left = (outside(self.out[:, ROW_LENGTH], bounds[0], bounds[1]).any(axis=(1, 2))
-                | outside(self.out[:, ROW_THETA], bounds[2], bounds[3]).any(axis=(1, 2)))
-        return started & (self.status == STATUS_OK) & ~left
-
-    def results(self, b: int) -> list[SimulationResult]:
-        """The results of run ``b``, one per arm, as ``simulate_arms`` gives them (its
-        ``SimulationError`` raised for a run that failed; loop time: the batch's share)."""
-        if self.errors[b] is not None:
-            raise self.errors[b]
-        run = self.runs[b]
-        _check_run(self.t, self.out[b], self.status[b], self.k_end[b], self.j_end[b], run.length_range,
-                   run.angle_ranges)
-        uhs, ua_hat = self._openings[self._inputs[b]]
-        counters = {"steps": float(self.t.size), "compile_time_s": 0.0, "loop_time_s": self.loop_time_s / len(self.runs)}
-        return _arm_results(self.t, self.out[b], run.drive, self._cps[b], uhs, ua_hat, self.shared, counters)
-
-
-def _kernel_array(model, arrays: dict[int, np.ndarray]) -> np.ndarray:
-    """``model.kernel_array()``, laid out once per object of a batch (``arrays``: by ``id``)."""
-    if id(model) not in arrays:
-        arrays[id(model)] = model.kernel_array()
-    return arrays[id(model)]
-
-
-def _opening_fields(circuit: ValveCircuit) -> tuple:
-    """The fields of ``circuit`` its kernel openings depend on: û (40)–(43) and û_a (101)."""
-    return circuit.head_area, circuit.rod_area, tuple(circuit.coefficients), circuit.regeneration_coefficient
-
-
-def simulate_arm_batch(runs: list[ArmRun], t: np.ndarray, shared_pump: bool, chunk_steps: int = CHUNK_STEPS,
-                       records: np.ndarray | None = None) -> ArmBatch:
-    """Simulate ``runs`` on the uniform grid ``t`` [s] in one compiled call: each run by the same
-    loop and the same calls as ``simulate_arms`` (so its records are equal bit for bit), all its
-    arms on one pump if ``shared_pump`` (Sec. 6), else one arm on its own pump. A run whose
-    relaxation is unstable does not start; its error is kept (``ArmBatch.errors``).
-    ``records``: an array of at least (len(runs), 7, N, n) to hold the records (reused from
-    batch to batch, it spares the memory system a fresh 0.5 MB per run)."""
-    h = float(t[1] - t[0])
-    n, n_runs, n_arms = t.size, len(runs), len(runs[0].arms)
-    errors: list[Exception | None] = []
-    openings, drives, inputs, keys = [], [], np.zeros(n_runs, dtype=np.int64), {}
-    for b, run in enumerate(runs):
-        try:
-            for j, arm in enumerate(run.arms):
-                _refuse_unstable(arm, run.relaxation, h, f"arm {j + 1}: " if n_arms > 1 else "")
-            _refuse_shared_regeneration(run.drive, shared_pump)
-            if shared_pump:
-                PumpNetwork(run.circuits)
-            errors.append(None)
-        except (SimulationError, ParameterError) as error:
-            errors.append(error)
-        key = (id(run.drive), *map(_opening_fields, run.circuits))
-        if key not in keys:
-            keys[key] = len(openings)
-            openings.append(run.drive.kernel_openings(run.circuits, shared_pump))
-            drives.append(run.drive)
-        inputs[b] = keys[key]
-    arrays: dict[int, np.ndarray] = {}
-    cps = np.array([[_kernel_array(c, arrays) for c in run.circuits] for run in runs])
-    aps = np.array([[_kernel_array(a, arrays) for a in run.arms] for run in runs])
-    states = np.array([initial_state(run.arms, run.initial_angles, run.initial_rates) for run in runs])
-    stiffness = np.array([[run.relaxation.stiffness] * n_arms for run in runs])
-    damping = np.array([[run.relaxation.damping] * n_arms for run in runs])
-    started = np.array([e is None for e in errors])
-    shape = (n_runs, 7, n_arms, n)  # a run fills its samples up to where it stops
-    fits = records is not None and records.shape[0] >= n_runs and records.shape[1:] == shape[1:]
-    out = records[:n_runs] if fits else np.empty(shape)
-    status = np.full(n_runs, STATUS_OK, dtype=np.int64)
-    k_end = np.full(n_runs, n, dtype=np.int64)
-    j_end = np.zeros(n_runs, dtype=np.int64)
-    t0 = time.perf_counter()
-    if shared_pump:
-        uhs = np.array([uh for uh, _ in openings])
-        forces = np.array([d.forces for d in drives])
-        pump_states = np.array([[run.circuits[0].pump_relief_pressure, 0.0] for run in runs])
-        _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, started,
-                           chunk_steps, out, status, k_end, j_end)
-    else:
-        uhs = np.array([uh[:, 0] for uh, _ in openings])
-        ua_hats = np.array([ua for _, ua in openings])
-        forces = np.array([d.forces[:, 0] for d in drives])
-        _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness[:, 0], damping[:, 0], h, states, started,
-                        chunk_steps, out, status, k_end)
-    loop_time = time.perf_counter() - t0
-    return ArmBatch(t, runs, out, status, k_end, j_end, errors, openings, inputs, cps, shared_pump, loop_time)

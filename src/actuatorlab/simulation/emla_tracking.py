@@ -81,9 +81,11 @@ from ..electromech.emla import (
 )
 from ..electromech.pmsm import current_rates, q_current_for_torque, steady_voltages
 from ..errors import ParameterError, SimulationError
+from ..numerics.layout import Layout
 
-(D_BIAS, D_AMP, D_FREQ, D_FRIC, D_VS, D_SPRING) = range(6)
-N_DIST = 6
+DISTURBANCE = Layout("D_", "bias", "amp", "freq", "fric", "vs", "spring")
+(D_BIAS, D_AMP, D_FREQ, D_FRIC, D_VS, D_SPRING) = DISTURBANCE.indices
+N_DIST = len(DISTURBANCE)
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,9 @@ class Disturbance:
 
     def packed(self, max_force: float, stroke: float) -> np.ndarray:
         """The disturbance in SI for one actuator: fractions of ``max_force`` [N] turned into forces, the spring per ``stroke`` [m] into N/m."""
-        return np.array([self.bias * max_force, self.amplitude * max_force, self.frequency,
-                         self.friction * max_force, self.velocity_scale, self.spring * max_force / stroke])
+        return DISTURBANCE.pack(bias=self.bias * max_force, amp=self.amplitude * max_force, freq=self.frequency,
+                                fric=self.friction * max_force, vs=self.velocity_scale,
+                                spring=self.spring * max_force / stroke)
 
 
 @nb.njit(cache=True)

@@ -36,14 +36,17 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_stiffness,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
-from ..mechanics.single_arm import K_JP, SingleArm
+from ..mechanics.single_arm import SingleArm
 from ..mechanics.single_arm_kernels import arm_curvature, arm_geometry, arm_torque, arm_torque_slope
+from ..mechanics.single_arm_layout import K_JP
+from ..numerics.layout import Layout
 from .ode import inputs_at, integrate, jacobians_along, largest_stable_step
 from .travel import check_travel
 from .result import GAUGE_PRESSURE, Channel, SimulationResult
 
-(A_THETA, A_RATE, A_PH, A_PR) = range(4)
-PER_ARM = 4
+ARM_STATE = Layout("A_", "theta", "rate", "ph", "pr")
+(A_THETA, A_RATE, A_PH, A_PR) = ARM_STATE.indices
+PER_ARM = len(ARM_STATE)
 
 
 @nb.njit(cache=True)

@@ -29,11 +29,13 @@ from ..hydraulics.pressure_dynamics import (
     pump_line_rate,
 )
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR, ValveCircuit
+from ..numerics.layout import Layout
 from ..validation import non_negative, positive
 from .ode import inputs_at, integrate
 from .result import GAUGE_PRESSURE, Channel, SimulationResult
 
-(Y_X, Y_XDOT, Y_PH, Y_PR, Y_P) = range(5)
+STATE = Layout("Y_", "x", "xdot", "ph", "pr", "p")
+(Y_X, Y_XDOT, Y_PH, Y_PR, Y_P) = STATE.indices
 
 
 @nb.njit(cache=True)

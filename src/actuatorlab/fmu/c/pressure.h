@@ -7,12 +7,9 @@
 #ifndef ALAB_PRESSURE_H
 #define ALAB_PRESSURE_H
 
-/* fluid vector, as PressureDynamics.kernel_array() (H_*) */
-enum { H_BETA = 0, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0, N_PRESSURE };
-/* raw openings [u_ph, u_tr, u_pr, u_th, u_b, u_a] (U_*) */
-enum { U_PH = 0, U_TR, U_PR, U_TH, U_B, U_A, N_RAW };
-/* columns of the partial derivatives (D_*) */
-enum { D_X = 0, D_XDOT, D_PH, D_PR, D_P, N_D };
+/* Layouts of the fluid vector (H_*), the raw openings (U_*) and the columns of the partial
+ * derivatives (D_*): written from the Python layouts by actuatorlab.fmu.header. */
+#include "layouts.h"
 
 /* The flows of one state [m^3/s]: into the chambers from the pump, to tank, reliefs, suction,
  * regeneration; pump line: bleed, relief, suction. */

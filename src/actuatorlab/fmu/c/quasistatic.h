@@ -14,12 +14,9 @@
 #ifndef ALAB_QUASISTATIC_H
 #define ALAB_QUASISTATIC_H
 
-/* Layout of the circuit vector, as ValveCircuit.kernel_array() (circuit.py I_*). */
-enum {
-    I_AH = 0, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA, N_CIRCUIT
-};
-/* Layout of the normalised openings u_hat = [u_ph, u_tr, u_pr, u_th, U_b] (40)-(43) (J_*). */
-enum { J_PH = 0, J_TR, J_PR, J_TH, J_B, N_OPEN };
+/* Layouts of the circuit vector (I_*) and the normalised openings u_hat (J_*): written from
+ * the Python layouts (ValveCircuit.LAYOUT, circuit.NORMALISED_OPENINGS) by actuatorlab.fmu.header. */
+#include "layouts.h"
 
 enum { MODE_RETRACT = -1, MODE_HOLD = 0, MODE_EXTEND = 1 };
 

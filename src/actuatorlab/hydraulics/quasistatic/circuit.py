@@ -15,21 +15,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ...errors import ParameterError
+from ...numerics.layout import Layout
 from ...validation import check_fields, non_negative, positive, unit_interval
 from ..fluid import OIL_DENSITY
 
 VALVES = ("ph", "tr", "pr", "th", "b")
 """Valve names in the paper's order: pump→head, rod→tank, pump→rod, head→tank, bleed."""
 
-# Layout of the float64 parameter vector handed to the compiled kernels.
-(I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA) = range(12)
-N_CIRCUIT = 12
-# Layout of the normalised opening vector û = [û_ph, û_tr, û_pr, û_th, U_b] (40)–(43).
-(J_PH, J_TR, J_PR, J_TH, J_B) = range(5)
+NORMALISED_OPENINGS = Layout("J_", *VALVES)
+"""Layout of the normalised opening vector û = [û_ph, û_tr, û_pr, û_th, U_b] (40)–(43)."""
+(J_PH, J_TR, J_PR, J_TH, J_B) = NORMALISED_OPENINGS.indices
 
 def _per_valve(name: str, value, unit: str) -> tuple[float, ...]:
     """One common value or a mapping valve → value, returned in VALVES order."""
@@ -90,6 +90,10 @@ class ValveCircuit:
     head_relief_force: float = field(init=False, repr=False)
     rod_relief_force: float = field(init=False, repr=False)
     regeneration_coefficient: float = field(init=False, repr=False)
+    LAYOUT: ClassVar[Layout] = Layout(
+        "I_", "ah", "ar", "fhm", "frm", "pm", "q", *(f"c{v}" for v in VALVES), "ca")
+    """The compiled kernels' parameter vector: areas A_h, A_r [m²], relief forces F_hM, F_rM [N],
+    P_M [Pa], Q [m³/s], coefficients c_ph … c_b, c_a [m^{7/2} kg^{-1/2}]."""
 
     def __post_init__(self) -> None:
         discharge = _per_valve("discharge_coefficient", self.discharge_coefficient, "")
@@ -128,17 +132,14 @@ class ValveCircuit:
         return cls()
 
     def kernel_array(self) -> np.ndarray:
-        """The float64 parameter vector of the compiled kernels (layout ``I_*`` above)."""
-        out = np.empty(N_CIRCUIT)
-        out[I_AH] = self.head_area
-        out[I_AR] = self.rod_area
-        out[I_FHM] = self.head_relief_force
-        out[I_FRM] = self.rod_relief_force
-        out[I_PM] = self.pump_relief_pressure
-        out[I_Q] = self.pump_flow
-        out[I_CPH : I_CB + 1] = self.coefficients
-        out[I_CA] = self.regeneration_coefficient
-        return out
+        """The float64 parameter vector of the compiled kernels (``LAYOUT``)."""
+        valves = dict(zip((f"c{v}" for v in VALVES), self.coefficients))
+        return self.LAYOUT.pack(ah=self.head_area, ar=self.rod_area, fhm=self.head_relief_force,
+                                frm=self.rod_relief_force, pm=self.pump_relief_pressure, q=self.pump_flow, **valves,
+                                ca=self.regeneration_coefficient)
+
+(I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA) = ValveCircuit.LAYOUT.indices
+N_CIRCUIT = len(ValveCircuit.LAYOUT)
 
 @dataclass(frozen=True)
 class Openings:

@@ -1,5 +1,5 @@
 """Batched sweeps of the arm kinds (``arm`` and ``arms-one-pump``, quasistatic model): many
-variants of one scenario through one compiled call (``simulation.arm.simulate_arm_batch``).
+variants of one scenario through one compiled call (``simulation.arm_batch.simulate_arm_batch``).
 
 Per variant, only what it changes is done in Python: ``variants.set_values`` validates the
 tables on its paths, and the physics models of the changed tables are built (which checks them
@@ -27,12 +27,11 @@ from ...simulation.arm import (
     ROW_RATE,
     ROW_THETA,
     ArmDrive,
-    ArmRun,
-    simulate_arm_batch,
 )
+from ...simulation.arm_batch import ArmRun, simulate_arm_batch
 from ..output import BatchOutput
 from ..variants import Variants, set_values
-from .arm_call import sample_inputs
+from .arm_inputs import sample_arms_inputs, sample_inputs
 from .arm_figures import (
     ARM_FIGURES,
     TIMING_FIGURES,
@@ -57,16 +56,6 @@ def batch_support(scenario, paths: Collection[str]) -> str | None:
         if path.split(".")[0].split("[")[0] not in TABLES[scenario.kind]:
             return f"{path} is not batched (fields of {', '.join(TABLES[scenario.kind])} are)"
     return None
-
-
-def sample_arms_inputs(scenario, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``arms-one-pump`` scenario's inputs on ``t`` [s]: valve commands (n, N), bleed (n,),
-    external forces [N] (n, N), their ranges checked."""
-    scenario.check_inputs(t)
-    bleed = scenario.bleed.build("dimensionless", "bleed").sample(t)
-    commands = np.column_stack([u.valve_command.build("dimensionless").sample(t) for u in scenario.arms])
-    forces = np.column_stack([u.external_force.build("force").sample(t) for u in scenario.arms])
-    return commands, bleed, forces
 
 
 @dataclass

@@ -7,23 +7,10 @@ runs where numba is loaded: in this process (:func:`.arm.simulate_scenario`) or 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...io.named_call import NamedCall
 from ...numerics.signals import time_grid
-from ..arm_schema import INPUT_DIMENSIONS, ArmScenario
-
-
-def sample_inputs(scenario, t: np.ndarray, base=None, sampled: dict | None = None) -> dict[str, np.ndarray]:
-    """The ``arm`` scenario's inputs sampled on ``t`` [s], their ranges checked; those whose
-    signal is the ``base`` scenario's are taken from its inputs ``sampled`` (a batch's variants
-    resample only what they change)."""
-    same = [] if base is None else [name for name in INPUT_DIMENSIONS
-                                    if getattr(scenario.inputs, name) is getattr(base.inputs, name)]
-    changed = [name for name in INPUT_DIMENSIONS if name not in same]
-    scenario.check_inputs(t, changed)
-    signals = scenario.inputs.signals()
-    return {name: sampled[name] if name in same else signals[name].sample(t) for name in INPUT_DIMENSIONS}
+from ..arm_schema import ArmScenario
+from .arm_inputs import sample_inputs
 
 
 def simulation_call(scenario: ArmScenario) -> NamedCall:

@@ -12,7 +12,7 @@ from ...simulation.pressure_arm import simulate_arms_pressure
 from ...numerics.signals import time_grid
 from ..output import FigureSpec, ScenarioOutput
 from ..arm_schema import ArmsOnePumpScenario
-from .arm_batch import sample_arms_inputs
+from .arm_inputs import sample_arms_inputs
 from .arm_figures import TIMING_FIGURES, arms_figure_info, arms_figure_values, summary_figures, timing_values
 
 ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force", "head_pressure",

@@ -1,0 +1,58 @@
+"""Named positions of a packed float64 vector (a kernel's parameters, state or scratch) or of a
+table's columns, declared once.
+
+A layout is written once, next to the class or kernel that owns it, as the ordered tuple of its
+entry names. The packing function fills the vector by name (``pack``), so its order cannot drift
+from the layout's; the module-level integer constants that compiled kernels index with (numba
+folds them into the machine code) are unpacked from ``indices`` under the names
+``prefix + NAME``, which ``tests/test_layouts.py`` checks against the layout; the FMU's C
+enums are written from the same layouts (``fmu/header.layout_header``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Layout:
+    """The entries ``names`` of a vector, in order; ``prefix`` names their module constants
+    (``Layout("I_", "ah", "ar")``: ``I_AH = 0``, ``I_AR = 1``)."""
+
+    __slots__ = ("prefix", "names", "_index")
+
+    def __init__(self, prefix: str, *names: str) -> None:
+        if len(set(names)) != len(names):
+            raise ValueError(f"layout {prefix}*: an entry is named twice in {names}")
+        self.prefix = prefix
+        self.names = names
+        self._index = {name: i for i, name in enumerate(names)}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"Layout({self.prefix!r}, {', '.join(map(repr, self.names))})"
+
+    @property
+    def indices(self) -> range:
+        """The positions 0 … n−1, to unpack into the module constants in ``names`` order."""
+        return range(len(self.names))
+
+    def index(self, name: str) -> int:
+        """The position of the entry ``name``."""
+        return self._index[name]
+
+    def constants(self) -> dict[str, int]:
+        """``{prefix + NAME: position}``: the module constants this layout defines."""
+        return {self.prefix + name.upper(): i for i, name in enumerate(self.names)}
+
+    def pack(self, **values: float) -> np.ndarray:
+        """The float64 vector with each entry from ``values`` by name; every entry exactly once."""
+        if values.keys() != self._index.keys():
+            missing = [n for n in self.names if n not in values]
+            unknown = [n for n in values if n not in self._index]
+            raise ValueError(f"layout {self.prefix}*: missing {missing}, unknown {unknown}")
+        return np.array([values[name] for name in self.names], dtype=np.float64)
+
+
+__all__ = ["Layout"]
