@@ -11,6 +11,10 @@ enums are written from the same layouts (``fmu/header.layout_header``).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+from enum import IntEnum
+
 import numpy as np
 
 
@@ -54,5 +58,23 @@ class Layout:
             raise ValueError(f"layout {self.prefix}*: missing {missing}, unknown {unknown}")
         return np.array([values[name] for name in self.names], dtype=np.float64)
 
+    def enum(self, name: str) -> type[IntEnum]:
+        """An ``IntEnum`` called ``name`` with a member ``NAME = position`` per entry (numba folds
+        its members into constants, like the module constants)."""
+        return IntEnum(name, [(entry.upper(), i) for i, entry in enumerate(self.names)])
 
-__all__ = ["Layout"]
+
+@functools.cache
+def fields_layout(cls, prefix: str = "") -> Layout:
+    """The layout of the float fields of dataclass ``cls`` (those set at construction), in
+    declaration order: a parameter class whose packed vector is its own fields."""
+    return Layout(prefix, *(f.name for f in dataclasses.fields(cls) if f.init and f.type in ("float", float)))
+
+
+def pack_fields(instance) -> np.ndarray:
+    """The float fields of a dataclass ``instance`` as a float64 vector (order of :func:`fields_layout`)."""
+    layout = fields_layout(type(instance))
+    return layout.pack(**{name: getattr(instance, name) for name in layout.names})
+
+
+__all__ = ["Layout", "fields_layout", "pack_fields"]

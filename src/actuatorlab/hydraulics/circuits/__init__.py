@@ -1,7 +1,7 @@
 """Hydraulic circuits as netlists: components with named ports joined at nodes, two solvers.
 
-- :mod:`.component`, :mod:`.branch`, :mod:`.layout`: the component base, the elementary branch
-  law every component is made of, packed layouts generated from dataclass fields;
+- :mod:`.component`, :mod:`.branch`: the component base, the elementary branch
+  law every component is made of (packed by ``numerics.layout.fields_layout``);
 - components, one module per family: :mod:`.sources` (``Tank``, ``FixedPump``,
   ``VariablePump``), :mod:`.orifices` (``Orifice``, ``LaminarOrifice``), :mod:`.spools`
   (``SpoolValve``), :mod:`.pressure_valves` (``ReliefValve``, ``ReducingValve``, ``CheckValve``,

@@ -32,7 +32,7 @@ from enum import IntEnum
 
 from ...errors import ParameterError
 from ...validation import check_fields, finite, non_negative, positive
-from .layout import layout_enum
+from ...numerics.layout import fields_layout
 
 
 class Law(IntEnum):
@@ -89,6 +89,6 @@ class Branch:
             raise ParameterError(f"overlap = {self.overlap!r}: a neutral passage's width must be > 0 (of the stroke)")
 
 
-B = layout_enum(Branch, "B")
+B = fields_layout(Branch).enum("B")
 """Column indices of a packed branch row, generated from ``Branch``'s fields (``B.GAIN`` …)."""
 N_BRANCH = len(B)

@@ -30,8 +30,10 @@ import math
 
 import numba as nb
 
+from ...numerics.layout import Layout
 from ..pressure_dynamics import orifice_flow
 from .branch import B, Law, Opening
+from .component import GasStore, Volume
 
 OK = 0
 NOT_CONVERGED = 1
@@ -58,10 +60,12 @@ solve as converged (rounding floor); a larger one as not converged."""
 SINGULAR_RTOL = 1.0e-13
 """A pivot below this fraction of the Jacobian's largest entry counts as zero."""
 
-(V_NODE, V_VOLUME, V_GAIN, V_INPUT) = range(4)
-(S_NODE, S_P0, S_V0, S_N) = range(4)
+VOLUME_COLUMNS = Layout("V_", *Volume._fields)
+GAS_COLUMNS = Layout("S_", *GasStore._fields)
 """Columns of the volume table (node, V [m³], gain [m³/unit], input) and of the gas table
-(node, p₀ [Pa], V₀ [m³], n [-]) — the fields of ``component.Volume`` and ``component.GasStore``."""
+(node, p₀ [Pa], V₀ [m³], n [-]): the fields of ``component.Volume`` and ``component.GasStore``."""
+(V_NODE, V_VOLUME, V_GAIN, V_INPUT) = VOLUME_COLUMNS.indices
+(S_NODE, S_PRECHARGE_PRESSURE, S_GAS_VOLUME, S_POLYTROPIC_INDEX) = GAS_COLUMNS.indices
 
 
 @nb.njit(cache=True, inline="always")
@@ -169,8 +173,8 @@ def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> N
         jac[i, i] -= c
     for k in range(gas.shape[0]):
         i = int(gas[k, S_NODE])
-        s, ds = stored_volume(p[i], gas[k, S_P0], gas[k, S_V0], gas[k, S_N])
-        s_prev, _ = stored_volume(p_prev[i], gas[k, S_P0], gas[k, S_V0], gas[k, S_N])
+        s, ds = stored_volume(p[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX])
+        s_prev, _ = stored_volume(p_prev[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX])
         g[i] -= (s - s_prev) / h
         jac[i, i] -= ds / h
     scale = 0.0

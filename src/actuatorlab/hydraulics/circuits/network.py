@@ -21,7 +21,7 @@ from ...validation import check_fields, positive
 from ..fluid import OIL_BULK_MODULUS
 from .branch import N_BRANCH
 from .component import Component
-from .layout import pack
+from ...numerics.layout import pack_fields
 from .sources import Tank
 
 
@@ -95,7 +95,7 @@ class Network:
             at = {port: nodes[node] for port, node in {**flow, **pilots}.items()}
             signals = {s: input_index[f"{name}.{s}"] for s in component.INPUTS}
             for branch in component.branches(at, signals):
-                rows.append(pack(branch))
+                rows.append(pack_fields(branch))
                 owners.append(name)
             volumes += [list(v) for v in component.volumes(at, signals)]
             gas += [list(s) for s in component.gas_stores(at)]
@@ -109,7 +109,7 @@ class Network:
         set_(self, "gas", np.array(gas, dtype=np.float64).reshape(len(gas), 4))
         set_(self, "held", held)
         set_(self, "owners", tuple(owners))
-        set_(self, "parameters", {name: pack(component) for name, (component, _) in self.parts.items()})
+        set_(self, "parameters", {name: pack_fields(component) for name, (component, _) in self.parts.items()})
 
     def node(self, name: str) -> int:
         """Kernel index of node ``name``."""
