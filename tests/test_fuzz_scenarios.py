@@ -167,7 +167,8 @@ def test_drawn_output_targets_keep_the_users_files_and_leave_no_leftovers(case, 
     scenario = folder / "scenario.toml"
     scenario.write_text(tomli_w.dumps(doc), encoding="utf-8")
     work.mkdir()
-    out = {"nested": work / "a" / "b", "dot": work, "bad name": work, "a file": work / "a-file"}.get(target, work / "out")
+    out = {"nested": work / "a" / "b", "dot": work, "bad name": work, "a file": work / "a-file"}.get(target,
+                                                                                                  work / "out")
     if target == "a file":
         out.write_text("the user's file")
     elif target == "user folder":
@@ -194,7 +195,8 @@ def test_drawn_output_targets_keep_the_users_files_and_leave_no_leftovers(case, 
     where = f"{case}"
     after = _files(folder)
     assert not [p for p in folder.rglob("*") if p.name.endswith((".tmp", ".old"))], where
-    succeeds = target not in ("bad name", "a file") and (overwrite or not shared) and (target != "undeletable" or shared)
+    succeeds = (target not in ("bad name", "a file") and (overwrite or not shared)
+                and (target != "undeletable" or shared))  # a merge does not move the folder aside
     assert result.exit_code == (0 if succeeds else 2), f"{where}: {result.output}"
     if not succeeds:
         assert result.output.startswith("error:") and len(result.output.strip().splitlines()) == 1, where

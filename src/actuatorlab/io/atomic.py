@@ -77,7 +77,8 @@ def atomic_path(path: str | os.PathLike[str], durable: bool = True) -> Iterator[
 
 
 @contextlib.contextmanager
-def atomic_directory(path: str | os.PathLike[str], merge: bool = False, earlier: Collection[str] = ()) -> Iterator[Path]:
+def atomic_directory(path: str | os.PathLike[str], merge: bool = False,
+                     earlier: Collection[str] = ()) -> Iterator[Path]:
     """Yield a new temporary directory; put its files in ``path`` on success.
 
     By default the temporary directory is made beside ``path`` and replaces it whole (an older

@@ -41,15 +41,17 @@ class OutputTaken(ScenarioError):
 
 
 def run_files(folder: Path) -> list[str] | None:
-    """The files the run whose manifest is in ``folder`` wrote, or None if there is none (or it is
-    damaged); names that would leave the folder are dropped."""
+    """The files the run whose manifest is in ``folder`` wrote (none if it is damaged; names that
+    would leave the folder are dropped), or None without a manifest."""
     try:
-        files = json.loads((folder / RUN_MANIFEST).read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+        text = (folder / RUN_MANIFEST).read_text(encoding="utf-8")
+    except OSError:
         return None
-    if not isinstance(files, list):
-        return None
-    return [f for f in files if isinstance(f, str) and _inside(f)]
+    try:
+        files = json.loads(text)["files"]
+    except (ValueError, KeyError, TypeError):
+        return []
+    return [f for f in files if isinstance(f, str) and _inside(f)] if isinstance(files, list) else []
 
 
 def _inside(name: str) -> bool:
@@ -65,18 +67,18 @@ def foreign_entries(folder: Path, own: Collection[str]) -> list[str]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     tops = {PurePosixPath(name).parts[0] for name in own}
-    return sorted(e.name + ("/" if e.is_dir() else "") for e in entries if e.name not in tops and not is_leftover(e.name))
+    return sorted(e.name + ("/" if e.is_dir() else "") for e in entries
+                  if e.name not in tops and not is_leftover(e.name))
 
 
-def refuse_foreign(folder: Path, own: Collection[str], overwrite: bool, what: str, then: str) -> list[str]:
-    """The foreign entries of ``folder`` (see :func:`foreign_entries`); raises
-    :class:`OutputTaken` naming them unless there are none or ``overwrite``. ``what`` names the
-    writer's output ("an actuatorlab run"), ``then`` what ``overwrite`` does."""
+def refuse_foreign(folder: Path, own: Collection[str], overwrite: bool, what: str, then: str) -> None:
+    """Raise :class:`OutputTaken` naming the foreign entries of ``folder`` (see
+    :func:`foreign_entries`), if any, unless ``overwrite``. ``what`` names the writer ("an
+    actuatorlab run"), ``then`` what ``overwrite`` does."""
     foreign = foreign_entries(folder, own)
     if foreign and not overwrite:
         more = f" and {len(foreign) - SHOWN} more" if len(foreign) > SHOWN else ""
         raise OutputTaken(folder, f"holds {', '.join(foreign[:SHOWN])}{more}, which {what} did not write", then)
-    return foreign
 
 
 def check_run_folder(folder: str | os.PathLike[str], overwrite: bool = False) -> Path:
@@ -85,8 +87,7 @@ def check_run_folder(folder: str | os.PathLike[str], overwrite: bool = False) ->
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ScenarioError(f"{folder} is a file, not a folder; choose a folder for the results")
-    own = [*(run_files(folder) or []), RUN_MANIFEST] if (folder / RUN_MANIFEST).exists() else []
-    refuse_foreign(folder, own, overwrite, "an actuatorlab run",
+    refuse_foreign(folder, [*(run_files(folder) or []), RUN_MANIFEST], overwrite, "an actuatorlab run",
                    "the run's files are written beside them, replacing only files of the same name")
     return folder
 
@@ -97,7 +98,7 @@ def write_run_folder(folder: Path, write: Callable[[Path], list[str]], overwrite
     other entries, file by file (the earlier run's files that are not written again are
     removed); the manifest goes last. Returns what ``write`` returned, its files."""
     folder = check_run_folder(folder, overwrite)
-    earlier = run_files(folder) if (folder / RUN_MANIFEST).exists() else None
+    earlier = run_files(folder)
     whole = earlier is not None and not foreign_entries(folder, [*earlier, RUN_MANIFEST])
     with atomic_directory(folder, merge=folder.exists() and not whole, earlier=earlier or ()) as work:
         files = write(work)
