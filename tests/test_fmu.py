@@ -406,12 +406,14 @@ def test_export_errors_are_one_line_and_write_nothing(tmp_path, monkeypatch):
     finally:
         locked.chmod(0o700)
     existing = tmp_path / "kept.fmu"
-    existing.write_bytes(b"old")
+    with zipfile.ZipFile(existing, "w") as earlier:  # an earlier export, which a new one may replace
+        earlier.writestr("modelDescription.xml", "<fmiModelDescription/>")
+    old = existing.read_bytes()
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     with pytest.raises(ExportError, match="no C compiler found .* install one") as failure:
         actuatorlab.export_fmu("arm-relief", existing)
     assert "\n" not in str(failure.value)
-    assert existing.read_bytes() == b"old"
+    assert existing.read_bytes() == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.fmu", "locked"]
 
 

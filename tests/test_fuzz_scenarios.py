@@ -1,4 +1,6 @@
-"""Fuzz: scenario files drawn by mutating the built-in ones, run through ``actuatorlab run`` in-process.
+"""Fuzz: scenario files drawn by mutating the built-in ones, run through ``actuatorlab run`` in-process;
+and output targets drawn among bad names, files, folders of the user's, ".", nested new folders
+and folders that cannot be moved aside (issue 28).
 
 Every case either succeeds with finite, physical outputs or exits 2 with one short message and
 leaves no output folder; never a traceback (issue 17). The mutations: a value replaced by a wrong
@@ -14,10 +16,15 @@ then finishes it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
+import json
 import math
 import shutil
 import tomllib
+from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -28,6 +35,8 @@ from typer.testing import CliRunner
 
 from actuatorlab.cli import app
 from clean_refusal import assert_clean_refusal
+from actuatorlab.io import atomic
+from actuatorlab.io.output_target import RUN_MANIFEST
 from actuatorlab.io.results import read_table
 from file_limit import one_error_line, run_with_file_limit
 
@@ -344,3 +353,75 @@ def test_a_sweep_on_a_full_disk_is_one_line_and_resume_finishes_it(layout, limit
     resumed = runner.invoke(app, [*_sweep_args(layout, out), "--resume"])
     assert resumed.exit_code == 0, f"{layout} under {limit} B: {full.stderr}\n{resumed.output}\n{resumed.exception!r}"
     _same_index(out, reference)
+# Output paths and names (issue 28): drawn targets never lose a file of the user's
+
+BAD_NAMES = ("", " ", ".", "..", "../x", "../../x", "<absolute>", "a/b", "a\\b", "x/..", "./x")
+"""Scenario names drawn; "<absolute>" stands for an absolute path inside the test's folder."""
+USER_FILES = ("thesis.tex", "results.parquet", "report.html", "data/raw.csv", ".hidden")
+TARGETS = ("bad name", "nested", "dot", "a file", "user folder", "earlier run", "undeletable")
+
+
+@st.composite
+def output_targets(draw):
+    target = draw(st.sampled_from(TARGETS))
+    name = draw(st.sampled_from(BAD_NAMES)) if target == "bad name" else "quick"
+    files = draw(st.lists(st.sampled_from(USER_FILES), max_size=3, unique=True))
+    return target, name, files, draw(st.booleans())
+
+
+def _files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=output_targets())
+def test_drawn_output_targets_keep_the_users_files_and_leave_no_leftovers(case, tmp_path_factory):
+    target, name, user_files, overwrite = case
+    folder = tmp_path_factory.mktemp("targets")
+    work = folder / "work"
+    if "quick" not in RESOLVED:
+        RESOLVED["quick"] = _resolved("gamma-map").replace("plots = true", "plots = false")
+    doc = tomllib.loads(RESOLVED["quick"])
+    doc["name"] = str(folder / "elsewhere") if name == "<absolute>" else name
+    scenario = folder / "scenario.toml"
+    scenario.write_text(tomli_w.dumps(doc), encoding="utf-8")
+    work.mkdir()
+    out = {"nested": work / "a" / "b", "dot": work, "bad name": work, "a file": work / "a-file"}.get(target,
+                                                                                                  work / "out")
+    if target == "a file":
+        out.write_text("the user's file")
+    elif target == "user folder":
+        out.mkdir()
+    elif target in ("earlier run", "undeletable"):
+        assert runner.invoke(app, ["run", str(scenario), "--out", str(out), "--quiet"]).exit_code == 0
+    for user_file in user_files if out.is_dir() else ():
+        (out / user_file).parent.mkdir(parents=True, exist_ok=True)
+        (out / user_file).write_text(f"the user's {user_file}")
+    before = _files(folder)
+    earlier = set(json.loads((out / RUN_MANIFEST).read_text())["files"]) if (out / RUN_MANIFEST).exists() else set()
+    shared = out.is_dir() and any(f.split("/")[0] not in earlier for f in user_files)  # written only with --overwrite
+    args = ["run", str(scenario), "--quiet", *(["--overwrite"] if overwrite else [])]
+    args += [] if target == "bad name" else ["--out", "." if target == "dot" else str(out)]
+    real_replace = atomic.os.replace
+
+    def busy(src, dst):
+        if target == "undeletable" and Path(src) == out:
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        return real_replace(src, dst)
+
+    with contextlib.chdir(work), mock.patch.object(atomic.os, "replace", busy):
+        result = runner.invoke(app, args)
+    where = f"{case}"
+    after = _files(folder)
+    assert not [p for p in folder.rglob("*") if p.name.endswith((".tmp", ".old"))], where
+    succeeds = (target not in ("bad name", "a file") and (overwrite or not shared)
+                and (target != "undeletable" or shared))  # a merge does not move the folder aside
+    assert result.exit_code == (0 if succeeds else 2), f"{where}: {result.output}"
+    if not succeeds:
+        assert result.output.startswith("error:") and len(result.output.strip().splitlines()) == 1, where
+        assert "Traceback" not in result.output and after == before, f"{where}: a refused run changed the files"
+        return
+    own = {*json.loads((out / RUN_MANIFEST).read_text())["files"], RUN_MANIFEST}
+    changed = [path for path, data in before.items() if after.get(path) != data
+               and not ((folder / path).is_relative_to(out) and (folder / path).relative_to(out).as_posix() in own)]
+    assert not changed, f"{where}: {changed} changed"

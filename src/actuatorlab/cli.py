@@ -42,7 +42,10 @@ def _friendly(command):
         try:
             return command(*args, **kwargs)
         except ActuatorlabError as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
+            from .io.output_target import OutputTaken
+
+            message = exc.for_command_line() if isinstance(exc, OutputTaken) else str(exc)
+            err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper
@@ -93,23 +96,27 @@ class DelayedProgress:
             self.bar.stop()
 
 
+OVERWRITE_HELP = "Write into an --out that holds other files: only this command's files are replaced."
+
+
 @app.command()
 @_friendly
 def run(
     scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: runs/NAME].")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Run a scenario: writes results.parquet, scenario.toml, plots, summary.json and report.html."""
-    from .scenarios.runner import check_output_folder
+    from .io.output_target import check_run_folder
 
     progress = DelayedProgress(enabled=not quiet)
     loaded = _load(scenario)
-    target = check_output_folder(out_dir if out_dir is not None else Path("runs") / loaded.name)
+    target = check_run_folder(out_dir if out_dir is not None else Path("runs") / loaded.name, overwrite)
     try:
         with _on_ctrl_c(f"nothing was written; {target}/ is as it was"):
             result = loaded.run(progress)
-            files = result.save(target, progress)
+            files = result.save(target, progress, overwrite=overwrite)
     finally:
         progress.close()
     if quiet:
@@ -171,6 +178,7 @@ def sweep(
     keep_variant: Annotated[list[int], typer.Option(
         "--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on local worker
     processes or a Dask cluster."""
@@ -181,7 +189,7 @@ def sweep(
     with _resumable("variants", target), _counter("variants", quiet) as progress:
         result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
                            scheduler=scheduler, out=target, resume=resume, figures=figure or None,
-                           keep_series=keep_series, keep_variants=keep_variant, progress=progress)
+                           keep_series=keep_series, keep_variants=keep_variant, progress=progress, overwrite=overwrite)
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
@@ -206,6 +214,7 @@ def sensitivity(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no table.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Which parameter matters: Sobol' or Morris indices of key figures over the --vary ranges
     (SALib's designs run as a sweep); writes sensitivity.parquet/.csv and report.html."""
@@ -215,7 +224,8 @@ def sensitivity(
     target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
     with _resumable("runs", target), _counter("runs", quiet) as progress:
         result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
-                         workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress)
+                         workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress,
+                         overwrite=overwrite)
     if quiet:
         return
     table = Table(title=f"{spec.name}: {method} indices (95 % confidence half-widths)", show_header=True)
@@ -263,13 +273,15 @@ def export_fmu(
     fmi: Annotated[str, typer.Option("--fmi", help="FMI version: 3 or 2.")] = "3",
     model: Annotated[Optional[str], typer.Option(
         "--model", help="quasistatic or pressure-dynamics [default: the scenario's model].")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an --out file that is not an FMU.")] = False,
 ) -> None:
     """Write the scenario's actuator as a co-simulation FMU (FMI 3.0 or 2.0) that runs without Python:
     inputs valve_command, bleed, regeneration, length, length_rate; outputs force, pressures, flows."""
     from .api import export_fmu as export
 
     loaded = _load(scenario)
-    path = export(loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model)
+    path = export(loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model,
+                  overwrite=overwrite)
     out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 
 
@@ -335,18 +347,21 @@ def identify_hydraulic_robot(
     bootstrap: Bootstrap = None, dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Identify every parameter of a hydraulic robot from logs (Sakai & Maeshima): writes
     parameters.toml/.json, results.parquet (Table III style) and report.html with validation plots."""
     from .api.identify import identify_hydraulic_robot, inspect_hydraulic_robot_logs
+    from .io.output_target import check_run_folder
 
     layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
                      max_gap, spool_unit=spool_unit)
     if dry_run:
         print(inspect_hydraulic_robot_logs(data, known, validate, layout))
         return
+    check_run_folder(out_dir, overwrite)
     result = identify_hydraulic_robot(data, known, validate, layout, bootstrap)
-    files = result.save(out_dir)
+    files = result.save(out_dir, overwrite=overwrite)
     if not quiet:
         _print_summary("identification: key figures", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")
@@ -369,18 +384,21 @@ def identify_transfer_function(
     max_gap: LayoutGap = None, dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Fit continuous-time transfer functions to a logged record by output error: writes the
     parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an overlay plot and report.html."""
     from .api.identify import identify_transfer_function, inspect_transfer_function_log
+    from .io.output_target import check_run_folder
 
     layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
                      max_gap)
     if dry_run:
         print(inspect_transfer_function_log(data, inputs, output, layout_file, layout))
         return
+    check_run_folder(out_dir, overwrite)
     result = identify_transfer_function(data, inputs, output, structure, layout_file, layout)
-    files = result.save(out_dir)
+    files = result.save(out_dir, overwrite=overwrite)
     if not quiet:
         _print_summary("transfer-function fit", result.summary.values(), notes=True)
         out.print(f"wrote {out_dir}/: {', '.join(files)}")

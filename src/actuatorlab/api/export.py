@@ -9,7 +9,7 @@ from .scenario import Scenario, load
 
 
 def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str], fmi: int | str = 3,
-               model: str | None = None) -> Path:
+               model: str | None = None, overwrite: bool = False) -> Path:
     """Write the actuator of an ``arm`` scenario as an FMU that runs without Python; returns its path.
 
     ``scenario``: a :class:`~actuatorlab.api.scenario.Scenario`, a built-in name or a TOML file. ``fmi``: 3 (FMI 3.0) or 2
@@ -19,8 +19,10 @@ def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLi
     initial cylinder length the inputs' start values. The FMU holds a binary for this platform
     (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
     ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` whose folder
-    is missing, not a folder or read-only, ``ExportError`` without a working C compiler or when
-    the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is written then.
+    is missing, not a folder or read-only, ``OutputTaken`` (a ``ScenarioError``) for an ``out``
+    that exists and is not an FMU archive unless ``overwrite``, ``ExportError`` without a working
+    C compiler or when the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is
+    written then.
 
     Examples
     --------
@@ -36,4 +38,4 @@ def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLi
     from ..fmu import export_scenario
 
     loaded = scenario if isinstance(scenario, Scenario) else load(scenario)
-    return export_scenario(loaded.spec, loaded.name, out, fmi, model)
+    return export_scenario(loaded.spec, loaded.name, out, fmi, model, overwrite)

@@ -1,7 +1,8 @@
 """What a run returns in Python: its table, key figures, figures and notes, kept in memory.
 
 ``RunResult.save(folder)`` writes exactly what ``actuatorlab run`` writes (the command calls it):
-results.parquet, scenario.toml, summary.json, the plots and report.html.
+results.parquet, scenario.toml, summary.json, the plots and report.html; a folder holding
+files of the user's is refused unless ``overwrite=True``.
 """
 
 from __future__ import annotations
@@ -102,11 +103,16 @@ class RunResult:
                 display(figure)
         return figures
 
-    def save(self, folder: str | os.PathLike[str], progress: StageProgress | None = None) -> list[str]:
-        """Write the run's files into ``folder`` as ``actuatorlab run`` does (an earlier result
-        there is replaced whole; nothing is left on failure); returns the file names."""
+    def save(self, folder: str | os.PathLike[str], progress: StageProgress | None = None, *,
+             overwrite: bool = False) -> list[str]:
+        """Write the run's files into ``folder`` as ``actuatorlab run`` does; returns the file names.
+
+        An earlier run's folder there is replaced whole; nothing is left on failure. A folder
+        holding anything else raises :class:`~actuatorlab.io.output_target.OutputTaken` (a
+        ``ScenarioError``) naming it, unless ``overwrite``: then the run's files are written
+        beside the other entries, which stay."""
         return write_output(Path(folder), self._output, self._title, self._description, self._source,
-                            self._csv, self._plots, progress)
+                            self._csv, self._plots, progress, overwrite)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"

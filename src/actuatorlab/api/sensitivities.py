@@ -63,6 +63,7 @@ def sensitivity(
     out: str | os.PathLike[str] | None = None,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    overwrite: bool = False,
 ) -> SensitivityResult:
     """Which parameter matters: SALib's ``method`` (``"sobol"``: first-order and total indices,
     N·(2D + 2) runs; ``"morris"``: elementary effects μ*, σ, N·(D + 1) runs) over the parameters
@@ -70,6 +71,8 @@ def sensitivity(
     normal, loguniform), ``samples`` = N, run as a sweep (Dask, resumable, as ``sweep``) into
     ``out`` (default ``sensitivity/NAME``); the indices with 95 % confidence intervals per key
     figure in ``figures`` (default: all that describe the design), as ``actuatorlab sensitivity``.
+    An ``out`` that holds files other than an analysis's is refused (``OutputTaken``) unless
+    ``overwrite``: the analysis's files are then written beside them.
 
     Examples
     --------
@@ -88,5 +91,6 @@ def sensitivity(
         raise ScenarioError("sensitivity: vary takes a mapping or a list of 'PATH=DIST' strings, not one string")
     specs = [f"{path}={dist}" for path, dist in vary.items()] if isinstance(vary, Mapping) else list(vary)
     folder = Path(out) if out is not None else Path("sensitivity") / spec.name
-    result = run_sensitivity(spec, specs, method, samples, figures, seed, folder, workers, scheduler, resume, progress)
+    result = run_sensitivity(spec, specs, method, samples, figures, seed, folder, workers, scheduler, resume, progress,
+                             overwrite)
     return SensitivityResult(result.table, result.index, folder, result.ran, result.skipped, result.wall_time_s)

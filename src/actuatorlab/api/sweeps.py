@@ -92,6 +92,7 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     keep_series: int = 0,
     keep_variants: Sequence[int] = (),
+    overwrite: bool = False,
 ) -> SweepResult:
     """Run variants of ``scenario`` on Dask (local worker processes, or ``scheduler``
     ``tcp://HOST:PORT``) into ``out`` (default ``sweeps/NAME``), as ``actuatorlab sweep`` does.
@@ -105,6 +106,9 @@ def sweep(
     to the index and the 5/50/95 % envelopes of the main signals to ``envelopes``; their time
     series are kept for the first ``keep_series`` variants and the ids in ``keep_variants``.
     Other kinds run one variant at a time and keep every variant's series.
+
+    An ``out`` that holds files other than a sweep's is refused (``OutputTaken``, a
+    ``ScenarioError``) unless ``overwrite``: the sweep's files are then written beside them.
 
     Examples
     --------
@@ -129,7 +133,7 @@ def sweep(
     keep = keep_set(variants, keep_series, keep_variants)
     folder = Path(out) if out is not None else Path("sweeps") / spec.name
     result = run_sweep(spec, variants, folder, workers=workers, scheduler=scheduler, resume=resume, progress=progress,
-                       figures=list(figures) if figures else None, keep=keep)
+                       figures=list(figures) if figures else None, keep=keep, overwrite=overwrite)
     return SweepResult(result.index, folder, result.ran, result.skipped, result.wall_time_s, result.batched,
                        result.envelopes)
 

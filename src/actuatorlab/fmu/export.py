@@ -30,6 +30,7 @@ import numpy as np
 from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_path
+from ..io.output_target import OutputTaken
 from .compiler import C_DIR, COMMON_SOURCES, HEADERS, MODEL_FILES, compile_shared
 from .errors import ExportError
 from .header import model_header
@@ -109,7 +110,7 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
     return model, variables, experiment
 
 
-def _check_out(out: Path) -> Path:
+def _check_out(out: Path, overwrite: bool = False) -> Path:
     out = Path(out)
     if out.suffix != ".fmu":
         raise ScenarioError(f"--out {out}: an FMU file name ends in .fmu, e.g. {out.with_suffix('.fmu').name}")
@@ -121,7 +122,19 @@ def _check_out(out: Path) -> Path:
         raise ScenarioError(f"--out {out}: the folder {parent} is not writable; choose another path")
     if os.path.isdir(out):  # False for a name too long to look up; the write then says so
         raise ScenarioError(f"--out {out} is a folder; give a file name ending in .fmu")
+    if out.exists() and not overwrite and not _is_fmu(out):
+        raise OutputTaken(out, "exists and is not an FMU archive (a zip with modelDescription.xml)",
+                          "the file is then replaced")
     return out
+
+
+def _is_fmu(path: Path) -> bool:
+    """Whether ``path`` is an FMU archive (a zip holding ``modelDescription.xml``): an export may replace it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "modelDescription.xml" in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _token(header_without_token: str) -> str:
@@ -141,13 +154,15 @@ def write_sources(folder: Path, variables: list[Variable], model: str, token: st
     (folder / "model.h").write_text(model_header(variables, model, token), encoding="utf-8")
 
 
-def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | None = None) -> Path:
+def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | None = None,
+                    overwrite: bool = False) -> Path:
     """Build the FMU of the actuator of the validated scenario ``spec`` into ``out`` (see the
-    module docstring); nothing is written unless the whole archive is built."""
+    module docstring); nothing is written unless the whole archive is built. An ``out`` that
+    exists and is not an FMU archive is replaced only if ``overwrite``."""
     fmi = str(fmi).removesuffix(".0")
     if fmi not in FMI_VERSIONS:
         raise ScenarioError(f"--fmi {fmi}: choose 3 (FMI 3.0) or 2 (FMI 2.0)")
-    out = _check_out(Path(out))
+    out = _check_out(Path(out), overwrite)
     model, variables, experiment = scenario_ports(spec, model)
     binaries = platform_folders()[0 if fmi == "3" else 1]
     name = xml_text(name)  # the text of the scenario goes into XML and HTML: no control characters

@@ -56,6 +56,7 @@ from .spec_base import (
     Length,
     Mass,
     OutputsSpec,
+    PlainName,
     Pressure,
     Spec,
     Stiffness,
@@ -332,7 +333,7 @@ class ArmInputs(Spec):
 class ArmSetup(Spec):
     """The tables of a single-DOF arm run (Sec. 4.3), shared by the arm scenario kinds."""
 
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
     arm: ArmSpec = Field(default_factory=ArmSpec)
@@ -414,7 +415,7 @@ class GammaPanel(Spec):
 class VelocityMapSetup(Spec):
     """The tables of a static map over the rod velocity v, shared by the map scenario kinds."""
 
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)
     velocity_range: tuple[Velocity, Velocity] = (-0.6, 0.6)
@@ -500,7 +501,7 @@ class ArmsOnePumpScenario(Spec):
     Fig. 13). The circuits are identical; the bleed u_b belongs to the pump."""
 
     kind: Literal["arms-one-pump"] = "arms-one-pump"
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"
     circuit: CircuitSpec = Field(default_factory=CircuitSpec)

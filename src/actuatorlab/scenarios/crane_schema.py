@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, StrictInt, StrictStr
 
 from ..errors import ScenarioError
-from .spec_base import OutputsSpec, Pressure, Spec, Time
+from .spec_base import OutputsSpec, PlainName, Pressure, Spec, Time
 
 VARIANTS = ("corrected", "as_given")
 PLANTS = ("native", "mujoco")
@@ -18,7 +18,7 @@ class CraneSetup(Spec):
     """Shared tables: the lab crane's parameter set (``corrected``: the centres of mass of the
     extension rod and pistons fixed, see ``lab_crane``; ``as_given``: the authors' set)."""
 
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     variant: Literal[VARIANTS] = "corrected"
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)

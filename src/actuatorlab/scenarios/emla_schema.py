@@ -12,7 +12,7 @@ from ..errors import ParameterError, ScenarioError
 from ..control.rdsc import RDSCGains
 from ..optimization.leader import CRITERIA_OUTER, LeaderSettings
 from ..simulation.emla_tracking import Disturbance
-from .spec_base import Frequency, OutputsSpec, Spec, Time, defaults_of
+from .spec_base import Frequency, OutputsSpec, PlainName, Spec, Time, defaults_of
 
 
 _DISTURBANCE = defaults_of(Disturbance)
@@ -20,7 +20,7 @@ _GAINS = defaults_of(RDSCGains)
 
 
 class EMLASetup(Spec):
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 

@@ -15,13 +15,13 @@ from pydantic import Field, StrictFloat, StrictStr
 
 from ..errors import ParameterError, ScenarioError
 from ..hydraulics.ieha import IEHAParams
-from .spec_base import AngularVelocity, Force, Frequency, Length, OutputsSpec, Spec, Time
+from .spec_base import AngularVelocity, Force, Frequency, Length, OutputsSpec, PlainName, Spec, Time
 
 
 class IEHASetup(Spec):
     """Shared tables: name, description, actuator overrides, outputs."""
 
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     actuator: dict[str, StrictFloat] = Field(default_factory=dict)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)

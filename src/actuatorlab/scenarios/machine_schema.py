@@ -34,6 +34,7 @@ from .spec_base import (
     Length,
     Mass,
     OutputsSpec,
+    PlainName,
     Pressure,
     Spec,
     Stiffness,
@@ -285,7 +286,7 @@ class MachineScenario(Spec):
     """Hydraulic cylinders in the user's model file: see the module docstring and docs/machines.md."""
 
     kind: Literal["machine"] = "machine"
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     model_file: StrictStr
     model: Literal["quasistatic", "pressure-dynamics"] = "quasistatic"

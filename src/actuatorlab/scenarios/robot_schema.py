@@ -26,6 +26,7 @@ from .spec_base import (
     Frequency,
     Length,
     OutputsSpec,
+    PlainName,
     Pressure,
     Spec,
     Time,
@@ -131,7 +132,7 @@ class StepSpec(Spec):
     """A locked-joint experiment: start ``angles`` of every joint (locked ones stay there; a
     missing list starts driven joints at mid-stroke) and the ``driven`` joints (from 1)."""
 
-    name: StrictStr
+    name: PlainName
     angles: list[Angle]
     driven: list[StrictInt]
 
@@ -172,7 +173,7 @@ class IdentifyRobotScenario(Spec):
     another frequency, and report (Sakai & Maeshima)."""
 
     kind: Literal["identify-robot"] = "identify-robot"
-    name: StrictStr
+    name: PlainName
     description: StrictStr
     robot: HydraulicRobotSpec = Field(default_factory=HydraulicRobotSpec)
     truth: RobotTruthSpec = Field(default_factory=RobotTruthSpec)

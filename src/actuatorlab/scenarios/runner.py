@@ -16,9 +16,10 @@ from types import ModuleType
 
 from .. import __version__
 from ..errors import ScenarioError
-from ..io.atomic import atomic_directory, atomic_write_text
+from ..io.atomic import atomic_write_text
 from ..io.forked import ChildLost, fork_allowed, fork_call
 from ..io.gc_pause import loading_libraries
+from ..io.output_target import check_run_folder, write_run_folder
 from ..numerics.kernel_loading import COMPILING, call_reporting_compiles, reporting_compiles
 from ..report.html import write_report
 from . import head_start
@@ -122,41 +123,37 @@ StageProgress = Callable[[str, float], None]
 """Called with a stage name and the fraction of that stage done, in [0, 1]."""
 
 
-def check_output_folder(out_dir: Path) -> Path:
-    """``out_dir`` as a Path; raises ScenarioError if it exists as a file (before a run starts)."""
-    out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ScenarioError(f"--out {out_dir}: exists and is not a directory; name a directory")
-    return out_dir
-
-
-def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None) -> tuple[ScenarioOutput, list[str]]:
+def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None,
+                 overwrite: bool = False) -> tuple[ScenarioOutput, list[str]]:
     """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
-    out_dir = check_output_folder(Path(out_dir))
+    out_dir = check_run_folder(out_dir, overwrite)
     report = progress or (lambda stage, fraction: None)
     output = simulate(scenario, lambda f: report("simulate", f))
     resolved = scenario_to_toml(scenario)
     files = write_output(out_dir, output, scenario.name, scenario.description, resolved, scenario.outputs.csv,
-                         scenario.outputs.plots, report)
+                         scenario.outputs.plots, report, overwrite)
     return output, files
 
 
 def write_output(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
-                 csv: bool = False, plots: bool = True, progress: StageProgress | None = None) -> list[str]:
+                 csv: bool = False, plots: bool = True, progress: StageProgress | None = None,
+                 overwrite: bool = False) -> list[str]:
     """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last).
 
-    The folder is built beside ``out_dir`` and put in its place whole at the end (an earlier
-    result there is replaced, none of its files left behind); a failure or Ctrl-C leaves
-    ``out_dir`` as it was. A folder that cannot be written raises ScenarioError naming it.
+    The folder is built apart and put in place at the end (see :mod:`..io.output_target`): an
+    earlier run's folder is replaced whole, none of its files left behind; a folder holding
+    anything else is refused (:class:`~..io.output_target.OutputTaken`) unless ``overwrite``,
+    and then only the run's files are written into it. A failure or Ctrl-C leaves ``out_dir``
+    as it was. A folder that cannot be written raises ScenarioError naming it.
     """
-    out_dir = check_output_folder(Path(out_dir))
+    out_dir = check_run_folder(out_dir, overwrite)
     try:
-        with atomic_directory(out_dir) as work:
-            return _write_files(work, output, title, description, source_toml, csv, plots,
-                                progress or (lambda stage, fraction: None))
+        return write_run_folder(out_dir, lambda work: _write_files(work, output, title, description, source_toml, csv,
+                                                                   plots, progress or (lambda stage, fraction: None)),
+                                overwrite)
     except OSError as exc:
         raise ScenarioError(f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; "
-                            "choose a folder you can write (--out DIR)") from None
+                            "choose a folder you can write") from None
 
 
 def _why_unwritable(out_dir: Path, exc: OSError) -> str:

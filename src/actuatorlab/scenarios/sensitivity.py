@@ -121,10 +121,12 @@ def run_sensitivity(
     scheduler: str | None = None,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    overwrite: bool = False,
 ) -> SensitivityResult:
     """Run the ``method`` design of ``samples`` for the ``--vary`` ``specs`` of ``scenario`` as a
     sweep into ``out_dir`` and analyse the key ``figures`` (default: every one that describes the
-    design); see the module docstring. Every argument is checked before anything is written."""
+    design); see the module docstring. Every argument is checked before anything is written;
+    ``overwrite`` as for :func:`~.sweep.run_sweep`."""
     check_request(method, samples, specs)
     check_seed(seed)
     check_engine(workers, scheduler)
@@ -138,7 +140,7 @@ def run_sensitivity(
     x = design(problem, method, samples, seed)
     variants = Variants.of(problem["names"], x, sampled=True)
     result = run_sweep(scenario, variants, out_dir, workers=workers, scheduler=scheduler, resume=resume,
-                       progress=progress, report=False)
+                       progress=progress, report=False, overwrite=overwrite)
     table, notes = _table(problem, method, x, result.index, chosen, seed)
     folder = Path(out_dir)
     units = {"figure": "", "parameter": "", **{name: "1" for name in INDICES[method]}}

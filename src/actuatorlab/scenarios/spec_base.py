@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     StrictBool,
     StrictStr,
     field_validator,
@@ -76,6 +77,23 @@ Stiffness = quantity("stiffness")
 Damping = quantity("damping")
 Volume = quantity("volume")
 FlowGain = quantity("flow_gain")
+
+
+# ---------------------------------------------------------------------------------------------
+# Names that become paths
+
+
+def _plain_name(value: str) -> str:
+    """``value`` if it can name a file or folder of its own (no separator, not ``.``/``..``/empty)."""
+    if not value.strip() or value in (".", "..") or any(c in "/\\" or ord(c) < 32 for c in value):
+        raise ValueError(f"{value!r} is not a plain name (a name becomes a file or folder of the outputs, e.g. "
+                         "runs/NAME); write one without / \\ or control characters, not empty, '.' or '..'")
+    return value
+
+
+PlainName = Annotated[StrictStr, AfterValidator(_plain_name)]
+"""A scenario's (or an experiment's) name: it becomes a path of the outputs, so it is one plain
+path component (a name like ``"../x"``, ``"/tmp"`` or ``"."`` would write outside the output folder)."""
 
 
 # ---------------------------------------------------------------------------------------------

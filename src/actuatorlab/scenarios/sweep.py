@@ -63,6 +63,7 @@ from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.forked import fork_allowed
 from ..io.gc_pause import loading_libraries
+from ..io.output_target import refuse_foreign
 from ..io.results import row_count, write_json, write_table
 from .loading import parse_scenario, scenario_to_toml
 from .sweep_engines import Task, WorkerLost, dask_client, run_forked, run_on_dask
@@ -365,20 +366,24 @@ def run_sweep(
     figures: list[str] | None = None,
     keep: Collection[int] = (),
     report: bool = True,
+    overwrite: bool = False,
 ) -> SweepResult:
     """Run ``variants`` of ``scenario`` on Dask into ``out_dir``; see the module docstring.
 
     ``progress(done, total)`` is called as variants complete (skipped ones count as done).
     ``figures``: the key figures the report plots (default: the first few); ``keep``: ids of
     the variants whose time series a batched sweep keeps (other kinds keep every variant's);
-    ``report``: write ``report.html`` (a sensitivity analysis writes its own).
+    ``report``: write ``report.html`` (a sensitivity analysis writes its own); ``overwrite``:
+    write into a folder that holds other files than a sweep's (they stay), instead of refusing.
     """
     if not len(variants):
         raise ScenarioError("no variants to run; give --grid PATH=VALUES or --samples N with --vary")
     check_engine(workers, scheduler)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ScenarioError(f"--out {out}: exists and is not a directory; name a directory")
+        raise ScenarioError(f"{out} is a file, not a folder; choose a folder for the sweep")
+    if not (out / MANIFEST).exists():
+        refuse_foreign(out, (), overwrite, "a sweep", "the sweep's files are written beside them")
     in_batches = batched(scenario, variants)
     manifest = _manifest(scenario, variants, keep, in_batches)
     started = _existing_sweep(out, manifest, resume)
