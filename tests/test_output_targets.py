@@ -92,6 +92,21 @@ def test_a_run_replaces_its_own_earlier_result_and_an_empty_folder(quick, tmp_pa
     assert RUN_MANIFEST in os.listdir(empty) and "results.parquet" in os.listdir(empty)
 
 
+def test_a_run_folder_written_before_manifests_is_recognised_by_its_files(quick, tmp_path):
+    """A folder of an earlier version's run (no manifest: the report, scenario, summary, tables and
+    the figures the report names) is replaced as a run's; with a file of the user's it is refused."""
+    out = tmp_path / "old"
+    assert runner.invoke(app, ["run", "arm-relief", "--out", str(out), "--quiet"]).exit_code == 0
+    (out / RUN_MANIFEST).unlink()
+    (out / "thesis.png").write_bytes(b"mine")  # a figure the report does not name
+    message = _one_line_error(runner.invoke(app, ["run", str(quick), "--out", str(out), "--quiet"]))
+    assert "holds thesis.png" in message, message
+    (out / "thesis.png").unlink()
+    assert runner.invoke(app, ["run", str(quick), "--out", str(out), "--quiet"]).exit_code == 0
+    assert not (out / "response.png").exists()  # the earlier run's figure went with it
+    assert tomllib.loads((out / "scenario.toml").read_text())["kind"] == "gamma-map"
+
+
 def test_save_refuses_in_python_words_and_overwrite_keeps_the_users_files(result, tmp_path):
     (tmp_path / "data.csv").write_text("1,2")
     with pytest.raises(OutputTaken) as refused:

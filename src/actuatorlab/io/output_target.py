@@ -42,16 +42,36 @@ class OutputTaken(ScenarioError):
 
 def run_files(folder: Path) -> list[str] | None:
     """The files the run whose manifest is in ``folder`` wrote (none if it is damaged; names that
-    would leave the folder are dropped), or None without a manifest."""
+    would leave the folder are dropped), those of a run written before manifests (recognised by
+    its files), or None for a folder that holds no run."""
     try:
         text = (folder / RUN_MANIFEST).read_text(encoding="utf-8")
     except OSError:
-        return None
+        return _unlisted_run_files(folder)
     try:
         files = json.loads(text)["files"]
     except (ValueError, KeyError, TypeError):
         return []
     return [f for f in files if isinstance(f, str) and _inside(f)] if isinstance(files, list) else []
+
+
+UNLISTED_RUN_FILES = ("report.html", "scenario.toml", "summary.json")
+"""What every run folder holds; a folder written before runs listed their files is recognised by them."""
+
+
+def _unlisted_run_files(folder: Path) -> list[str] | None:
+    """The files of a run written before runs kept a manifest: the folder holds the report, the
+    scenario and the summary, and its other files are the results tables and the figures the
+    report names (``NAME.png``); None for any other folder."""
+    try:
+        report = (folder / "report.html").read_text(encoding="utf-8", errors="replace")
+        names = {e.name for e in os.scandir(folder) if e.is_file()}
+    except OSError:
+        return None
+    if not set(UNLISTED_RUN_FILES) <= names:
+        return None
+    return sorted(n for n in names if n in UNLISTED_RUN_FILES or n in ("results.parquet", "results.csv")
+                  or n.endswith(".png") and n in report)
 
 
 def _inside(name: str) -> bool:
