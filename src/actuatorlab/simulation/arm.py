@@ -230,6 +230,8 @@ def shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_sta
 
 
 def refuse_unstable(arm: SingleArm, relaxation: Relaxation, h: float, which: str) -> None:
+    """Raise SimulationError naming the largest stable stiffness if the relaxation (K, B) is unstable
+    at step ``h`` [s] on the arm's closed valves (h²K/m + 2hB/m < 4); ``which`` prefixes the fields."""
     limit = check_stability(arm, relaxation, h)
     if not limit.stable:
         raise SimulationError(
@@ -340,6 +342,7 @@ class ArmDrive:
 
 
 def refuse_shared_regeneration(drive: ArmDrive, shared: bool) -> None:
+    """Raise SimulationError if arms ``shared`` on one pump open a regeneration valve (not modelled)."""
     if shared and np.any(drive.regeneration > 0.0):
         raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
                               "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
