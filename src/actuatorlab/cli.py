@@ -111,8 +111,9 @@ def run(
     from .io.output_target import check_run_folder
 
     progress = DelayedProgress(enabled=not quiet)
-    loaded = _load(scenario)
-    target = check_run_folder(out_dir if out_dir is not None else Path("runs") / loaded.name, overwrite)
+    with _on_ctrl_c("nothing was written"):  # a slow disk can keep a run reading its scenario for seconds
+        loaded = _load(scenario)
+        target = check_run_folder(out_dir if out_dir is not None else Path("runs") / loaded.name, overwrite)
     try:
         with _on_ctrl_c(f"nothing was written; {target}/ is as it was"):
             result = loaded.run(progress)
