@@ -122,7 +122,7 @@ def _check_out(out: Path, overwrite: bool = False) -> Path:
         raise ScenarioError(f"--out {out}: the folder {parent} is not writable; choose another path")
     if os.path.isdir(out):  # False for a name too long to look up; the write then says so
         raise ScenarioError(f"--out {out} is a folder; give a file name ending in .fmu")
-    if out.exists() and not overwrite and not _is_fmu(out):
+    if os.path.exists(out) and not overwrite and not _is_fmu(out):  # False for a name too long to look up
         raise OutputTaken(out, "exists and is not an FMU archive (a zip with modelDescription.xml)",
                           "the file is then replaced")
     return out
