@@ -336,6 +336,10 @@ def test_resuming_a_sweep_with_a_damaged_state_file_never_ends_in_a_traceback(da
         assert result.exit_code == 2 and "sweep.json is damaged" in result.output, (result.output, result.exception)
         assert len(result.output.strip().splitlines()) == 1 and (out / name).read_bytes() == damaged
         return
+    if name == "sweep.json":  # without its state file the folder is no sweep's: refused, nothing touched
+        assert result.exit_code == 2 and "which a sweep did not write" in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (out / name).exists()
+        return
     assert result.exit_code == 0, f"{layout}: {name} {how}: {result.output}\n{result.exception!r}"
     _same_index(out, reference)
 
