@@ -250,14 +250,16 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
 
 
 def _start_sweep(out_dir: Path, manifest: dict) -> None:
-    """Create the sweep directory and its manifest."""
+    """Create the sweep directory, its manifest first (what makes the folder a sweep's: a manifest
+    that cannot be written leaves no folders of the sweep behind), then its subfolders."""
     try:
-        for folder in (RECORDS, BATCHES, SERIES):
-            (out_dir / folder).mkdir(parents=True, exist_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=1))
+        for folder in (RECORDS, BATCHES, SERIES):
+            (out_dir / folder).mkdir(exist_ok=True)
     except OSError as exc:
         raise ScenarioError(f"--out {out_dir}: cannot write the sweep there ({exc.strerror or exc}); "
-                            "choose a folder you can write") from None
+                            "free space (or raise the file size limit) or choose a folder you can write") from None
 
 
 def _remove_partial_writes(out_dir: Path) -> None:
