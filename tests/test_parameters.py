@@ -30,6 +30,7 @@ COMPUTED = {
     "electromech/emla.py:Linearisation": "a numerical linearisation of the EMLA model",
     "identification/transfer_function.py:TransferFunctionFit": "a fit's estimates and standard errors",
     "identification/robot_least_squares.py:Rows": "regressor rows built from an experiment",
+    "identification/pressure_offset.py:PressureOffset": "the pressure offset fitted with the torques",
     "identification/robot_least_squares.py:LeastSquares": "a least-squares solution and its diagnostics",
     "identification/robot_least_squares.py:Identification": "identified parameters with standard errors",
     "identification/robot_least_squares.py:Repeated": "statistics over repeated identifications",
