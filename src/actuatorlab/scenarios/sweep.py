@@ -37,7 +37,9 @@ The engine (``sweep_engines``): local workers are processes forked from this one
 loaded the kind and its compiled kernels (a start in milliseconds; while they run, this one
 imports pandas and the report's plotting, which the workers do not need: they write their
 batch tables from columns); where forking is not allowed
-(not Linux, or a process with threads) a Dask ``LocalCluster`` of worker processes on 127.0.0.1;
+(not Linux, or a process with threads) a Dask ``LocalCluster`` of worker processes on 127.0.0.1,
+started by Dask's configured method (spawn: forking a process with threads can deadlock the
+child), each loading the kind before its first task;
 or an existing Dask cluster given by its scheduler address (``dask scheduler`` then ``dask worker
 tcp://HOST:8786`` on each machine).
 """
@@ -423,8 +425,7 @@ def run_sweep(
                 try:
                     if not started:
                         _start_sweep(out, manifest)
-                    if scheduler is not None:
-                        client.run(_load_kind, scenario.kind, in_batches, base)
+                    client.run(_load_kind, scenario.kind, in_batches, base)
                     startup = time.perf_counter() - start
                     phase_start = time.perf_counter()
                     run_on_dask(client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder,

@@ -8,7 +8,8 @@ finish.
   children forked from this process, each taking every ``workers``-th task. A fork starts in
   milliseconds and inherits everything loaded so far; no scheduler, no task messages.
 * :func:`run_on_dask`: ``dask.distributed``, a ``LocalCluster`` of worker processes bound to
-  127.0.0.1 where forking is not allowed, or an existing cluster given by its scheduler address
+  127.0.0.1 where forking is not allowed (spawned, never forked from a process with threads),
+  or an existing cluster given by its scheduler address
   (``dask scheduler`` then ``dask worker tcp://HOST:8786`` on each machine).
 
 A worker lost on the way (killed, out of memory) raises :class:`WorkerLost` once the other
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -67,7 +67,6 @@ def _work(tasks: Sequence[Task], report: Callable[[Any], None]) -> None:
 def dask_client(workers: int | None, scheduler: str | None):
     """(client, local cluster or None): the cluster at ``scheduler``, or a new local one of
     ``workers`` single-thread worker processes (default: one per core)."""
-    import dask
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
@@ -78,10 +77,8 @@ def dask_client(workers: int | None, scheduler: str | None):
             raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
                                 "`dask scheduler` and workers with `dask worker ADDRESS`") from None
     n = workers or os.cpu_count() or 1
-    method = "fork" if sys.platform.startswith("linux") else dask.config.get("distributed.worker.multiprocessing-method")
-    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None)
     return Client(cluster), cluster
 
 
