@@ -108,9 +108,8 @@ class RunResult:
         """Write the run's files into ``folder`` as ``actuatorlab run`` does; returns the file names.
 
         An earlier run's folder there is replaced whole; nothing is left on failure. A folder
-        holding anything else raises :class:`~actuatorlab.io.output_target.OutputTaken` (a
-        ``ScenarioError``) naming it, unless ``overwrite``: then the run's files are written
-        beside the other entries, which stay."""
+        holding anything else raises ``OutputTaken`` (a ``ScenarioError``) naming it, unless
+        ``overwrite``: then the run's files are written beside the other entries, which stay."""
         return write_output(Path(folder), self._output, self._title, self._description, self._source,
                             self._csv, self._plots, progress, overwrite)
 
