@@ -126,13 +126,18 @@ def run(
     out.print(f"wrote {target}/: {', '.join(files)}")
 
 
+_ctrl_c_told = False  # a command's own Ctrl-C message was printed (``main`` prints one otherwise)
+
+
 @contextlib.contextmanager
 def _on_ctrl_c(message: str):
     """Ctrl-C: print ``message`` (what was kept, how to go on) instead of a traceback; exit 130."""
+    global _ctrl_c_told
     try:
         yield
     except KeyboardInterrupt:
         err.print(f"interrupted: {message}", highlight=False)
+        _ctrl_c_told = True
         raise typer.Exit(130) from None
 
 
@@ -417,7 +422,8 @@ def main() -> None:
     the command's own (:func:`~actuatorlab.io.gc_pause.own_process`): the libraries it loads are
     frozen out of the collector's walks as they load. ``run`` forks its simulation child before
     the command line is parsed (:mod:`~actuatorlab.scenarios.head_start`: it loads numba while
-    this process reads the scenario); a child left unused is stopped here.
+    this process reads the scenario); a child left unused is stopped here. A Ctrl-C before the
+    command's own handler (while the command line is read) exits 130 with one line, no traceback.
     """
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     own_process()
@@ -425,6 +431,13 @@ def main() -> None:
         head_start.start()
     try:
         app()
+    except KeyboardInterrupt:  # while typer read the command line: before any command began
+        err.print("interrupted: nothing was written", highlight=False)
+        raise SystemExit(130) from None
+    except SystemExit as stop:  # typer's own Ctrl-C exit (130, silent) before the command's handler
+        if stop.code == 130 and not _ctrl_c_told:
+            err.print("interrupted: nothing was written", highlight=False)
+        raise
     finally:
         head_start.discard()
         gc.freeze()
