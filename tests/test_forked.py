@@ -66,41 +66,6 @@ def test_a_child_killed_on_the_way_is_reported_as_lost():
         child.result()
 
 
-def test_ctrl_c_stops_a_forked_run_without_a_traceback_or_a_child_left(tmp_path):
-    """SIGINT to the command's process group, as a terminal sends it: the parent stops its child
-    (which ignores Ctrl-C), nothing is written, no traceback."""
-    import subprocess
-
-    slow = tmp_path / "slow.toml"  # an arm held still for 10 min, LSODA: the child simulates for seconds
-    text = actuatorlab.load("arm-relief").set({"model": "pressure-dynamics", "simulation.duration": "600 s",
-                                               "inputs.valve_command": 0.0, "inputs.external_force": "-20 kN"}).show()
-    slow.write_text(text)
-    command = subprocess.Popen([sys.executable, "-c", "from actuatorlab.cli import main; main()", "run", str(slow),
-                                "--quiet", "--out", str(tmp_path / "out")], start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={k: v for k, v in os.environ.items() if k != "ACTUATORLAB_NO_FORK"})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not _children(command.pid):
-        time.sleep(0.05)
-    assert _children(command.pid), "the run did not fork"
-    child = _children(command.pid)[0]
-    time.sleep(1.5)  # the child (forked first, loading numba) is simulating, the parent waiting for it
-    os.killpg(command.pid, signal.SIGINT)
-    _, stderr = command.communicate(timeout=60)
-    assert "Traceback" not in stderr and command.returncode == 130
-    assert "interrupted: nothing was written" in stderr
-    assert not (tmp_path / "out").exists()
-    assert not os.path.exists(f"/proc/{child}")
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as listing:
-            return [int(p) for p in listing.read().split()]
-    except OSError:
-        return []
-
-
 def test_several_children_report_as_they_go_and_a_lost_one_is_raised_after_the_others_end():
     seen = []
     calls = [fork_call(_twice, n) for n in (3, 5)]
