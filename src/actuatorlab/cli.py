@@ -427,11 +427,11 @@ def main() -> None:
     """
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     own_process()
-    if sys.argv[1:2] == ["run"]:
-        head_start.start()
     try:
+        if sys.argv[1:2] == ["run"]:
+            head_start.start()
         app()
-    except KeyboardInterrupt:  # while typer read the command line: before any command began
+    except KeyboardInterrupt:  # at the head start's fork or while typer read the command line
         err.print("interrupted: nothing was written", highlight=False)
         raise SystemExit(130) from None
     except SystemExit as stop:  # typer's own Ctrl-C exit (130, silent) before the command's handler
