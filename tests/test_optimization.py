@@ -117,8 +117,7 @@ def test_follower_meets_every_bound(follower, weights):
     dense = follower.trajectory(sol, 500)
     assert np.all(dense.q >= follower.q_lower - 1e-12) and np.all(dense.q <= follower.q_upper + 1e-12)
     t_lo, t_hi = follower.task.duration_bounds
-    assert t_lo <= sol.duration <= t_hi
-    assert sol.solve_time < 5.0
+    assert t_lo <= sol.duration <= t_hi  # its time (≤ 5 s) is measured by benchmarks/, not under the suite's load
 
 
 def test_follower_criteria_and_warm_start(follower):
