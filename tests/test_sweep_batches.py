@@ -207,25 +207,42 @@ def test_a_batched_sweep_on_a_full_disk_is_one_line_and_resumes(tmp_path):
     assert (pd.read_parquet(out / "index.parquet")["status"] == "ok").all()
 
 
-def test_a_batch_out_of_memory_is_run_again_by_resume_not_recorded_failed(tmp_path, monkeypatch):
+OUT_OF_MEMORY_WITH_VARIANT_7 = """
+import sys
+from actuatorlab.scenarios.kinds import arm_batch
+batch = arm_batch.run_batch
+def out_of_memory_with_variant_7(scenario, part, keep, points):
+    if 7 in part.ids:
+        raise MemoryError
+    return batch(scenario, part, keep, points)
+arm_batch.run_batch = out_of_memory_with_variant_7  # inherited by the forked local workers
+sys.argv = ["actuatorlab", *sys.argv[1:]]
+from actuatorlab.cli import main
+main()
+"""
+
+
+def test_a_batch_out_of_memory_is_run_again_by_resume_not_recorded_failed(tmp_path):
     """Issue 28: a MemoryError in a batch failed its variants for good; now the batch is left
-    for --resume, the other batches finish, and the sweep says how many variants it stopped."""
-    from actuatorlab.scenarios.kinds import arm_batch
-
+    for --resume, the other batches finish, and the sweep says how many variants it stopped.
+    The failing sweep runs in a process of its own: a patch made here would not reach workers
+    that Dask spawns when this process has threads."""
     scenario = _short(load_scenario("arm-relief"), 0.5)
-    variants = sample_variants(scenario, ["arm.mass=uniform(1800 kg, 2200 kg)"], 40, seed=2)
-    batch = arm_batch.run_batch
-
-    def out_of_memory_with_variant_7(scenario, part, keep, points):
-        if 7 in part.ids:
-            raise MemoryError
-        return batch(scenario, part, keep, points)
-
-    monkeypatch.setattr(arm_batch, "run_batch", out_of_memory_with_variant_7)
-    with pytest.raises(ScenarioError, match=r"^5 of 40 variants did not finish for reasons outside the scenario: "
-                                            r"5 by MemoryError \(out of memory\? use fewer --workers\)"):
-        run_sweep(scenario, variants, tmp_path / "s", workers=2)  # 8 batches of 5
-    monkeypatch.setattr(arm_batch, "run_batch", batch)
-    result = run_sweep(scenario, variants, tmp_path / "s", workers=2, resume=True)
-    assert result.ran == 5 and result.skipped == 35 and (result.index["status"] == "ok").all()
-    _exactly_once(tmp_path / "s", 40)
+    toml = tmp_path / "short.toml"
+    toml.write_text(scenario_to_toml(scenario))
+    out = tmp_path / "s"
+    args = ["sweep", str(toml), "--samples", "40", "--seed", "2", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)",
+            "--workers", "2", "--out", str(out), "--quiet"]  # 8 batches of 5
+    failed = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY_WITH_VARIANT_7, *args], capture_output=True,
+                            text=True, timeout=300)
+    assert failed.returncode == 2
+    assert one_error_line(failed.stderr).startswith(
+        "error: 5 of 40 variants did not finish for reasons outside the scenario: "
+        "5 by MemoryError (out of memory? use fewer --workers)"), failed.stderr
+    told = [a for a in args if a != "--quiet"]
+    resumed = subprocess.run([str(BIN / "actuatorlab"), *told, "--resume"], capture_output=True, text=True,
+                             timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "40 variants: 5 run, 35 already complete, 0 failed" in resumed.stdout, resumed.stdout
+    _exactly_once(out, 40)
+    assert (pd.read_parquet(out / "index.parquet")["status"] == "ok").all()
