@@ -398,4 +398,5 @@ def ieha_jacobian(t, y, u, k, f0, scale, jac, work, aux, dpist):
         jac[I_PA, col] = beta / va * d_a
         jac[I_PB, col] = beta / vb * d_b
     for i in range(n):
-        dpist[i, :] = base[i, :]
+        for c in range(base.shape[1]):
+            dpist[i, c] = base[i, c]

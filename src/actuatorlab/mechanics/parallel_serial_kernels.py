@@ -46,6 +46,7 @@ import math
 import numba as nb
 import numpy as np
 
+from ..numerics.copying import copy_into
 from ..numerics.layout import Layout
 from ..numerics.spatial import (
     force_to_parent_into,
@@ -274,7 +275,7 @@ def backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc_out, tmp):
     """
     n = seg.shape[0]
     f_exit, a, b, f_e1, f_eb1 = tmp[0], tmp[1], tmp[2], tmp[3], tmp[4]
-    f_exit[:] = tool
+    copy_into(f_exit, tool)
     for j in range(n - 1, -1, -1):
         col = int(seg[j, S_COL])
         L, L1, lc = seg[j, S_L], seg[j, S_L1], seg[j, S_LC]
@@ -288,7 +289,7 @@ def backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc_out, tmp):
             force_to_parent_rz(1.0, 0.0, seg[j, S_D0] + q[col + 1], b, f_e1)
             f_e1 += fstar[j, P2]  # (56) ^P2 F = ^E1 F
         else:
-            f_e1[:] = f_exit
+            copy_into(f_e1, f_exit)
         force_to_parent_into(trf[j, 0, :9].reshape(3, 3), trf[j, 0, 9:], f_e1, a)
         force_to_parent_rz(1.0, 0.0, L1, a, f_eb1)  # ^B1 U_E1 ^E1 F
         f_out[col] = revolute_actuator_force(
@@ -359,7 +360,8 @@ def actuator_inertia(seg, inert, trf, base, q, out, work):
         e[:] = 0.0
         e[i] = 1.0
         inverse_dynamics_into(seg, inert, trf, base, q, zero, e, tool, 0.0, work, col)
-        out[:, i] = col
+        for r in range(m):
+            out[r, i] = col[r]
 
 
 @nb.njit(cache=True)
@@ -400,7 +402,7 @@ def forward_dynamics(seg, inert, trf, base, q, qd, f_c, tool, out, work):
     )
     a = np.empty((m, m))
     actuator_inertia(seg, inert, trf, base, q, a, work)
-    out[:] = solve_small(a, f_c - bias)
+    copy_into(out, solve_small(a, f_c - bias))
 
 
 @nb.njit(cache=True)

@@ -59,6 +59,7 @@ from ..hydraulics.quasistatic.network import (
     relaxed_network_step_range,
 )
 from ..numerics.layout import Layout
+from ..numerics.copying import copy_into
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
     CHATTER_FRACTION,
@@ -198,9 +199,9 @@ def pressure_step(cps, hps, us, x, xdot, y, h, fixed=False) -> bool:
             if not _pressure_substep(cps, hps, us, x, xdot, start, hs, fixed, out):
                 ok = False
                 break
-            start[:] = out
+            copy_into(start, out)
         if ok:
-            y[:] = start
+            copy_into(y, start)
             return True
     return False
 

@@ -99,8 +99,9 @@ def run_loop(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, 
     nv = qvel.shape[0]
     n_groups = int(bleed[:, B_GROUP].max()) + 1 if n else 0
     work = np.zeros((N_WORK, n))
-    work[W_K] = gain[:, G_STIFFNESS]
-    work[W_B] = gain[:, G_DAMPING]
+    for i in range(n):
+        work[W_K, i] = gain[i, G_STIFFNESS]
+        work[W_B, i] = gain[i, G_DAMPING]
     return _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps,
                   hps, gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state,
                   pump_states, group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out,

@@ -67,9 +67,11 @@ def rot_z(angle):
 def transform_matrix(rot, r):
     """^A U_B of eq. (5) as a 6×6 array, from R = ^A R_B (3×3) and r = ^A r_AB [m] (3,)."""
     out = np.zeros((6, 6))
-    out[:3, :3] = rot
-    out[3:, 3:] = rot
-    out[3:, :3] = skew(r) @ rot
+    lower_left = skew(r) @ rot
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = out[3 + i, 3 + j] = rot[i, j]
+            out[3 + i, j] = lower_left[i, j]
     return out
 
 

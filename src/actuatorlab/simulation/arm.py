@@ -170,7 +170,8 @@ def own_pump_loop(cp, ap, uh, ua_hat, f_ey, stiffness, damping, h, state, k0, k1
         c, s = rotate_unit(c, s, h * rate)
         p_prev = p
         l_prev = l_now
-    state[0] = (theta, rate, p_prev, l_prev, f_prev, df_prev, alternations)
+    state[0, 0], state[0, 1], state[0, 2], state[0, 3] = theta, rate, p_prev, l_prev
+    state[0, 4], state[0, 5], state[0, 6] = f_prev, df_prev, alternations
     return status, k_end, 0
 
 
@@ -219,13 +220,9 @@ def shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_sta
             theta[j] += h * rate[j]
             p_prev[j] = p_new[j]
             l_prev[j] = l_now[j]
-    state[:, S_THETA] = theta
-    state[:, S_RATE] = rate
-    state[:, S_P] = p_prev
-    state[:, S_LPREV] = l_prev
-    state[:, S_FPREV] = f_prev
-    state[:, S_DFPREV] = df_prev
-    state[:, S_ALTERNATIONS] = alternations
+    for j in range(n_arms):
+        state[j, S_THETA], state[j, S_RATE], state[j, S_P], state[j, S_LPREV] = theta[j], rate[j], p_prev[j], l_prev[j]
+        state[j, S_FPREV], state[j, S_DFPREV], state[j, S_ALTERNATIONS] = f_prev[j], df_prev[j], alternations[j]
     return STATUS_OK, k1, 0
 
 

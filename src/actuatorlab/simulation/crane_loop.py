@@ -47,6 +47,7 @@ from ..mechanics.parallel_serial_kernels import (
     new_work,
     piston_states,
 )
+from ..numerics.copying import copy_into
 from ..numerics.rk4 import rk4_step
 from ..numerics.status import STATUS_DIVERGED, STATUS_LEFT_WORKSPACE, STATUS_OK
 
@@ -143,8 +144,9 @@ def plant_rhs(t, y, dy, seg, inert, trf, base, cyl, valve, fric, u_cmd, work, sc
     forward_dynamics(
         seg, inert, trf, base, y[:m], y[m : 2 * m], fc, np.zeros(6), qdd, work
     )
-    dy[:m] = y[m : 2 * m]
-    dy[m : 2 * m] = qdd
+    for i in range(m):
+        dy[i] = y[m + i]
+        dy[m + i] = qdd[i]
 
 
 def native_plant(crane: ParallelSerialManipulator, packed_hydraulics, y0, substeps: int, h: float) -> tuple:
@@ -166,7 +168,7 @@ def _native_record(plant, y, x):
         def impl(plant, y, x):
             seg, state, xd = plant[0], plant[7], plant[17]
             m = x.size
-            y[:] = state
+            copy_into(y, state)
             piston_states(seg, state[:m], state[m : 2 * m], x, xd)
 
         return impl

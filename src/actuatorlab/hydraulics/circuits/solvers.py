@@ -31,6 +31,7 @@ import numba as nb
 import numpy as np
 
 from ...errors import SimulationError
+from ...numerics.copying import copy_into
 from .kernels import NOT_CONVERGED, OK, SINGULAR, STATUS_TEXT, branch_flow, solve_nodes
 from .network import Network
 
@@ -51,7 +52,7 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, work, dq) -> tuple[in
     status, node = OK, -1
     for halvings in range(MAX_HALVINGS + 1):
         n_sub = 1 << halvings
-        p[:] = p0
+        copy_into(p, p0)
         start = p0.copy()
         status = OK
         for _ in range(n_sub):
@@ -59,7 +60,7 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, work, dq) -> tuple[in
             total += iterations
             if status != OK:
                 break
-            start[:] = p
+            copy_into(start, p)
         if status != NOT_CONVERGED or inv_beta == 0.0 and gas.shape[0] == 0:
             break
     return status, total, node
