@@ -58,8 +58,8 @@ from ..hydraulics.quasistatic.network import (
     pump_flow_scalar,
     relaxed_network_step_range,
 )
-from ..numerics.layout import Layout
 from ..numerics.copying import copy_into
+from ..numerics.layout import Layout
 from ..numerics.roots import ROOT_OK
 from ..numerics.status import (
     CHATTER_FRACTION,
