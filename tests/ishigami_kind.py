@@ -14,7 +14,7 @@ from typing import Literal
 import pandas as pd
 from pydantic import StrictStr
 
-from actuatorlab.scenarios import runner, schema
+from actuatorlab.scenarios.kinds import KINDS, Kind
 from actuatorlab.scenarios.output import ScenarioOutput, SummaryFigure
 from actuatorlab.scenarios.spec_base import Spec
 
@@ -56,5 +56,4 @@ def register(monkeypatch) -> None:
     """Make ``ishigami`` a scenario kind (forked local workers inherit it)."""
     monkeypatch.setitem(sys.modules, "actuatorlab.scenarios.ishigami_kind", sys.modules[__name__])
     monkeypatch.setitem(sys.modules, "actuatorlab.scenarios.kinds.ishigami_kind", sys.modules[__name__])
-    monkeypatch.setitem(schema.SCENARIO_CLASSES, "ishigami", "ishigami_kind:IshigamiScenario")
-    monkeypatch.setitem(runner.KIND_MODULES, "ishigami", "ishigami_kind")
+    monkeypatch.setitem(KINDS, "ishigami", Kind("ishigami_kind:IshigamiScenario", "ishigami_kind"))

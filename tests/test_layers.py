@@ -1,5 +1,6 @@
 """The layers of docs/architecture.md hold: no module imports a package of a higher layer, at
-module level or inside a function (issue 15). Read from the source with ``ast``, nothing run."""
+module level or inside a function (issue 15), by an import statement or by name through
+``importlib.import_module`` (issue 29). Read from the source with ``ast``, nothing run."""
 
 from __future__ import annotations
 
@@ -45,7 +46,40 @@ def _imports(path: Path, package: Path = PACKAGE) -> set[str]:
             found.add(target)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+        elif _is_import_module(node):
+            found.add(_import_module_target(node, module, ".".join(base)))
     return {t for t in found if t.startswith("actuatorlab.")}
+
+
+def _is_import_module(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and ast.unparse(node.func) in ("importlib.import_module", "import_module")
+
+
+def _import_module_target(call: ast.Call, module: str, package: str) -> str:
+    """The module (or the package holding it) that ``import_module`` names: a literal, relative
+    to ``__package__`` when it starts with dots, or an f-string read up to its first unknown
+    part (``f"{__package__}.kinds.{name}"`` → the package ``….scenarios.kinds``). A name that
+    cannot be read gives ``"?"``, which the tests refuse."""
+    name = call.args[0] if call.args else None
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        text = name.value
+        if text.startswith("."):
+            level = len(text) - len(text.lstrip("."))
+            parts = package.split(".")
+            text = ".".join(parts[: len(parts) - level + 1] + [text.lstrip(".")])
+        return text
+    if isinstance(name, ast.JoinedStr):
+        known = {"__package__": package, "__name__": module}
+        text = ""
+        for part in name.values:
+            if isinstance(part, ast.Constant):
+                text += part.value
+            elif isinstance(part, ast.FormattedValue) and ast.unparse(part.value) in known:
+                text += known[ast.unparse(part.value)]
+            else:
+                break
+        return text.rsplit(".", 1)[0] if "." in text else "?"
+    return "?"
 
 
 def test_every_package_has_a_layer():
@@ -73,6 +107,45 @@ def test_the_walk_sees_function_level_imports(tmp_path):
     assert RANK["scenarios"] < RANK["numerics"]
 
 
+def test_the_walk_reads_imports_by_name(tmp_path):
+    """``import_module`` by a literal, a relative literal and an f-string counts as an import."""
+    hidden = tmp_path / "actuatorlab" / "numerics" / "by_name.py"
+    hidden.parent.mkdir(parents=True)
+    hidden.write_text('import importlib\n'
+                      'def f(name):\n'
+                      '    importlib.import_module("actuatorlab.report.plots")\n'
+                      '    importlib.import_module("..io.results", __package__)\n'
+                      '    return importlib.import_module(f"{__package__}.kinds.{name}")\n')
+    assert _imports(hidden, tmp_path / "actuatorlab") == {
+        "actuatorlab.report.plots", "actuatorlab.io.results", "actuatorlab.numerics.kinds"}
+
+
+UNREADABLE = {"io/named_call.py": "a NamedCall imports the module it is given (the head start, issue 29 §2)"}
+"""Modules whose ``import_module`` takes a name known only at run time, and why."""
+
+
+def test_every_import_by_name_can_be_read():
+    unreadable = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
+                  if any(_is_import_module(node) and _import_module_target(node, "", "") == "?"
+                         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))]
+    assert sorted(unreadable) == sorted(UNREADABLE), "name the module imported, or say why in UNREADABLE"
+
+
+def test_every_module_the_kind_table_names_exists():
+    """``scenarios.kinds.KINDS`` names each kind's modules by string; each one is a file of
+    ``scenarios`` (held to the layers by the walk above) with the class the schema names."""
+    from actuatorlab.scenarios.kinds import KINDS
+
+    scenarios = PACKAGE / "scenarios"
+    for name, kind in KINDS.items():
+        schema_module, schema_class = kind.schema.split(":")
+        source = (scenarios / f"{schema_module}.py").read_text(encoding="utf-8")
+        assert f"class {schema_class}(" in source, (name, kind.schema)
+        for module in (kind.run, kind.batch, *kind.apart):
+            if module:
+                assert (scenarios / "kinds" / f"{module}.py").is_file(), (name, module)
+
+
 def test_the_architecture_page_draws_the_same_layers():
     """docs/architecture.md's layer diagram lists these layers, top to bottom, in this order."""
     page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -86,3 +159,17 @@ def test_the_architecture_page_draws_the_same_layers():
             names.append(word.removesuffix("/").removesuffix(".py"))
         drawn.append(tuple(names))
     assert [set(names) for names in drawn] == [set(layer) for layer in LAYERS], drawn
+
+
+def test_the_architecture_page_draws_the_kind_table():
+    """docs/architecture.md's "The kinds" table has one row per entry of ``KINDS``, in order,
+    with its modules."""
+    from actuatorlab.scenarios.kinds import KINDS
+
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## The kinds", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip().strip("`") for cell in line.strip("|").split("|")]
+            for line in section.splitlines() if line.startswith("| `")]
+    drawn = [(name, schema, run, batch, tuple(m.strip().strip("`") for m in apart.split(",") if m.strip()))
+             for name, schema, run, batch, apart in rows]
+    assert drawn == [(name, k.schema, k.run, k.batch, k.apart) for name, k in KINDS.items()]

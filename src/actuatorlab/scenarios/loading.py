@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError
 from .sources import read_source, source_folder
-from .schema import LOC_TAGS, SCENARIO_CLASSES, Scenario, scenario_class
+from .kinds import KINDS
+from .schema import LOC_TAGS, Scenario, scenario_class
 from .spec_base import QuantityMarker, UnknownFieldError
 from .toml_text import parse
 from .units import DIMENSIONS
@@ -59,11 +60,11 @@ def parse_scenario(data: Mapping[str, Any], source: str = "scenario") -> Scenari
     Picks the model by ``kind``, validates it, then builds every physics model once so that
     values the dataclasses reject also raise :class:`~actuatorlab.errors.ScenarioError` naming the field.
     """
-    kinds = ", ".join(f'"{kind}"' for kind in SCENARIO_CLASSES)
+    kinds = ", ".join(f'"{kind}"' for kind in KINDS)
     if "kind" not in data:
         raise ScenarioError(f"{source}: kind: missing; add kind = one of {kinds} at the top of the file")
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in SCENARIO_CLASSES:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ScenarioError(f"{source}: kind = {_show(kind)} is not a scenario kind; valid kinds are {kinds}")
     cls = scenario_class(kind)
     try:

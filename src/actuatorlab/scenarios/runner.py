@@ -23,37 +23,9 @@ from ..io.output_target import check_run_folder, write_run_folder
 from ..numerics.kernel_loading import COMPILING, call_reporting_compiles, reporting_compiles
 from ..report.html import write_report
 from . import head_start
+from .kinds import KINDS
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
-
-KIND_MODULES = {
-    "arm": "arm",
-    "model-comparison": "model_comparison",
-    "arms-one-pump": "arms_one_pump",
-    "gamma-map": "gamma_map",
-    "network-map": "network_map",
-    "identify-robot": "identify_robot",
-    "ieha": "ieha",
-    "ieha-identify": "ieha_identify",
-    "ieha-mpc": "ieha_mpc",
-    "crane-vdc": "crane_vdc",
-    "crane-inverse-dynamics": "crane_inverse_dynamics",
-    "emla-efficiency-maps": "emla_efficiency_maps",
-    "emla-bilevel": "emla_bilevel",
-    "emla-tracking": "emla_tracking",
-    "machine": "machine",
-}
-"""Scenario kind → module of ``scenarios.kinds`` with ``run(scenario, progress) -> ScenarioOutput``,
-imported when a scenario of that kind runs (an arm run does not load the crane's or the EMLA's stack)."""
-
-
-SIMULATED_APART = {"arm": ("arm_call", "arm_output")}
-"""Kind → (call module, output module) of ``scenarios.kinds``, for kinds whose simulation is
-prepared without numba (``simulation_call(scenario)`` → a picklable
-:class:`~actuatorlab.io.named_call.NamedCall` returning a picklable result) and presented without
-it (``output(scenario, result)`` → ScenarioOutput). :func:`simulate` makes their call in a forked
-child while this process imports pyarrow, matplotlib and the output module: on two cores a run's
-two halves of start-up overlap. (Their tables are columns, written without pandas.)"""
 
 _APART_ONCE: set[str] = set()
 """Kinds this process has simulated apart: only a kind's first run here is, since a child's
@@ -63,7 +35,7 @@ once, and its later runs take milliseconds."""
 
 def kind_module(kind: str) -> ModuleType:
     """The module that runs scenarios of ``kind`` (imported on first use)."""
-    return importlib.import_module(f"{__package__}.kinds.{KIND_MODULES[kind]}")
+    return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].run}")
 
 
 def simulate(scenario, progress: Callable[[float], None] | None = None,
@@ -72,20 +44,20 @@ def simulate(scenario, progress: Callable[[float], None] | None = None,
     ``progress(fraction)`` as it goes, ``on_compile()`` once if numba compiles a kernel its cache
     does not hold (seconds, once per machine).
 
-    The first run of a kind of :data:`SIMULATED_APART` in this process makes its simulation call
-    in a forked child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`): the
+    The first run in this process of a kind with ``apart`` modules (:data:`~.kinds.KINDS`) makes
+    its simulation call in a forked child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`): the
     ``run`` command's :mod:`.head_start` child if there is one (it has loaded numba meanwhile),
     else a child forked now; this process loads the libraries of the output meanwhile. The result
     is the same as in-process (the same compiled code on the same inputs), and a child lost on
     the way is replaced by simulating here.
     """
-    apart = scenario.kind in SIMULATED_APART and scenario.kind not in _APART_ONCE and fork_allowed()
+    apart = bool(KINDS[scenario.kind].apart) and scenario.kind not in _APART_ONCE and fork_allowed()
     if not apart:
         head_start.discard()
         with reporting_compiles(on_compile):
             return kind_module(scenario.kind).run(scenario, progress)
     call_module, output_module = (importlib.import_module(f"{__package__}.kinds.{name}")
-                                  for name in SIMULATED_APART[scenario.kind])
+                                  for name in KINDS[scenario.kind].apart)
     call = call_module.simulation_call(scenario)  # a bad value raises here; the command discards its head start
     _APART_ONCE.add(scenario.kind)
     child = head_start.take()

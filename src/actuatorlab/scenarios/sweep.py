@@ -15,8 +15,8 @@ Layout of a sweep directory::
     envelopes.parquet          5/50/95 % envelopes of the main signals over the variants
     report.html, sweep_*.png   chosen key figures against the varied parameters, the envelopes
 
-Variants of a kind with batch support (``BATCHED_KINDS``: the arm kinds, quasistatic model,
-varying fields that keep the time grid) run as batches through one compiled call each; a
+Variants of a kind with batch support (a ``batch`` module in :data:`.kinds.KINDS`: the arm
+kinds, quasistatic model, varying fields that keep the time grid) run as batches through one compiled call each; a
 batch writes its kept series, then its sketch, then its table, each atomically: the table marks
 the batch complete. Other kinds run one Python call per variant and write a table and a record
 per variant, the record last (it marks the variant complete).
@@ -67,6 +67,7 @@ from ..io.forked import fork_allowed
 from ..io.gc_pause import loading_libraries
 from ..io.output_target import refuse_foreign
 from ..io.results import row_count, write_json, write_table
+from .kinds import KINDS
 from .loading import parse_scenario, scenario_to_toml
 from .sweep_engines import Task, WorkerLost, dask_client, run_forked, run_on_dask
 from .sweep_envelopes import LEVELS, RANKS, mixture_quantiles, sketch
@@ -84,8 +85,6 @@ INDEX = "index.parquet"
 ENVELOPES = "envelopes.parquet"
 ENVELOPE_POINTS = 200
 """Times (spread evenly over the run, on its samples) at which the envelopes are taken."""
-BATCHED_KINDS = {"arm": "arm_batch", "arms-one-pump": "arm_batch"}
-"""Scenario kind → module of ``scenarios.kinds`` with ``batch_support`` and ``run_batch``."""
 MAX_BATCH = 25
 MAX_BATCHED = 5000
 TASKS_PER_SLOT = 8
@@ -157,7 +156,7 @@ def run_batch(base: dict, out_dir: str, variants: Variants) -> Tally:
 
 
 def _batch_module(kind: str):
-    return importlib.import_module(f"{__package__}.kinds.{BATCHED_KINDS[kind]}")
+    return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].batch}")
 
 
 def batch_name(first_id: int) -> str:
@@ -356,7 +355,7 @@ def keep_set(variants: Variants, keep_series: int, keep_variants: Collection[int
 
 def batched(scenario, variants: Variants) -> bool:
     """Whether ``variants`` of ``scenario`` run in compiled batches."""
-    return scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
+    return KINDS[scenario.kind].batch and _batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
 
 
 def run_sweep(
@@ -502,7 +501,7 @@ def _base_batch(scenario):
 def key_figures(scenario) -> list[str]:
     """The keys of the key figures a sweep of ``scenario`` records: of a run of the scenario itself
     (for a batched kind, a batch of it, which loads the kernels a sweep then uses)."""
-    if scenario.kind in BATCHED_KINDS and _batch_module(scenario.kind).batch_support(scenario, ()) is None:
+    if KINDS[scenario.kind].batch and _batch_module(scenario.kind).batch_support(scenario, ()) is None:
         return list(_base_batch(scenario).figures)
     from .runner import kind_module
 

@@ -1,1 +1,49 @@
-"""Scenario kinds: each module turns a validated scenario into a ``ScenarioOutput``."""
+"""Scenario kinds: each module turns a validated scenario into a ``ScenarioOutput``.
+
+:data:`KINDS` is the one table of kinds: for each, where its schema, its run and (if it has
+them) its batched sweep and its simulation apart from the command live. Every module is named
+by string and imported when a scenario of that kind is parsed or run, so that an arm file does
+not load the crane's, the EMLA's or MuJoCo's stack; ``tests/test_layers.py`` reads the table
+and holds these imports to the layers like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    """Where one scenario kind lives (module names relative to ``actuatorlab.scenarios``).
+
+    ``schema``: "module:Class" of its pydantic schema; ``run``: the module of ``kinds`` with
+    ``run(scenario, progress) -> ScenarioOutput``; ``batch``: the module of ``kinds`` with
+    ``batch_support`` and ``run_batch`` for compiled sweep batches ("" if none); ``apart``:
+    (call module, output module) of ``kinds`` for a kind whose simulation the ``run`` command
+    makes in a child process (see :func:`actuatorlab.scenarios.runner.simulate`), () if none.
+    """
+
+    schema: str
+    run: str
+    batch: str = ""
+    apart: tuple[str, ...] = ()
+
+
+KINDS: dict[str, Kind] = {
+    "arm": Kind("arm_schema:ArmScenario", "arm", batch="arm_batch", apart=("arm_call", "arm_output")),
+    "model-comparison": Kind("arm_schema:ModelComparisonScenario", "model_comparison"),
+    "arms-one-pump": Kind("arm_schema:ArmsOnePumpScenario", "arms_one_pump", batch="arm_batch"),
+    "gamma-map": Kind("arm_schema:GammaMapScenario", "gamma_map"),
+    "network-map": Kind("arm_schema:NetworkMapScenario", "network_map"),
+    "identify-robot": Kind("robot_schema:IdentifyRobotScenario", "identify_robot"),
+    "ieha": Kind("ieha_schema:IEHAScenario", "ieha"),
+    "ieha-identify": Kind("ieha_schema:IEHAIdentifyScenario", "ieha_identify"),
+    "ieha-mpc": Kind("ieha_schema:IEHAMPCScenario", "ieha_mpc"),
+    "crane-vdc": Kind("crane_schema:CraneVDCScenario", "crane_vdc"),
+    "crane-inverse-dynamics": Kind("crane_schema:CraneInverseDynamicsScenario", "crane_inverse_dynamics"),
+    "emla-efficiency-maps": Kind("emla_schema:EfficiencyMapsScenario", "emla_efficiency_maps"),
+    "emla-bilevel": Kind("emla_schema:BilevelScenario", "emla_bilevel"),
+    "emla-tracking": Kind("emla_schema:TrackingScenario", "emla_tracking"),
+    "machine": Kind("machine_schema:MachineScenario", "machine"),
+}
+"""Scenario kind (the ``kind`` of a scenario file) → where it lives."""

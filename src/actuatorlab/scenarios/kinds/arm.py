@@ -1,10 +1,10 @@
 """Scenario kind ``arm``: the single-DOF arm of Kikuuwe et al. Sec. 4.3 (Figs. 5–6).
 
 The kind's simulation is prepared by :mod:`.arm_call` (without numba) and its result presented
-by :mod:`.arm_output` (without numba either; see
-:data:`~actuatorlab.scenarios.runner.SIMULATED_APART`): the command runs the call in a forked
-child that loaded numba while this process read the scenario, and loads the plotting and table
-libraries meanwhile. This module makes the call in-process.
+by :mod:`.arm_output` (without numba either; its ``apart`` modules in
+:data:`~actuatorlab.scenarios.kinds.KINDS`): the command runs the call in a forked child that
+loaded numba while this process read the scenario, and loads the plotting and table libraries
+meanwhile. This module makes the call in-process.
 """
 
 from __future__ import annotations
