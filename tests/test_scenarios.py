@@ -354,18 +354,6 @@ def test_showing_an_arm_scenario_imports_no_numba():
     assert out.strip() == "[]"
 
 
-def test_preparing_an_arm_simulation_imports_no_numba():
-    """The arm's simulation call is prepared where the scenario is read, without numba, for both
-    models (issue 19: the ``run`` command's child loads numba meanwhile and gets the call)."""
-    code = ("import sys, actuatorlab\n"
-            "from actuatorlab.scenarios.kinds.arm_call import simulation_call\n"
-            "arm = actuatorlab.load('arm-relief')\n"
-            "calls = [simulation_call(arm.set('model', m).spec) for m in ('quasistatic', 'pressure-dynamics')]\n"
-            "print([call.function for call in calls], sorted(m for m in sys.modules if m.startswith(('numba', 'llvmlite'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['simulate_arm', 'simulate_arm_pressure'] []"
-
-
 def test_listing_the_built_in_scenarios_imports_no_schema():
     """``actuatorlab scenarios`` reads the TOML files only: no pydantic, numba or numpy."""
     code = ("import sys; from actuatorlab.scenarios.sources import builtin_scenarios; names = builtin_scenarios(); "

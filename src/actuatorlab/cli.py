@@ -10,7 +10,6 @@ import contextlib
 import functools
 import gc
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -22,9 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .errors import ActuatorlabError
-from .io.gc_pause import loading_libraries, own_process
 from .numerics.kernel_loading import COMPILING
-from .scenarios import head_start
 
 HELP = {"rich_markup_mode": None}
 """Help texts are printed as written: "[log]" and "[default: cores]" are not read as rich markup."""
@@ -52,12 +49,10 @@ def _friendly(command):
 
 
 def _load(scenario: str):
-    """The scenario (built-in name or file), read with the collector kept off the libraries its
-    reading loads (typer, pydantic, the kind's schema)."""
+    """The scenario (built-in name or file)."""
     from .api import load
 
-    with loading_libraries():
-        return load(scenario)
+    return load(scenario)
 
 
 class DelayedProgress:
@@ -116,8 +111,8 @@ def run(
         target = check_run_folder(out_dir if out_dir is not None else Path("runs") / loaded.name, overwrite)
     try:
         with _on_ctrl_c(f"nothing was written; {target}/ is as it was"):
-            result = loaded.run(progress)
-            files = result.save(target, progress, overwrite=overwrite)
+            result = loaded.run(progress, processes=2)  # the command's choice: two cores, two processes
+            files = result.save(target, progress, overwrite=overwrite, processes=2)
     finally:
         progress.close()
     if quiet:
@@ -413,25 +408,22 @@ def identify_transfer_function(
 def main() -> None:
     """Entry point of the ``actuatorlab`` command.
 
-    The command's objects are frozen out of the garbage collector when it ends (``gc.freeze``):
-    the interpreter's last collections then skip the tables, figures and library state a run
-    leaves, which took a fifth of a short run's time (0.12 of 0.9 s); files are all written and
-    closed by then. Pydantic's plugins (validation hooks found among the installed packages'
-    entry points) are off in the command unless ``PYDANTIC_DISABLE_PLUGINS`` says otherwise:
-    looking them up cost every command 30 ms, and a command has no use for them. The process is
-    the command's own (:func:`~actuatorlab.io.gc_pause.own_process`): the libraries it loads are
-    frozen out of the collector's walks as they load. ``run`` forks its simulation child before
-    the command line is parsed (:mod:`~actuatorlab.scenarios.head_start`: it loads numba while
-    this process reads the scenario); a child left unused is stopped here. A Ctrl-C before the
-    command's own handler (while the command line is read) exits 130 with one line, no traceback.
+    The cyclic garbage collector is off while the command runs, and what exists is frozen out of
+    it when the command ends (``gc.freeze``): a command loads about a million objects that live
+    as long as the process (numba, pydantic, matplotlib, pyarrow), which the collector's full
+    collections would walk several times as they load and once more at exit, for no garbage
+    (measured: a fifth of a short run's time). A command is short or, if long, made of arrays
+    that reference counting frees. Pydantic's plugins (validation hooks found among the installed
+    packages' entry points) are off in the command unless ``PYDANTIC_DISABLE_PLUGINS`` says
+    otherwise: looking them up cost every command 30 ms, and a command has no use for them. A
+    Ctrl-C before the command's own handler (while the command line is read) exits 130 with one
+    line, no traceback.
     """
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    own_process()
+    gc.disable()
     try:
-        if sys.argv[1:2] == ["run"]:
-            head_start.start()
         app()
-    except KeyboardInterrupt:  # at the head start's fork or while typer read the command line
+    except KeyboardInterrupt:  # while typer read the command line
         err.print("interrupted: nothing was written", highlight=False)
         raise SystemExit(130) from None
     except SystemExit as stop:  # typer's own Ctrl-C exit (130, silent) before the command's handler
@@ -439,5 +431,4 @@ def main() -> None:
             err.print("interrupted: nothing was written", highlight=False)
         raise
     finally:
-        head_start.discard()
         gc.freeze()

@@ -104,14 +104,16 @@ class RunResult:
         return figures
 
     def save(self, folder: str | os.PathLike[str], progress: StageProgress | None = None, *,
-             overwrite: bool = False) -> list[str]:
+             overwrite: bool = False, processes: int = 1) -> list[str]:
         """Write the run's files into ``folder`` as ``actuatorlab run`` does; returns the file names.
 
         An earlier run's folder there is replaced whole; nothing is left on failure. A folder
         holding anything else raises ``OutputTaken`` (a ``ScenarioError``) naming it, unless
-        ``overwrite``: then the run's files are written beside the other entries, which stay."""
+        ``overwrite``: then the run's files are written beside the other entries, which stay.
+        The figures are drawn in this process unless ``processes=2`` (a forked child draws half
+        of them, as ``actuatorlab run`` does)."""
         return write_output(Path(folder), self._output, self._title, self._description, self._source,
-                            self._csv, self._plots, progress, overwrite)
+                            self._csv, self._plots, progress, overwrite, processes)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"

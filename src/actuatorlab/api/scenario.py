@@ -113,10 +113,14 @@ class Scenario:
         """Write :meth:`show` to ``path`` (atomically): a scenario file ``actuatorlab run`` reads back."""
         atomic_write_text(path, self.show())
 
-    def run(self, progress: StageProgress | None = None) -> RunResult:
+    def run(self, progress: StageProgress | None = None, *, processes: int = 1) -> RunResult:
         """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``
         with the stages ``"simulate"`` and, when numba compiles kernels its cache does not hold
         (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0.
+
+        In this process unless ``processes=2``: then the ``arm`` kind simulates in a forked child
+        (Linux, a process with one thread) while this one loads the output's libraries, as
+        ``actuatorlab run`` does; the result is the same.
 
         Examples
         --------
@@ -130,7 +134,7 @@ class Scenario:
 
         report = progress or (lambda stage, fraction: None)
         output = simulate(self._spec, lambda fraction: report("simulate", fraction),
-                          on_compile=lambda: report(COMPILING, 0.0))
+                          on_compile=lambda: report(COMPILING, 0.0), processes=processes)
         from .results import RunResult
 
         return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,

@@ -1,18 +1,12 @@
-"""Run functions in forked child processes while this one goes on, and take back their results.
+"""Run functions in forked child processes while this one goes on, and take back their results:
+the local workers of a sweep (:mod:`~actuatorlab.scenarios.sweep_engines`), which the caller
+asks for.
 
-A run's work splits into halves that need different libraries: the simulation needs numba (its
-import and the first dispatch of a cached kernel, which loads numba's target registries, take
-about 0.45 s), the files need pandas, pyarrow and matplotlib (about 0.5 s to import) and the
-figures. On a machine with two cores the halves can overlap: :func:`fork_call` starts
-``function`` in a child forked from this process (it inherits everything imported so far, and
-its arguments need no pickling), and :meth:`ForkedCall.result` returns what it returned,
-pickled back through a pipe. What the child reports on the way (``report(value)``, e.g. a
-progress fraction or a count of finished tasks) reaches the parent's callback while it waits;
-:func:`results` waits for several children at once.
-
-:func:`fork_waiting` forks a child that prepares at once (e.g. imports numba) and then waits
-for the call :meth:`WaitingChild.send` gives it, for work whose arguments are not known yet when
-its preparation can start.
+:func:`fork_call` starts ``function`` in a child forked from this process (it inherits
+everything imported so far, compiled kernels included, and its arguments need no pickling), and
+:meth:`ForkedCall.result` returns what it returned, pickled back through a pipe. What the child
+reports on the way (``report(value)``, e.g. a count of finished tasks) reaches the parent's
+callback while it waits; :func:`results` waits for several children at once.
 
 Forking is used only where it is safe: on Linux, from a process with one thread (a fork copies
 only the calling thread, so a lock another thread held would stay locked in the child), and
@@ -131,67 +125,6 @@ def fork_call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Forked
         return ForkedCall(pid, reader)
     reader.close()
     _child(writer, function, args, kwargs)  # never returns
-
-
-class WaitingChild(ForkedCall):
-    """A forked child that prepares itself and then waits for its one call (see :func:`fork_waiting`)."""
-
-    def __init__(self, pid: int, connection: Connection, commands: Connection):
-        super().__init__(pid, connection)
-        self._commands = commands
-        self._sending: threading.Thread | None = None
-
-    def send(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Have the child call ``function(*args, report=..., **kwargs)`` once it is prepared;
-        :meth:`result` returns the value. ``function`` and the arguments are pickled here (an
-        error raises here), the function by reference: its module is imported in the child.
-        Returns at once: a message larger than the pipe holds is written by a thread while the
-        child still prepares (joined when the child is finished with, before this process forks
-        again)."""
-        message = pickle.dumps((function, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        self._sending = threading.Thread(target=self._write, args=(message,), daemon=True)
-        self._sending.start()
-
-    def _write(self, message: bytes) -> None:
-        try:
-            self._commands.send_bytes(message)
-        except OSError:  # the child was stopped or died: result() says so
-            pass
-        finally:
-            self._commands.close()
-
-    def _finish(self) -> int | None:
-        status = super()._finish()
-        if self._sending is not None:
-            self._sending.join()
-        self._commands.close()
-        return status
-
-
-def fork_waiting(prepare: Callable[[], Any]) -> WaitingChild:
-    """Fork a child that calls ``prepare()`` at once and then waits for the call
-    :meth:`WaitingChild.send` gives it, so that its preparation overlaps this process's work
-    until the call's arguments exist. A child never sent a call is stopped by
-    :meth:`~ForkedCall.cancel` (or the ``with`` block); it also ends, without a call, when this
-    process does."""
-    commands_reader, commands_writer = Pipe(duplex=False)
-    reader, writer = Pipe(duplex=False)
-    pid = _fork()
-    if pid:
-        writer.close()
-        commands_reader.close()
-        return WaitingChild(pid, reader, commands_writer)
-    reader.close()
-    commands_writer.close()
-    _child(writer, _prepared_call, (prepare, commands_reader), {})  # never returns
-
-
-def _prepared_call(prepare: Callable[[], Any], commands: Connection, report: Callable[[Any], None]) -> Any:
-    """A waiting child's work: prepare, take the one call (EOFError if none comes), make it."""
-    prepare()
-    function, args, kwargs = commands.recv()
-    commands.close()
-    return function(*args, report=report, **kwargs)
 
 
 def results(calls: Sequence[ForkedCall], report: Callable[[int, Any], None] | None = None) -> list[Any]:

@@ -1,10 +1,7 @@
-"""Loading numba in a process, and saying when it compiles.
+"""Saying when numba compiles.
 
 numba is imported on first use, not with this module: a process that only presents results
-never loads it. :func:`load_numba` does what the first kernel of a process otherwise does on its
-first call (import numba, 0.2 s; load its target registries on the first dispatch of a cached
-kernel, 0.3 s), so that a process can do it ahead, before it knows which kernels it will run.
-:func:`reporting_compiles` calls back when numba starts compiling a kernel its on-disk cache does
+never loads it. :func:`reporting_compiles` calls back when numba starts compiling a kernel its on-disk cache does
 not hold (the first run after an install or an upgrade takes seconds, and a user should be told).
 """
 
@@ -12,19 +9,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
 
 COMPILING = "compiling kernels"
-"""What a simulation reports (through its ``report`` or a run's ``progress`` stage) when numba
-starts compiling, once per process."""
-
-
-def load_numba() -> None:
-    """Import numba and dispatch a small cached kernel: its first dispatch in a process loads
-    numba's target registries, which every later kernel shares."""
-    from .nonsmooth import s_scalar
-
-    s_scalar(1.0)
+"""The stage a run's ``progress`` reports when numba starts compiling, once per process."""
 
 
 @contextlib.contextmanager
@@ -49,11 +36,3 @@ def reporting_compiles(on_compile: Callable[[], None] | None) -> Iterator[None]:
 
     with event.install_listener("numba:run_pass", FirstCompile()):
         yield
-
-
-def call_reporting_compiles(call: Callable[..., Any], report: Callable[[Any], None]) -> Any:
-    """``call(report)``, with :data:`COMPILING` reported through ``report`` if numba compiles on
-    the way (the other values reported are the call's progress fractions): a forked child's
-    work, whose parent tells the user."""
-    with reporting_compiles(lambda: report(COMPILING)):
-        return call(report)

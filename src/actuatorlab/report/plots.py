@@ -20,8 +20,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..io.atomic import atomic_path
-from ..io.results import Table, column_names
 from ..io.forked import ChildLost, fork_allowed, fork_call
+from ..io.results import Table, column_names
 
 #: rcParams of every figure: small type, thin lines and inward ticks, as in journal figures.
 STYLE = {
@@ -370,18 +370,19 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> No
         fig.savefig(tmp, format=fmt, dpi=dpi)
 
 
-def draw_figures(specs, out_dir: str | os.PathLike[str],
-                 progress: Callable[[float], None] | None = None) -> tuple[list[str], list[str]]:
+def draw_figures(specs, out_dir: str | os.PathLike[str], progress: Callable[[float], None] | None = None,
+                 processes: int = 1) -> tuple[list[str], list[str]]:
     """Build and save each figure spec (``.file`` relative to ``out_dir``, ``.build()`` → Figure,
     ``.start``: None or work to start first, as :class:`~actuatorlab.scenarios.output.FigureSpec`).
 
-    Every spec's ``start`` is called first. Where forking is allowed
-    (:func:`~actuatorlab.io.forked.fork_allowed`) a forked child draws every second figure of
-    those without a ``start`` while this process draws the others and then those with one (their
-    work was started here): the figures of a report take about half the time on two cores. A
-    figure that cannot be drawn is skipped and named, with its error, in the notes returned
-    beside the files written (in the specs' order): a report step never loses the run or sweep it
-    reports; a child lost on the way has its share drawn here.
+    Every spec's ``start`` is called first, then the figures without one are drawn, then those
+    with one (their work had time to go on meanwhile). With ``processes=2`` (the ``run``
+    command's choice) and where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`),
+    a forked child draws every second figure of those without a ``start`` meanwhile: the same
+    files in about half the time on two cores; a child lost on the way has its share drawn here.
+    A figure that cannot be drawn is skipped and named, with its error, in the notes returned
+    beside the files written (in the specs' order): a report step never loses the run or sweep
+    it reports.
     """
     specs = list(specs)
     for spec in specs:
@@ -392,7 +393,7 @@ def draw_figures(specs, out_dir: str | os.PathLike[str],
                 pass
     started = [spec for spec in specs if spec.start is not None]
     free = [spec for spec in specs if spec.start is None]
-    if len(free) < 2 or not fork_allowed():
+    if processes < 2 or len(free) < 2 or not fork_allowed():
         drawn, notes = _draw_each(free + started, out_dir, progress)
     else:
         with fork_call(_draw_each, free[1::2], out_dir) as child:

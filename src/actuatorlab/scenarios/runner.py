@@ -18,19 +18,12 @@ from .. import __version__
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.forked import ChildLost, fork_allowed, fork_call
-from ..io.gc_pause import loading_libraries
 from ..io.output_target import check_run_folder, write_run_folder
-from ..numerics.kernel_loading import COMPILING, call_reporting_compiles, reporting_compiles
+from ..numerics.kernel_loading import COMPILING, reporting_compiles
 from ..report.html import write_report
-from . import head_start
 from .kinds import KINDS
 from .loading import scenario_to_toml
 from .output import ScenarioOutput
-
-_APART_ONCE: set[str] = set()
-"""Kinds this process has simulated apart: only a kind's first run here is, since a child's
-loaded kernels die with it; a script or notebook that runs the kind again loads them itself,
-once, and its later runs take milliseconds."""
 
 
 def kind_module(kind: str) -> ModuleType:
@@ -39,41 +32,36 @@ def kind_module(kind: str) -> ModuleType:
 
 
 def simulate(scenario, progress: Callable[[float], None] | None = None,
-             on_compile: Callable[[], None] | None = None) -> ScenarioOutput:
+             on_compile: Callable[[], None] | None = None, processes: int = 1) -> ScenarioOutput:
     """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes);
     ``progress(fraction)`` as it goes, ``on_compile()`` once if numba compiles a kernel its cache
     does not hold (seconds, once per machine).
 
-    The first run in this process of a kind with ``apart`` modules (:data:`~.kinds.KINDS`) makes
-    its simulation call in a forked child where forking is allowed (:func:`~actuatorlab.io.forked.fork_allowed`): the
-    ``run`` command's :mod:`.head_start` child if there is one (it has loaded numba meanwhile),
-    else a child forked now; this process loads the libraries of the output meanwhile. The result
-    is the same as in-process (the same compiled code on the same inputs), and a child lost on
-    the way is replaced by simulating here.
+    In this process, unless ``processes=2`` (the ``run`` command's choice): then a kind that can
+    (``apart`` in :data:`~.kinds.KINDS`) simulates in a child forked where forking is allowed
+    (:func:`~actuatorlab.io.forked.fork_allowed`) while this process loads the output's libraries
+    (pyarrow, matplotlib). The result is the same (the same compiled code on the same inputs); a
+    child lost on the way is replaced by simulating here.
     """
-    apart = bool(KINDS[scenario.kind].apart) and scenario.kind not in _APART_ONCE and fork_allowed()
-    if not apart:
-        head_start.discard()
+    module = kind_module(scenario.kind)
+    if processes < 2 or not KINDS[scenario.kind].apart or not fork_allowed():
         with reporting_compiles(on_compile):
-            return kind_module(scenario.kind).run(scenario, progress)
-    call_module, output_module = (importlib.import_module(f"{__package__}.kinds.{name}")
-                                  for name in KINDS[scenario.kind].apart)
-    call = call_module.simulation_call(scenario)  # a bad value raises here; the command discards its head start
-    _APART_ONCE.add(scenario.kind)
-    child = head_start.take()
-    if child is None:
-        child = fork_call(call_reporting_compiles, call)
-    else:
-        child.send(call_reporting_compiles, call)
-    with child:
-        with loading_libraries():
-            _load_output_libraries()
+            return module.run(scenario, progress)
+    with fork_call(_simulate_reporting_compiles, module.simulate_scenario, scenario) as child:
+        _load_output_libraries()
         try:
             result = child.result(functools.partial(_reported, progress, on_compile))
         except ChildLost:
             with reporting_compiles(on_compile):
-                result = call(progress)
-    return output_module.output(scenario, result)
+                result = module.simulate_scenario(scenario, progress)
+    return module.output(scenario, result)
+
+
+def _simulate_reporting_compiles(simulate_scenario, scenario, report: Callable[[object], None]):
+    """A forked child's work: the simulation, with :data:`COMPILING` reported through ``report``
+    if numba compiles on the way (the other values reported are progress fractions)."""
+    with reporting_compiles(lambda: report(COMPILING)):
+        return simulate_scenario(scenario, report)
 
 
 def _reported(progress: Callable[[float], None] | None, on_compile: Callable[[], None] | None, value) -> None:
@@ -109,8 +97,9 @@ def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None =
 
 def write_output(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
                  csv: bool = False, plots: bool = True, progress: StageProgress | None = None,
-                 overwrite: bool = False) -> list[str]:
-    """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last).
+                 overwrite: bool = False, processes: int = 1) -> list[str]:
+    """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last);
+    the figures drawn by ``processes`` (1 or 2, see :func:`~actuatorlab.report.plots.draw_figures`).
 
     The folder is built apart and put in place at the end (see :mod:`..io.output_target`): an
     earlier run's folder is replaced whole, none of its files left behind; a folder holding
@@ -121,7 +110,8 @@ def write_output(out_dir: Path, output: ScenarioOutput, title: str, description:
     out_dir = check_run_folder(out_dir, overwrite)
     try:
         return write_run_folder(out_dir, lambda work: _write_files(work, output, title, description, source_toml, csv,
-                                                                   plots, progress or (lambda stage, fraction: None)),
+                                                                   plots, progress or (lambda stage, fraction: None),
+                                                                   processes),
                                 overwrite)
     except OSError as exc:
         raise ScenarioError(f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; "
@@ -137,7 +127,7 @@ def _why_unwritable(out_dir: Path, exc: OSError) -> str:
 
 
 def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
-                 csv: bool, plots: bool, report: StageProgress) -> list[str]:
+                 csv: bool, plots: bool, report: StageProgress, processes: int) -> list[str]:
     from ..io.results import write_csv, write_json, write_table  # pyarrow: only when files are written
     from ..report.plots import draw_figures  # matplotlib: likewise
 
@@ -154,7 +144,7 @@ def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description:
         (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
         writer(out_dir / name)
         files.append(name)
-    drawn, not_drawn = draw_figures(output.figures if plots else [], out_dir, lambda f: report("plot", f))
+    drawn, not_drawn = draw_figures(output.figures if plots else [], out_dir, lambda f: report("plot", f), processes)
     files += drawn
     report("report", 0.0)
     files.append("report.html")

@@ -64,7 +64,6 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
 from ..io.forked import fork_allowed
-from ..io.gc_pause import loading_libraries
 from ..io.output_target import refuse_foreign
 from ..io.results import row_count, write_json, write_table
 from .kinds import KINDS
@@ -408,8 +407,7 @@ def run_sweep(
             tell(len(variants) - len(pending) + tally.done, len(variants))
 
         if scheduler is None:  # local workers are forked from here: load the kind (and its kernels) once
-            with loading_libraries():
-                _load_kind(scenario.kind, in_batches, base)
+            _load_kind(scenario.kind, in_batches, base)
         try:
             if scheduler is None and fork_allowed():
                 slots = workers or os.cpu_count() or 1
@@ -459,10 +457,9 @@ def run_sweep(
 def _load_collecting_libraries() -> None:
     """Import what collecting the index and drawing the report need (pandas, matplotlib): done by
     the command while its forked workers run the variants, which need neither."""
-    with loading_libraries():
-        import pandas  # noqa: F401
+    import pandas  # noqa: F401
 
-        from . import sweep_report  # noqa: F401
+    from . import sweep_report  # noqa: F401
 
 
 def _tasks(pending: Variants, slots: int, in_batches: bool, base: dict, folder: str,

@@ -1,7 +1,7 @@
 """Scenario kinds: each module turns a validated scenario into a ``ScenarioOutput``.
 
 :data:`KINDS` is the one table of kinds: for each, where its schema, its run and (if it has
-them) its batched sweep and its simulation apart from the command live. Every module is named
+them) its batched sweep live, and whether a run can be simulated apart. Every module is named
 by string and imported when a scenario of that kind is parsed or run, so that an arm file does
 not load the crane's, the EMLA's or MuJoCo's stack; ``tests/test_layers.py`` reads the table
 and holds these imports to the layers like any other.
@@ -18,19 +18,20 @@ class Kind:
 
     ``schema``: "module:Class" of its pydantic schema; ``run``: the module of ``kinds`` with
     ``run(scenario, progress) -> ScenarioOutput``; ``batch``: the module of ``kinds`` with
-    ``batch_support`` and ``run_batch`` for compiled sweep batches ("" if none); ``apart``:
-    (call module, output module) of ``kinds`` for a kind whose simulation the ``run`` command
-    makes in a child process (see :func:`actuatorlab.scenarios.runner.simulate`), () if none.
+    ``batch_support`` and ``run_batch`` for compiled sweep batches ("" if none); ``apart``: the
+    run module also has ``simulate_scenario(scenario, progress)`` (picklable result; numba
+    imported only inside it) and ``output(scenario, result)``, so that a run asked for two
+    processes simulates in a forked child (see :func:`actuatorlab.scenarios.runner.simulate`).
     """
 
     schema: str
     run: str
     batch: str = ""
-    apart: tuple[str, ...] = ()
+    apart: bool = False
 
 
 KINDS: dict[str, Kind] = {
-    "arm": Kind("arm_schema:ArmScenario", "arm", batch="arm_batch", apart=("arm_call", "arm_output")),
+    "arm": Kind("arm_schema:ArmScenario", "arm", batch="arm_batch", apart=True),
     "model-comparison": Kind("arm_schema:ModelComparisonScenario", "model_comparison"),
     "arms-one-pump": Kind("arm_schema:ArmsOnePumpScenario", "arms_one_pump", batch="arm_batch"),
     "gamma-map": Kind("arm_schema:GammaMapScenario", "gamma_map"),

@@ -1,8 +1,5 @@
 """The output of scenario kind ``arm``: table, key figures, Fig. 6-style plots and notes of a
-simulated run. Its imports hold no compiled simulation (no numba), and no matplotlib until
-figures are specified: a parent process loads this while a forked child simulates (the
-kind's ``apart`` modules in :data:`~actuatorlab.scenarios.kinds.KINDS`), and the kind's module,
-which the child loads, imports it."""
+simulated run (also used by ``model-comparison``); its imports hold no numba."""
 
 from __future__ import annotations
 
