@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import actuatorlab
-from actuatorlab.errors import SimulationError
+from actuatorlab.errors import ParameterError, SimulationError
 from actuatorlab.io.forked import ChildLost, fork_allowed, fork_call, results
 from actuatorlab.report import plots
 from actuatorlab.scenarios import runner
@@ -227,3 +227,13 @@ def test_figures_drawn_by_two_processes_are_the_ones_drawn_by_one(tmp_path, monk
     assert notes == notes_one and "broken.png was not drawn: ZeroDivisionError" in notes[0]
     for name in files:
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+@pytest.mark.parametrize("processes", [0, 3, 2.5, "2"])
+def test_processes_other_than_one_or_two_are_refused(processes, tmp_path):
+    scenario = actuatorlab.load("arm-relief").set("simulation.duration", "0.1 s")
+    with pytest.raises(ParameterError, match=r"give 1 \(this process\) or 2"):
+        scenario.run(processes=processes)
+    with pytest.raises(ParameterError, match=r"give 1 \(this process\) or 2"):
+        scenario.run().save(tmp_path / "run", processes=processes)
+    assert not (tmp_path / "run").exists()

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from typing import TYPE_CHECKING
 
+from ..io.forked import check_processes
 from ..io.results import as_dataframe, column_names, row_count
 from ..report.html import format_number
 from ..scenarios.output import ScenarioOutput
@@ -112,6 +113,7 @@ class RunResult:
         ``overwrite``: then the run's files are written beside the other entries, which stay.
         The figures are drawn in this process unless ``processes=2`` (a forked child draws half
         of them, as ``actuatorlab run`` does)."""
+        check_processes(processes)
         return write_output(Path(folder), self._output, self._title, self._description, self._source,
                             self._csv, self._plots, progress, overwrite, processes)
 

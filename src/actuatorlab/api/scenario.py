@@ -129,9 +129,11 @@ class Scenario:
         >>> result.table.attrs["units"]["theta"], round(result.summary["relief_open_time_s"].value, 3)
         ('rad', 7.412)
         """
+        from ..io.forked import check_processes
         from ..numerics.kernel_loading import COMPILING
         from ..scenarios.runner import simulate
 
+        check_processes(processes)
         report = progress or (lambda stage, fraction: None)
         output = simulate(self._spec, lambda fraction: report("simulate", fraction),
                           on_compile=lambda: report(COMPILING, 0.0), processes=processes)

@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any
 
+from ..errors import ParameterError
+
 _RESULT, _ERROR, _REPORT = "result", "error", "report"
 
 
@@ -45,6 +47,12 @@ def fork_allowed() -> bool:
     """True where :func:`fork_call` may fork: Linux, one thread, ``ACTUATORLAB_NO_FORK`` unset."""
     return (sys.platform.startswith("linux") and threading.active_count() == 1
             and not os.environ.get("ACTUATORLAB_NO_FORK"))
+
+
+def check_processes(processes: int) -> None:
+    """``processes`` asked of a run or its files: 1 (this process) or 2 (a forked child too)."""
+    if processes not in (1, 2):
+        raise ParameterError(f"processes = {processes!r}: give 1 (this process) or 2 (a forked child too)")
 
 
 class ForkedCall:

@@ -444,8 +444,9 @@ def run_sweep(
 
             parameters = variants.varied()
             keys = figure_keys(index, parameters, figures)
+            local_workers = (workers or os.cpu_count() or 1) if scheduler is None else 1  # asked for: they draw too
             write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
-                               scenario_to_toml(scenario), envelopes)
+                               scenario_to_toml(scenario), envelopes, processes=min(local_workers, 2))
     except OSError as error:
         raise ScenarioError(f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; "
                             "every variant is finished and kept: run the same command with --resume to write them"

@@ -83,12 +83,13 @@ def envelope_spec(envelopes: pd.DataFrame, count: int) -> FigureSpec:
 
 def write_sweep_report(out_dir: Path, scenario, index: pd.DataFrame, parameters: list[str], keys: list[str],
                        sampled: bool, wall_time_s: float, scenario_toml: str,
-                       envelopes: pd.DataFrame | None = None) -> list[str]:
-    """Render the plots and ``report.html`` into ``out_dir``; returns the files written."""
+                       envelopes: pd.DataFrame | None = None, processes: int = 1) -> list[str]:
+    """Render the plots (drawn by ``processes``, 1 or 2) and ``report.html`` into ``out_dir``;
+    returns the files written."""
     figures = sweep_figures(index, parameters, keys, sampled) if (index["status"] == "ok").any() else []
     if envelopes is not None:
         figures.append(envelope_spec(envelopes, int((index["status"] == "ok").sum())))
-    files, not_drawn = draw_figures(figures, out_dir)
+    files, not_drawn = draw_figures(figures, out_dir, processes=processes)
     failed = index[index["status"] != "ok"]
     notes = [f"Varied: {', '.join(parameters)} ({'Monte Carlo samples' if sampled else 'grid'}); values in SI units.",
              *not_drawn]
