@@ -1,8 +1,8 @@
-"""Ctrl-C at any moment of ``actuatorlab run`` once its module has loaded (the head-start child
-is forked then), as a terminal sends it (SIGINT to the process group): exit 130 and one
-``interrupted:`` line, never a traceback, nothing written, the child stopped (issue 28: a Ctrl-C while typer was
-still reading the command line ended in a traceback, and one a little later in a silent 130).
-A Ctrl-C while Python imports the command's module itself still ends as Python's own."""
+"""Ctrl-C at any moment of ``actuatorlab run`` once its simulation child is forked (the command
+asks for two processes), as a terminal sends it (SIGINT to the process group): exit 130 and one
+``interrupted:`` line, never a traceback, nothing written, the child stopped (issue 28: a Ctrl-C
+while typer was still reading the command line ended in a traceback, and one a little later in a
+silent 130). A Ctrl-C while Python imports the command's module itself still ends as Python's own."""
 
 import os
 import signal
@@ -14,7 +14,7 @@ import pytest
 
 import actuatorlab
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the head start forks on Linux only")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the command forks its simulation on Linux only")
 
 
 def _children(pid: int) -> list[int]:
