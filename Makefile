@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test docs bench clean-cache clean-docs
+.PHONY: install run lint test docs bench clean-cache clean-docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,13 @@ install: $(STAMP)
 run: install
 	$(BIN)/actuatorlab run arm-relief --out runs/arm-relief
 
-## test: install, then run the test suite
-test: install
+## lint: install, then check the code with ruff (rules and layout in pyproject.toml)
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## test: install, check the code (lint), then run the test suite
+test: lint
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-docs: $(STAMP)
