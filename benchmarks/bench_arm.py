@@ -46,9 +46,11 @@ def main() -> dict[str, float]:
     loops = []
     median_time(lambda: loops.append(simulate_scenario(scenario).counters["loop_time_s"]), repeats=7)
     loop = statistics.median(loops[1:])
-    print(f"arm-relief time loop: {loop * 1e3:.2f} ms for {duration:g} s simulated "
-          f"-> {duration / loop:,.0f} x real time (median of 7; target >= {TARGET:,.0f} x: "
-          f"{'met' if duration / loop >= TARGET else 'NOT met'})")
+    print(
+        f"arm-relief time loop: {loop * 1e3:.2f} ms for {duration:g} s simulated "
+        f"-> {duration / loop:,.0f} x real time (median of 7; target >= {TARGET:,.0f} x: "
+        f"{'met' if duration / loop >= TARGET else 'NOT met'})"
+    )
 
     cold_dir = tempfile.mkdtemp(prefix="numba-cold-")
     try:
@@ -56,8 +58,10 @@ def main() -> dict[str, float]:
         warm_import, warm = _first_call(cold_dir)  # the cache written by the previous process
     finally:
         shutil.rmtree(cold_dir, ignore_errors=True)
-    print(f"new process, empty numba cache (JIT): import {cold_import:.2f} s + first simulation {cold:.2f} s; "
-          f"with the cache: import {warm_import:.2f} s + first simulation {warm:.3f} s")
+    print(
+        f"new process, empty numba cache (JIT): import {cold_import:.2f} s + first simulation {cold:.2f} s; "
+        f"with the cache: import {warm_import:.2f} s + first simulation {warm:.3f} s"
+    )
 
     with tempfile.TemporaryDirectory() as out:
         cmd = [str(CLI), "run", "arm-relief", "--out", out, "--quiet"]
@@ -68,10 +72,18 @@ def main() -> dict[str, float]:
             subprocess.run(cmd, check=True)
             walls.append(time.perf_counter() - t0)
     wall = statistics.median(walls)
-    print(f"`actuatorlab run arm-relief` whole command: {wall:.2f} s wall (median of 3, warm cache; "
-          "includes start-up, simulation, Parquet, 3 plots and the report)")
-    return {"real_time_factor": duration / loop, "jit_import_s": cold_import, "jit_first_run_s": cold,
-            "cached_import_s": warm_import, "cached_first_run_s": warm, "cli_wall_s": wall}
+    print(
+        f"`actuatorlab run arm-relief` whole command: {wall:.2f} s wall (median of 3, warm cache; "
+        "includes start-up, simulation, Parquet, 3 plots and the report)"
+    )
+    return {
+        "real_time_factor": duration / loop,
+        "jit_import_s": cold_import,
+        "jit_first_run_s": cold,
+        "cached_import_s": warm_import,
+        "cached_first_run_s": warm,
+        "cli_wall_s": wall,
+    }
 
 
 if __name__ == "__main__":

@@ -43,20 +43,29 @@ def ls_bank() -> Network:
     relief, a deficit is sucked from the tank)."""
     parts = {
         "tank": (Tank(), {"port": "T"}),
-        "pump": (VariablePump(max_displacement=120e-6, control="load_sensing", margin=2e6, band=0.2e6),
-                 {"inlet": "T", "outlet": "P", "ls": "LS"}),
+        "pump": (
+            VariablePump(max_displacement=120e-6, control="load_sensing", margin=2e6, band=0.2e6),
+            {"inlet": "T", "outlet": "P", "ls": "LS"},
+        ),
         "relief": (ReliefValve(setting=32e6), {"inlet": "P", "outlet": "T"}),
         "shuttle": (Shuttle(count=4), {"out": "LS", "drain": "T"}),
     }
     for i, name in enumerate(("boom", "stick", "bucket", "slew")):
-        parts[f"{name}_valve"] = (SpoolValve(area=4e-5, leakage=1e-12),
-                                  {"P": "P", "T": "T", "A": f"{name}_m", "B": f"{name}_b"})
-        parts[f"{name}_comp"] = (Compensator(position="after", spring_pressure=0.2e6),
-                                 {"inlet": f"{name}_m", "outlet": f"{name}_a", "ls": "LS"})
+        parts[f"{name}_valve"] = (
+            SpoolValve(area=4e-5, leakage=1e-12),
+            {"P": "P", "T": "T", "A": f"{name}_m", "B": f"{name}_b"},
+        )
+        parts[f"{name}_comp"] = (
+            Compensator(position="after", spring_pressure=0.2e6),
+            {"inlet": f"{name}_m", "outlet": f"{name}_a", "ls": "LS"},
+        )
         parts["shuttle"][1][f"in{i + 1}"] = f"{name}_m"
         actuator = Motor(displacement=200e-6) if name == "slew" else Cylinder()
-        ports = {"inlet": f"{name}_a", "outlet": f"{name}_b"} if name == "slew" else {"head": f"{name}_a",
-                                                                                      "rod": f"{name}_b"}
+        ports = (
+            {"inlet": f"{name}_a", "outlet": f"{name}_b"}
+            if name == "slew"
+            else {"head": f"{name}_a", "rod": f"{name}_b"}
+        )
         parts[name] = (actuator, ports)
         for side in ("a", "b"):  # port relief and anti-cavitation check of each service line
             parts[f"{name}_{side}_relief"] = (ReliefValve(setting=30e6), {"inlet": f"{name}_{side}", "outlet": "T"})
@@ -89,8 +98,14 @@ def _loop(rows, vols, gas, held, u_index, p, steps, h):
 
 def main() -> None:
     network = ls_bank()
-    names = ["pump.speed", *(f"{n}_valve.position" for n in ("boom", "stick", "bucket", "slew")),
-             "boom.velocity", "stick.velocity", "bucket.velocity", "slew.speed"]
+    names = [
+        "pump.speed",
+        *(f"{n}_valve.position" for n in ("boom", "stick", "bucket", "slew")),
+        "boom.velocity",
+        "stick.velocity",
+        "bucket.velocity",
+        "slew.speed",
+    ]
     u_index = np.array([network.inputs.index(n) for n in names])
     u0 = np.zeros(len(network.inputs))
     u0[u_index[0]] = 180.0
@@ -98,14 +113,17 @@ def main() -> None:
         u0[u_index[1 + j]] = 0.4 + 0.3 * math.sin(j)
         u0[u_index[5 + j]] = 0.02 * u0[u_index[1 + j]]
     p0 = solve(network, u0)
-    median, best = median_time(lambda: _loop(network.rows, network.volumes, network.gas, network.held, u_index,
-                                             p0.copy(), STEPS, H), repeats=5)
+    median, best = median_time(
+        lambda: _loop(network.rows, network.volumes, network.gas, network.held, u_index, p0.copy(), STEPS, H), repeats=5
+    )
     failures, iterations = _loop(network.rows, network.volumes, network.gas, network.held, u_index, p0.copy(), STEPS, H)
     per_step = median / STEPS
     print(f"LS bank, 3 cylinders + motor: {len(network.nodes)} nodes, {network.rows.shape[0]} branches")
-    print(f"network solve: {per_step * 1e6:.2f} µs per step (best {best / STEPS * 1e6:.2f}), "
-          f"{iterations / STEPS:.2f} Newton iterations per step, {failures} failed steps; "
-          f"target ≤ {TARGET * 1e6:.0f} µs: {'met' if per_step <= TARGET else 'NOT met'}")
+    print(
+        f"network solve: {per_step * 1e6:.2f} µs per step (best {best / STEPS * 1e6:.2f}), "
+        f"{iterations / STEPS:.2f} Newton iterations per step, {failures} failed steps; "
+        f"target ≤ {TARGET * 1e6:.0f} µs: {'met' if per_step <= TARGET else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -38,22 +38,19 @@ def main() -> dict[str, float]:
     rate = len(q) / batch
     print(
         f"eq. (68) lab crane, compiled batch: {rate:,.0f} evaluations/s "
-        f"({batch / len(q) * 1e6:.2f} us each; target >= {EVAL_TARGET:,.0f}: {'met' if rate >= EVAL_TARGET else 'NOT met'})"
+        f"({batch / len(q) * 1e6:.2f} us each; "
+        f"target >= {EVAL_TARGET:,.0f}: {'met' if rate >= EVAL_TARGET else 'NOT met'})"
     )
     crane.actuator_forces(q[0], qd[0], qdd[0])  # compile / load cache
     start = time.perf_counter()
     for k in range(2000):
         crane.actuator_forces(q[k], qd[k], qdd[k])
     single = 2000 / (time.perf_counter() - start)
-    print(
-        f"eq. (68) per call through the checked Python method: {single:,.0f} evaluations/s"
-    )
+    print(f"eq. (68) per call through the checked Python method: {single:,.0f} evaluations/s")
 
     figures = {"eq68_evals_per_s": rate, "eq68_python_calls_per_s": single}
     for substeps in (1, 2):
-        diamond_run(
-            loops=1, segment_time=0.5, substeps=substeps
-        )  # compile / load cache
+        diamond_run(loops=1, segment_time=0.5, substeps=substeps)  # compile / load cache
         runs = [diamond_run(substeps=substeps) for _ in range(3)]
         wall = float(np.median([r.counters["wall_time"] for r in runs]))
         sim = float(runs[0].t[-1])
@@ -68,12 +65,8 @@ def main() -> dict[str, float]:
             native = runs[0]
 
     for integrator in ("rk4", "implicitfast"):
-        diamond_run(
-            loops=1, segment_time=0.5, plant="mujoco", mujoco_integrator=integrator
-        )  # compile / load cache
-        runs = [
-            diamond_run(plant="mujoco", mujoco_integrator=integrator) for _ in range(3)
-        ]
+        diamond_run(loops=1, segment_time=0.5, plant="mujoco", mujoco_integrator=integrator)  # compile / load cache
+        runs = [diamond_run(plant="mujoco", mujoco_integrator=integrator) for _ in range(3)]
         wall = float(np.median([r.counters["wall_time"] for r in runs]))
         sim = float(runs[0].t[-1])
         diff = np.linalg.norm(runs[0].tip - native.tip, axis=1).max()

@@ -28,9 +28,11 @@ def main() -> dict[str, float]:
         m = efficiency_map(a, forces, vel)
         rate = forces.size * vel.size / med
         figures[f"map_{name}_points_per_s"] = rate
-        print(f"efficiency map {name}: {forces.size}x{vel.size} in {med * 1e3:.2f} ms (best {best * 1e3:.2f}) "
-              f"= {rate / 1e6:.2f} M points/s; feasible {m.feasible.mean() * 100:.0f} %, "
-              f"max η {np.nanmax(m.efficiency):.3f}")
+        print(
+            f"efficiency map {name}: {forces.size}x{vel.size} in {med * 1e3:.2f} ms (best {best * 1e3:.2f}) "
+            f"= {rate / 1e6:.2f} M points/s; feasible {m.feasible.mean() * 100:.0f} %, "
+            f"max η {np.nanmax(m.efficiency):.3f}"
+        )
     a = acts["lift"]
     rng = np.random.default_rng(0)
     f = rng.uniform(-a.max_force, a.max_force, 100_000)
@@ -50,11 +52,14 @@ def main() -> dict[str, float]:
     rtf = duration / walls[1]
     figures["tracking_real_time_factor"] = rtf
     figures["tracking_max_error_m"] = float(np.abs(r.errors).max())
-    print(f"RDSC tracking, 3 EMLAs, {duration:.0f} s at h = {r.counters['step_size'] * 1e6:.0f} µs "
-          f"({r.counters['steps']:.0f} steps): wall {walls[1]:.3f} s (median of 3), real-time factor {rtf:.1f} "
-          f"(target >= 1: {'met' if rtf >= 1 else 'NOT met'}); max |position error| {np.abs(r.errors).max() * 1e9:.1f} nm, "
-          f"max |i_d| {np.abs(r.i_d).max() * 1e3:.2f} mA, limits hit: "
-          f"{int(r.current_limited.sum() + r.voltage_limited.sum())} samples")
+    print(
+        f"RDSC tracking, 3 EMLAs, {duration:.0f} s at h = {r.counters['step_size'] * 1e6:.0f} µs "
+        f"({r.counters['steps']:.0f} steps): wall {walls[1]:.3f} s (median of 3), real-time factor {rtf:.1f} "
+        f"(target >= 1: {'met' if rtf >= 1 else 'NOT met'}); "
+        f"max |position error| {np.abs(r.errors).max() * 1e9:.1f} nm, "
+        f"max |i_d| {np.abs(r.i_d).max() * 1e3:.2f} mA, limits hit: "
+        f"{int(r.current_limited.sum() + r.voltage_limited.sum())} samples"
+    )
     return figures
 
 

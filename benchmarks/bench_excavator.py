@@ -40,8 +40,11 @@ def main(repeats: int = 5) -> dict[str, float]:
         print(
             f"excavator dig cycle, {model}, h = 1 ms, {sim:.1f} s simulated: loop {loop * 1e3:.1f} ms -> "
             f"{rtf:.0f} x real time"
-            + (f" (target >= {REALTIME_TARGET:g} x: {'met' if rtf >= REALTIME_TARGET else 'NOT met'})"
-               if model == "quasistatic" else "")
+            + (
+                f" (target >= {REALTIME_TARGET:g} x: {'met' if rtf >= REALTIME_TARGET else 'NOT met'})"
+                if model == "quasistatic"
+                else ""
+            )
             + f"; peak pump {s['peak_pump_pressure_Pa'] / 1e6:.2f} MPa, peak chamber {peak / 1e6:.2f} MPa, "
             f"relief {s['relief_volume_m3'] * 1e3:.3f} L; peak forces boom {s['peak_force_boom_N'] / 1e3:.0f} kN, "
             f"stick {s['peak_force_stick_N'] / 1e3:.0f} kN, bucket {s['peak_force_bucket_N'] / 1e3:.0f} kN"

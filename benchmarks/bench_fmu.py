@@ -33,13 +33,16 @@ def _harness(folder: Path) -> dict[str, float]:
 
     unzipped = Path(extract(str(folder / "arm-relief.fmu"), unzipdir=str(folder / "unzipped")))
     exe = folder / "harness"
-    subprocess.run(["cc", "-std=c99", "-O2", f"-I{unzipped / 'sources'}", str(C_DIR / "harness.c"), "-o", str(exe),
-                    "-ldl", "-lm"], check=True)
+    subprocess.run(
+        ["cc", "-std=c99", "-O2", f"-I{unzipped / 'sources'}", str(C_DIR / "harness.c"), "-o", str(exe), "-ldl", "-lm"],
+        check=True,
+    )
     library = unzipped / "binaries" / "x86_64-linux" / "arm_relief.so"
     runs = []
     for _ in range(5):
-        out = subprocess.run([str(exe), str(library), str(HARNESS_STEPS), "1"], capture_output=True, text=True,
-                             check=True).stdout
+        out = subprocess.run(
+            [str(exe), str(library), str(HARNESS_STEPS), "1"], capture_output=True, text=True, check=True
+        ).stdout
         runs.append({k: float(v) for k, v in (item.split("=") for item in out.split())})
     return {key: float(np.min([r[key] for r in runs])) for key in ("ns_per_step", "ns_per_dostep")}
 
@@ -51,8 +54,12 @@ def _fmpy(folder: Path) -> float:
     path = str(folder / "arm-relief.fmu")
     md = read_model_description(path)
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    fmu = FMU3Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="bench")
+    fmu = FMU3Slave(
+        guid=md.guid,
+        unzipDirectory=extract(path),
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName="bench",
+    )
     fmu.instantiate()
     fmu.enterInitializationMode(startTime=0.0)
     fmu.exitInitializationMode()
@@ -77,8 +84,10 @@ def main() -> dict[str, float]:
         figures = _harness(folder)
         figures["fmpy_ns_per_step"] = _fmpy(folder)
     met = "met" if figures["ns_per_step"] <= TARGET_NS else "NOT met"
-    print(f"FMU doStep, C harness : {figures['ns_per_step']:6.1f} ns per step (set + doStep + get), "
-          f"{figures['ns_per_dostep']:6.1f} ns per doStep  target <= {TARGET_NS:.0f} ns: {met}")
+    print(
+        f"FMU doStep, C harness : {figures['ns_per_step']:6.1f} ns per step (set + doStep + get), "
+        f"{figures['ns_per_dostep']:6.1f} ns per doStep  target <= {TARGET_NS:.0f} ns: {met}"
+    )
     print(f"FMU doStep, FMPy ctypes: {figures['fmpy_ns_per_step'] / 1e3:6.1f} us per step (set + doStep + get)")
     return figures
 

@@ -40,11 +40,15 @@ def main() -> dict[str, float]:
     four_seconds = Excitation(duration=4.0, window=(0.0, 4.0))
     simulate_s = _median_time(lambda: run_step(robot, truth, steps[1], four_seconds))
     factor = 4.0 / simulate_s
-    print(f"coupled least squares, 3 steps x 4 000 samples: {identify_s * 1e3:.1f} ms "
-          f"(target <= {IDENTIFY_TARGET * 1e3:.0f} ms: {'met' if identify_s <= IDENTIFY_TARGET else 'NOT met'}; "
-          f"paper 6.5 s)")
-    print(f"simulation of a 4 s experiment at 1 kHz: {simulate_s * 1e3:.1f} ms -> {factor:.0f} x real time "
-          f"(target >= {REAL_TIME_TARGET:.0f}: {'met' if factor >= REAL_TIME_TARGET else 'NOT met'})")
+    print(
+        f"coupled least squares, 3 steps x 4 000 samples: {identify_s * 1e3:.1f} ms "
+        f"(target <= {IDENTIFY_TARGET * 1e3:.0f} ms: {'met' if identify_s <= IDENTIFY_TARGET else 'NOT met'}; "
+        f"paper 6.5 s)"
+    )
+    print(
+        f"simulation of a 4 s experiment at 1 kHz: {simulate_s * 1e3:.1f} ms -> {factor:.0f} x real time "
+        f"(target >= {REAL_TIME_TARGET:.0f}: {'met' if factor >= REAL_TIME_TARGET else 'NOT met'})"
+    )
     return {"identify_s": identify_s, "simulate_s": simulate_s, "real_time_factor": factor}
 
 

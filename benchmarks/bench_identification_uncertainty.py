@@ -55,12 +55,17 @@ def main(realisations: int = 200, replicates: int = 100, seed: int = 2026) -> di
     out = {}
     for workers in (1, 2):
         out[f"bootstrap_s_{workers}"] = bootstrap_time(robot, clean, workers)
-        print(f"bootstrap, 200 re-identifications of 3 x 4 000 samples on {workers} thread(s): "
-              f"{out[f'bootstrap_s_{workers}']:.2f} s (target <= {BOOTSTRAP_TARGET:.0f} s: "
-              f"{'met' if out[f'bootstrap_s_{workers}'] <= BOOTSTRAP_TARGET else 'NOT met'})")
+        print(
+            f"bootstrap, 200 re-identifications of 3 x 4 000 samples on {workers} thread(s): "
+            f"{out[f'bootstrap_s_{workers}']:.2f} s (target <= {BOOTSTRAP_TARGET:.0f} s: "
+            f"{'met' if out[f'bootstrap_s_{workers}'] <= BOOTSTRAP_TARGET else 'NOT met'})"
+        )
     start = time.perf_counter()
     result = coverage(robot, truth, clean, NOISE, realisations, replicates, seed=seed)
-    print(f"\nrobot coverage, {realisations} realisations x {replicates} replicates ({time.perf_counter() - start:.0f} s):")
+    print(
+        f"\nrobot coverage, {realisations} realisations x {replicates} replicates "
+        f"({time.perf_counter() - start:.0f} s):"
+    )
     print("| parameter | bootstrap 95 % interval | least-squares formula | bias corrected |")
     print("|---|---|---|---|")
     for name, b, f, c in zip(result.names, result.bootstrap, result.formula, result.corrected):
@@ -76,8 +81,10 @@ def main(realisations: int = 200, replicates: int = 100, seed: int = 2026) -> di
     print("|---|---|---|---|---|")
     for label, rho in (("white", 0.0), ("AR(1), ρ = 0.5", 0.5), ("AR(1), ρ = 0.9", 0.9)):
         hits, white = interval_coverage(structure, IEHA_TF, u, dt, noise, rho, realisations, seed=7)
-        print(f"| {label} | {100 * hits[0]:.1f} % | {100 * white[0]:.1f} % | {100 * hits[1]:.1f} % | "
-              f"{100 * white[1]:.1f} % |")
+        print(
+            f"| {label} | {100 * hits[0]:.1f} % | {100 * white[0]:.1f} % | {100 * hits[1]:.1f} % | "
+            f"{100 * white[1]:.1f} % |"
+        )
         out[f"tf_coverage_{rho}"] = (hits.tolist(), white.tolist())
     return out
 

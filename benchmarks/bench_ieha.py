@@ -31,12 +31,18 @@ def main() -> dict[str, float]:
     med, best = median_time(lambda: step_run(duration=1.0), repeats=3)
     r = step_run(duration=1.0)
     figures["step_1s_wall_s"] = med
-    print(f"step run, 1 s simulated: {med:.3f} s wall (best {best:.3f}; target <= 1 s: {'met' if med <= 1.0 else 'NOT met'})"
-          f"; steps {r.counters['steps']:.0f}, Jacobians {r.counters['jacobian_evaluations']:.0f}")
+    print(
+        f"step run, 1 s simulated: {med:.3f} s wall "
+        f"(best {best:.3f}; target <= 1 s: {'met' if med <= 1.0 else 'NOT met'})"
+        f"; steps {r.counters['steps']:.0f}, Jacobians {r.counters['jacobian_evaluations']:.0f}"
+    )
     t_e = r.t[np.argmax(np.abs(r.eccentricity - 4e-4) < 0.02 * 4e-4)]
     late = r.t >= 0.5
-    print(f"  E within 2 % of X at {t_e * 1e3:.2f} ms (paper ≈ 7 ms); mean velocity t ≥ 0.5 s "
-          f"{r.v[late].mean() * 100:.2f} cm/s (paper 2.2); mean ΔP t ≥ 0.5 s {r.dp[late].mean() / 1e5:.3f} bar (paper 0.8)")
+    print(
+        f"  E within 2 % of X at {t_e * 1e3:.2f} ms (paper ≈ 7 ms); mean velocity t ≥ 0.5 s "
+        f"{r.v[late].mean() * 100:.2f} cm/s (paper 2.2); "
+        f"mean ΔP t ≥ 0.5 s {r.dp[late].mean() / 1e5:.3f} bar (paper 0.8)"
+    )
     figures.update(e_settle_s=t_e, velocity_m_s=float(r.v[late].mean()), dp_pa=float(r.dp[late].mean()))
 
     for name, controller in (("MPC", LinearMPC(PAPER_G1)), ("PID", PID(PIDGains.tuned(PAPER_G1[0]), 2e-3, 5e-4))):
@@ -44,10 +50,12 @@ def main() -> dict[str, float]:
         cl = closed_loop(controller, duration=4.0)
         wall = time.perf_counter() - start
         steps = np.asarray(controller.solve_times)
-        print(f"{name} closed loop 4 s: {wall:.2f} s wall; controller step median {np.median(steps) * 1e3:.3f} ms, "
-              f"p99 {np.percentile(steps, 99) * 1e3:.3f} ms, max {steps.max() * 1e3:.3f} ms (target <= 2 ms); "
-              f"rms error {cl.rms_error * 1e3:.3f} mm, "
-              f"max {cl.max_error * 1e3:.3f} mm, lag {cl.lag * 1e3:.2f} ms, overshoot {cl.overshoot:.1f} %")
+        print(
+            f"{name} closed loop 4 s: {wall:.2f} s wall; controller step median {np.median(steps) * 1e3:.3f} ms, "
+            f"p99 {np.percentile(steps, 99) * 1e3:.3f} ms, max {steps.max() * 1e3:.3f} ms (target <= 2 ms); "
+            f"rms error {cl.rms_error * 1e3:.3f} mm, "
+            f"max {cl.max_error * 1e3:.3f} mm, lag {cl.lag * 1e3:.2f} ms, overshoot {cl.overshoot:.1f} %"
+        )
         figures[f"{name}_step_median_s"] = float(np.median(steps))
         figures[f"{name}_rms_error_m"] = cl.rms_error
 
@@ -59,9 +67,11 @@ def main() -> dict[str, float]:
     g12 = fit_transfer_functions(data.t, np.column_stack([data.x, data.f_ext]), y, (G1_STRUCTURE, G2_STRUCTURE))
     for label, fit in (("G1", g1), ("G1+G2", g12)):
         k, lam = fit.params[0][0], fit.params[0][1:]
-        print(f"fit {label}: {fit.wall_time_s:.2f} s wall, {fit.nfev} evaluations; K = {k:.1f} 1/s (paper 115.4), "
-              f"Σλ = {lam.sum() * 1e3:.2f} ms (paper 3.39), fit {fit.fit_percent:.2f} %"
-              + (f"; K' = {fit.params[1][0]:.3g} m/(N s), λ' = {fit.params[1][1]:.3g} s" if len(fit.params) > 1 else ""))
+        print(
+            f"fit {label}: {fit.wall_time_s:.2f} s wall, {fit.nfev} evaluations; K = {k:.1f} 1/s (paper 115.4), "
+            f"Σλ = {lam.sum() * 1e3:.2f} ms (paper 3.39), fit {fit.fit_percent:.2f} %"
+            + (f"; K' = {fit.params[1][0]:.3g} m/(N s), λ' = {fit.params[1][1]:.3g} s" if len(fit.params) > 1 else "")
+        )
         figures[f"fit_{label}_s"] = fit.wall_time_s
     return figures
 

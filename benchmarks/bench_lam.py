@@ -23,11 +23,13 @@ def main() -> dict[str, float]:
     figures = {}
     for label, u_c in (("extend u_c=0.5", 0.5), ("retract u_c=-0.5", -0.5), ("hold u_c=0", 0.0)):
         openings = Openings.from_command(u_c, 0.2)
-        median, best = median_time(lambda: lam(circuit, openings, beta, fbar))
+        median, best = median_time(lambda openings=openings: lam(circuit, openings, beta, fbar))
         rate = N / median
         figures[label] = rate
-        print(f"lam, {label:18s}: {rate / 1e6:6.1f} M evaluations/s (median of 7, best {N / best / 1e6:.1f})"
-              f"  target >= {TARGET / 1e6:.0f} M/s: {'met' if rate >= TARGET else 'NOT met'}")
+        print(
+            f"lam, {label:18s}: {rate / 1e6:6.1f} M evaluations/s (median of 7, best {N / best / 1e6:.1f})"
+            f"  target >= {TARGET / 1e6:.0f} M/s: {'met' if rate >= TARGET else 'NOT met'}"
+        )
     return figures
 
 

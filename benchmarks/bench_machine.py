@@ -39,8 +39,14 @@ from actuatorlab.scenarios.loading import load_scenario, parse_scenario
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from machine_models import write_peer_arm  # noqa: E402 (the peer arm's files, shared with the tests)
 
-PEERS = next((folder / "shared" / "peers" for folder in Path(__file__).resolve().parents
-              if (folder / "shared" / "peers").is_dir()), Path("shared/peers"))
+PEERS = next(
+    (
+        folder / "shared" / "peers"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "shared" / "peers").is_dir()
+    ),
+    Path("shared/peers"),
+)
 """The peers' folder: ``shared/peers`` beside the project (the nearest one up the tree)."""
 REALTIME_TARGET, OVERHEAD_TARGET, COMMAND_TARGET = 100.0, 0.25, 3.0
 
@@ -66,13 +72,21 @@ def machine_speed(name: str, repeats: int = 5, label: str = "", **circuit) -> di
         theirs.append(_mj_step_time(system.model, kwargs["qpos"], result.t.size))
     loop, step = statistics.median(ours), statistics.median(theirs)
     duration = result.t[-1] + system.timestep
-    figures = {"loop_s": loop, "mj_step_s": step, "realtime_factor": duration / loop, "overhead": loop / step - 1.0,
-               "us_per_step": loop / result.t.size * 1e6, "mj_step_us": step / result.t.size * 1e6}
-    print(f"{name}{label}: {len(system.actuators)} cylinders, h = {system.timestep * 1e3:g} ms, {duration:.1f} s: loop "
-          f"{loop * 1e3:.1f} ms ({figures['us_per_step']:.2f} us/step) -> {figures['realtime_factor']:.0f} x real "
-          f"time (target >= {REALTIME_TARGET:g}); MuJoCo's mj_step alone {step * 1e3:.1f} ms "
-          f"({figures['mj_step_us']:.2f} us/step): cost beyond it {figures['overhead'] * 100:.0f} % "
-          f"(target <= {OVERHEAD_TARGET * 100:.0f} %)")
+    figures = {
+        "loop_s": loop,
+        "mj_step_s": step,
+        "realtime_factor": duration / loop,
+        "overhead": loop / step - 1.0,
+        "us_per_step": loop / result.t.size * 1e6,
+        "mj_step_us": step / result.t.size * 1e6,
+    }
+    print(
+        f"{name}{label}: {len(system.actuators)} cylinders, h = {system.timestep * 1e3:g} ms, {duration:.1f} s: loop "
+        f"{loop * 1e3:.1f} ms ({figures['us_per_step']:.2f} us/step) -> {figures['realtime_factor']:.0f} x real "
+        f"time (target >= {REALTIME_TARGET:g}); MuJoCo's mj_step alone {step * 1e3:.1f} ms "
+        f"({figures['mj_step_us']:.2f} us/step): cost beyond it {figures['overhead'] * 100:.0f} % "
+        f"(target <= {OVERHEAD_TARGET * 100:.0f} %)"
+    )
     return figures
 
 
@@ -84,12 +98,17 @@ def whole_command(repeats: int = 3) -> float:
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(repeats + 1):  # the first fills the cache
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code, "run", "crane-pick-place", "--out", f"{folder}/out", "--quiet"],
-                           check=True, env=env)
+            subprocess.run(
+                [sys.executable, "-c", code, "run", "crane-pick-place", "--out", f"{folder}/out", "--quiet"],
+                check=True,
+                env=env,
+            )
             walls.append(time.perf_counter() - t0)
     wall = statistics.median(walls[1:])
-    print(f"actuatorlab run crane-pick-place --quiet (warm cache, report included): {wall:.2f} s "
-          f"(median of {repeats}; target <= {COMMAND_TARGET:g} s)")
+    print(
+        f"actuatorlab run crane-pick-place --quiet (warm cache, report included): {wall:.2f} s "
+        f"(median of {repeats}; target <= {COMMAND_TARGET:g} s)"
+    )
     return wall
 
 
@@ -123,9 +142,11 @@ def exudyn_comparison() -> dict[str, float]:
             out[f"ours_{h:g}_vs_ref_deg"] = float(np.degrees(np.max(np.abs(theta - theta_ref))))
             out[f"ours_{h:g}_vs_ref_MPa"] = float(np.max(np.abs(prod - prod_ref)) / 1e6)
             worst = grid[np.argmax(np.abs(prod - prod_ref))]
-            print(f"peer arm, ours (constant-pressure pressure-dynamics cylinder in MuJoCo), h = {h:g} s: loop "
-                  f"{loop * 1e3:.1f} ms; vs Radau max |dtheta| {out[f'ours_{h:g}_vs_ref_deg']:.4f} deg, "
-                  f"max |dp_rod| {out[f'ours_{h:g}_vs_ref_MPa']:.3f} MPa (at t = {worst:.2f} s)")
+            print(
+                f"peer arm, ours (constant-pressure pressure-dynamics cylinder in MuJoCo), h = {h:g} s: loop "
+                f"{loop * 1e3:.1f} ms; vs Radau max |dtheta| {out[f'ours_{h:g}_vs_ref_deg']:.4f} deg, "
+                f"max |dp_rod| {out[f'ours_{h:g}_vs_ref_MPa']:.3f} MPa (at t = {worst:.2f} s)"
+            )
             if h == 1e-3:
                 ours_1ms = (theta, prod)
     try:
@@ -133,8 +154,10 @@ def exudyn_comparison() -> dict[str, float]:
         sys.argv = ["exudyn_arm.py"]
         import exudyn_arm  # noqa: PLC0415 (parses its arguments on import)
     except ImportError:
-        print("exudyn is not installed (pip install .[bench]): the comparison above is against the Radau "
-              "reference of the peers' equations only")
+        print(
+            "exudyn is not installed (pip install .[bench]): the comparison above is against the Radau "
+            "reference of the peers' equations only"
+        )
         return out
     finally:
         sys.argv = saved
@@ -151,12 +174,16 @@ def exudyn_comparison() -> dict[str, float]:
     settled = grid < P.T_CLOSE  # before the valve closes, the ringing that the two integrators damp differently
     out["ours_vs_exudyn_before_close_deg"] = float(np.degrees(np.max(np.abs(ours_1ms[0] - ex_theta)[settled])))
     out["ours_vs_exudyn_before_close_MPa"] = float(np.max(np.abs(ours_1ms[1] - ex_prod)[settled]) / 1e6)
-    print(f"peer arm, Exudyn 1.13.6 at h = 1 ms: solve {out['exudyn_solve_s'] * 1e3:.1f} ms; vs Radau max |dtheta| "
-          f"{out['exudyn_vs_ref_deg']:.4f} deg, max |dp_rod| {out['exudyn_vs_ref_MPa']:.3f} MPa")
-    print(f"ours vs Exudyn sample by sample (10 ms grid), both at 1 ms: max |dtheta| {out['ours_vs_exudyn_deg']:.4f} "
-          f"deg, max |dp_rod| {out['ours_vs_exudyn_MPa']:.3f} MPa at t = {out['ours_vs_exudyn_worst_s']:.2f} s "
-          f"(before the valve closes at 6 s: "
-          f"{out['ours_vs_exudyn_before_close_deg']:.4f} deg, {out['ours_vs_exudyn_before_close_MPa']:.3f} MPa)")
+    print(
+        f"peer arm, Exudyn 1.13.6 at h = 1 ms: solve {out['exudyn_solve_s'] * 1e3:.1f} ms; vs Radau max |dtheta| "
+        f"{out['exudyn_vs_ref_deg']:.4f} deg, max |dp_rod| {out['exudyn_vs_ref_MPa']:.3f} MPa"
+    )
+    print(
+        f"ours vs Exudyn sample by sample (10 ms grid), both at 1 ms: max |dtheta| {out['ours_vs_exudyn_deg']:.4f} "
+        f"deg, max |dp_rod| {out['ours_vs_exudyn_MPa']:.3f} MPa at t = {out['ours_vs_exudyn_worst_s']:.2f} s "
+        f"(before the valve closes at 6 s: "
+        f"{out['ours_vs_exudyn_before_close_deg']:.4f} deg, {out['ours_vs_exudyn_before_close_MPa']:.3f} MPa)"
+    )
     return out
 
 
@@ -165,11 +192,16 @@ def main() -> dict[str, float]:
     for name in ("crane-pick-place", "excavator-dig"):
         figures.update({f"{name}.{key}": value for key, value in machine_speed(name).items()})
     # the same crane with one pump per cylinder, and on a 21 MPa constant-pressure supply
-    for label, circuit in ((" (own pumps)", dict(shared=False)),
-                           (" (constant 21 MPa)", dict(supply="constant-pressure", supply_pressure=21e6,
-                                                       open_centre=False))):
-        figures.update({f"crane{label}.{key}": value
-                        for key, value in machine_speed("crane-pick-place", label=label, **circuit).items()})
+    for label, circuit in (
+        (" (own pumps)", dict(shared=False)),
+        (" (constant 21 MPa)", dict(supply="constant-pressure", supply_pressure=21e6, open_centre=False)),
+    ):
+        figures.update(
+            {
+                f"crane{label}.{key}": value
+                for key, value in machine_speed("crane-pick-place", label=label, **circuit).items()
+            }
+        )
     figures["command_s"] = whole_command()
     figures.update(exudyn_comparison())
     return figures

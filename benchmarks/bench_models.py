@@ -37,18 +37,22 @@ def main() -> dict[str, float]:
     base = load_scenario("arm-relief")
     quasi = base.model_copy(update={"model": "quasistatic"})
     t_quasi, call_quasi = _times(quasi, repeats=9)
-    print(f"arm-relief, 10 s: quasistatic (relaxed, h = 1 ms) {t_quasi * 1e3:.2f} ms (median of 9; "
-          f"whole call {call_quasi * 1e3:.2f} ms)")
+    print(
+        f"arm-relief, 10 s: quasistatic (relaxed, h = 1 ms) {t_quasi * 1e3:.2f} ms (median of 9; "
+        f"whole call {call_quasi * 1e3:.2f} ms)"
+    )
     figures = {"quasistatic_s": t_quasi, "quasistatic_call_s": call_quasi}
     for solver in ADAPTIVE_SOLVERS:
         fluid = base.pressure_dynamics.model_copy(update={"solver": solver, "rtol": RTOL})
         pressure = base.model_copy(update={"model": "pressure-dynamics", "pressure_dynamics": fluid})
         t_pressure, call_pressure = _times(pressure, repeats=3)
         ratio = t_pressure / t_quasi
-        print(f"  pressure dynamics, {solver:6s} rtol {RTOL:g}: {t_pressure * 1e3:8.1f} ms (median of 3; whole call "
-              f"{call_pressure * 1e3:.1f} ms) -> ratio {ratio:6.1f} "
-              f"(target >= {TARGET:g}: {'met' if ratio >= TARGET else 'NOT met'}; whole calls "
-              f"{call_pressure / call_quasi:.1f})")
+        print(
+            f"  pressure dynamics, {solver:6s} rtol {RTOL:g}: {t_pressure * 1e3:8.1f} ms (median of 3; whole call "
+            f"{call_pressure * 1e3:.1f} ms) -> ratio {ratio:6.1f} "
+            f"(target >= {TARGET:g}: {'met' if ratio >= TARGET else 'NOT met'}; whole calls "
+            f"{call_pressure / call_quasi:.1f})"
+        )
         figures[f"{solver}_s"] = t_pressure
         figures[f"{solver}_ratio"] = ratio
     return figures

@@ -28,11 +28,13 @@ EXUDYN_QUOTED_S = 0.0495
 
 def _ours(model: str, repeats: int) -> float:
     base = load_scenario("arm-relief")
-    inputs = ArmInputs.model_validate({
-        "valve_command": {"type": "steps", "times": ["3 s", "6 s"], "values": [-0.5, 0.0], "initial": 0.0},
-        "bleed": 0.3,
-        "external_force": "0 N",
-    })
+    inputs = ArmInputs.model_validate(
+        {
+            "valve_command": {"type": "steps", "times": ["3 s", "6 s"], "values": [-0.5, 0.0], "initial": 0.0},
+            "bleed": 0.3,
+            "external_force": "0 N",
+        }
+    )
     scenario = base.model_copy(update={"model": model, "inputs": inputs})
     simulate_scenario(scenario)
     return statistics.median(simulate_scenario(scenario).counters["loop_time_s"] for _ in range(repeats))
@@ -49,12 +51,18 @@ def main() -> dict[str, float]:
     peer_s = statistics.median(peer.simulate("LSODA")["wall_s"] for _ in range(5))
     quasi_s = _ours("quasistatic", repeats=9)
     pressure_s = _ours("pressure-dynamics", repeats=5)
-    print(f"one arm, 10 s: peer SciPy LSODA {peer_s * 1e3:.1f} ms (median of 5); Exudyn (quoted) "
-          f"{EXUDYN_QUOTED_S * 1e3:.1f} ms")
-    print(f"  actuatorlab quasistatic     {quasi_s * 1e3:7.2f} ms -> peer SciPy / ours {peer_s / quasi_s:6.1f}, "
-          f"Exudyn / ours {EXUDYN_QUOTED_S / quasi_s:6.1f}")
-    print(f"  actuatorlab pressure, LSODA {pressure_s * 1e3:7.2f} ms -> peer SciPy / ours {peer_s / pressure_s:6.2f}, "
-          f"Exudyn / ours {EXUDYN_QUOTED_S / pressure_s:6.2f}")
+    print(
+        f"one arm, 10 s: peer SciPy LSODA {peer_s * 1e3:.1f} ms (median of 5); Exudyn (quoted) "
+        f"{EXUDYN_QUOTED_S * 1e3:.1f} ms"
+    )
+    print(
+        f"  actuatorlab quasistatic     {quasi_s * 1e3:7.2f} ms -> peer SciPy / ours {peer_s / quasi_s:6.1f}, "
+        f"Exudyn / ours {EXUDYN_QUOTED_S / quasi_s:6.1f}"
+    )
+    print(
+        f"  actuatorlab pressure, LSODA {pressure_s * 1e3:7.2f} ms -> peer SciPy / ours {peer_s / pressure_s:6.2f}, "
+        f"Exudyn / ours {EXUDYN_QUOTED_S / pressure_s:6.2f}"
+    )
     return {"peer_scipy_s": peer_s, "quasistatic_s": quasi_s, "pressure_s": pressure_s}
 
 

@@ -19,8 +19,11 @@ import numpy as np
 import pandas as pd
 from bench_sweep import timed_command
 
-VARY = ["inputs.bleed=uniform(0.2, 0.4)", "arm.mass=uniform(1800 kg, 2200 kg)",
-        "circuit.pump_flow=uniform(400 L/min, 600 L/min)"]
+VARY = [
+    "inputs.bleed=uniform(0.2, 0.4)",
+    "arm.mass=uniform(1800 kg, 2200 kg)",
+    "circuit.pump_flow=uniform(400 L/min, 600 L/min)",
+]
 """Ranges in which every run of arm-relief stays within its cylinder's travel (the indices need every run)."""
 TARGET = 15.0
 
@@ -28,9 +31,21 @@ TARGET = 15.0
 def command() -> tuple[float, float, int]:
     """(wall time and CPU time [s] of the whole command and its workers, runs in its index)."""
     folder = tempfile.mkdtemp(prefix="bench-sensitivity-")
-    args = [str(Path(sys.executable).parent / "actuatorlab"), "sensitivity", "arm-relief",
-            *[a for spec in VARY for a in ("--vary", spec)], "--method", "sobol", "--samples", "1024",
-            "--workers", "2", "--out", folder, "--quiet"]
+    args = [
+        str(Path(sys.executable).parent / "actuatorlab"),
+        "sensitivity",
+        "arm-relief",
+        *[a for spec in VARY for a in ("--vary", spec)],
+        "--method",
+        "sobol",
+        "--samples",
+        "1024",
+        "--workers",
+        "2",
+        "--out",
+        folder,
+        "--quiet",
+    ]
     try:
         wall, cpu = timed_command(args)
         return wall, cpu, len(pd.read_parquet(Path(folder) / "index.parquet"))
@@ -41,9 +56,11 @@ def command() -> tuple[float, float, int]:
 def main(rounds: int = 3) -> dict[str, float]:
     walls, cpus, runs = zip(*(command() for _ in range(rounds)))
     wall, cpu = float(np.median(walls)), float(np.median(cpus))
-    print(f"Sobol' sensitivity of arm-relief, 3 parameters, N = 1024 ({runs[0]} runs), 2 workers, median of {rounds}: "
-          f"{wall:.1f} s whole command (rounds {', '.join(f'{w:.1f}' for w in walls)}; target <= {TARGET:.0f} s: "
-          f"{'met' if wall <= TARGET else 'NOT met'}); CPU {cpu:.1f} s, /2 cores = {cpu / 2:.1f} s")
+    print(
+        f"Sobol' sensitivity of arm-relief, 3 parameters, N = 1024 ({runs[0]} runs), 2 workers, median of {rounds}: "
+        f"{wall:.1f} s whole command (rounds {', '.join(f'{w:.1f}' for w in walls)}; target <= {TARGET:.0f} s: "
+        f"{'met' if wall <= TARGET else 'NOT met'}); CPU {cpu:.1f} s, /2 cores = {cpu / 2:.1f} s"
+    )
     return {"sobol_1024_s": wall, "sobol_1024_cpu_s": cpu}
 
 

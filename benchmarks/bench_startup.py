@@ -52,8 +52,10 @@ def main(base: str | None = None, repeats: int = 7) -> dict[str, float]:
                 for tree, src in trees.items():  # alternated, so that the machine's load hits both alike
                     times[tree].append(_wall(args, src))
             median = statistics.median(times["this"])
-            line = (f"{name}: {median:.2f} s (median of {repeats}, {min(times['this']):.2f}–{max(times['this']):.2f}; "
-                    f"target <= {target:g} s: {'met' if median <= target else 'NOT met'})")
+            line = (
+                f"{name}: {median:.2f} s (median of {repeats}, {min(times['this']):.2f}–{max(times['this']):.2f}; "
+                f"target <= {target:g} s: {'met' if median <= target else 'NOT met'})"
+            )
             if base:
                 before = statistics.median(times["base"])
                 line += f"; base {before:.2f} s, ratio {median / before:.2f}"

@@ -31,8 +31,11 @@ from actuatorlab.scenarios.loading import load_scenario
 from actuatorlab.scenarios.sweep import run_sweep
 from actuatorlab.scenarios.variants import sample_variants
 
-VARY = ["arm.mass=uniform(1800 kg, 2200 kg)", "circuit.pump_flow=uniform(300 L/min, 600 L/min)",
-        "relaxation.damping=uniform(2e6 N s/m, 3e6 N s/m)"]
+VARY = [
+    "arm.mass=uniform(1800 kg, 2200 kg)",
+    "circuit.pump_flow=uniform(300 L/min, 600 L/min)",
+    "relaxation.damping=uniform(2e6 N s/m, 3e6 N s/m)",
+]
 TARGETS = {1_000: 2.0, 100_000: 60.0}
 WORKERS = 2
 
@@ -50,8 +53,19 @@ def timed_command(args: list[str]) -> tuple[float, float]:
 def command(count: int) -> tuple[float, float]:
     """(wall time, CPU time) [s] of the whole ``actuatorlab sweep`` command for ``count`` variants."""
     folder = tempfile.mkdtemp(prefix="bench-sweep-")
-    args = [str(Path(sys.executable).parent / "actuatorlab"), "sweep", "arm-relief", "--samples", str(count),
-            *[a for spec in VARY for a in ("--vary", spec)], "--workers", str(WORKERS), "--out", folder, "--quiet"]
+    args = [
+        str(Path(sys.executable).parent / "actuatorlab"),
+        "sweep",
+        "arm-relief",
+        "--samples",
+        str(count),
+        *[a for spec in VARY for a in ("--vary", spec)],
+        "--workers",
+        str(WORKERS),
+        "--out",
+        folder,
+        "--quiet",
+    ]
     try:
         return timed_command(args)
     finally:
@@ -80,11 +94,13 @@ def main(rounds_small: int = 3, rounds_large: int = 2) -> dict[str, float]:
         whole, cpu = float(np.median(wholes)), float(np.median(cpus))
         wall, start, phase = (float(np.median(x)) for x in zip(*(in_process(count) for _ in range(rounds))))
         target = TARGETS[count]
-        print(f"sweep of {count} arm-relief variants on {WORKERS} workers, median of {rounds}: whole command "
-              f"{whole:.2f} s (rounds {', '.join(f'{w:.2f}' for w in wholes)}; target <= {target:.0f} s: "
-              f"{'met' if whole <= target else 'NOT met'}; CPU {cpu:.1f} s, /{WORKERS} cores = "
-              f"{cpu / WORKERS:.1f} s); run_sweep {wall:.2f} s (cluster start {start:.2f} s, "
-              f"variants {phase:.1f} s, {phase * WORKERS / count * 1e3:.2f} ms of a worker per variant)")
+        print(
+            f"sweep of {count} arm-relief variants on {WORKERS} workers, median of {rounds}: whole command "
+            f"{whole:.2f} s (rounds {', '.join(f'{w:.2f}' for w in wholes)}; target <= {target:.0f} s: "
+            f"{'met' if whole <= target else 'NOT met'}; CPU {cpu:.1f} s, /{WORKERS} cores = "
+            f"{cpu / WORKERS:.1f} s); run_sweep {wall:.2f} s (cluster start {start:.2f} s, "
+            f"variants {phase:.1f} s, {phase * WORKERS / count * 1e3:.2f} ms of a worker per variant)"
+        )
         figures[f"command_{count}_s"] = whole
         figures[f"command_cpu_{count}_s"] = cpu
         figures[f"run_sweep_{count}_s"] = wall

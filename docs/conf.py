@@ -39,8 +39,16 @@ extensions = [
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "README.md", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.md5"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "README.md",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.md5",
+]
 templates_path = ["_templates"]
 
 # --- MyST -----------------------------------------------------------------------------------
@@ -64,18 +72,35 @@ numpydoc_validation_checks: set[str] = set()
 # their inventories (no network at build time), so only those are ignored.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|np|pandas|pd|matplotlib|scipy|pathlib|os|collections|typing|typing_extensions|"
-               r"numba|mujoco|casadi|osqp|sympy|pydantic|dask|distributed|pint|pyarrow|enum|dataclasses|"
-               r"abc|builtins|types|io|datetime)(\..*)?"),
-    (r"py:.*", r"(int|float|str|bool|dict|list|tuple|set|bytes|None|object|callable|Callable|Any|"
-               r"Sequence|Mapping|Iterable|Iterator|NamedTuple|Path|ndarray|DataFrame|Figure|array_like|"
-               r"array|optional|default|shape|function|type)"),
+    (
+        r"py:.*",
+        r"(numpy|np|pandas|pd|matplotlib|scipy|pathlib|os|collections|typing|typing_extensions|"
+        r"numba|mujoco|casadi|osqp|sympy|pydantic|dask|distributed|pint|pyarrow|enum|dataclasses|"
+        r"abc|builtins|types|io|datetime)(\..*)?",
+    ),
+    (
+        r"py:.*",
+        r"(int|float|str|bool|dict|list|tuple|set|bytes|None|object|callable|Callable|Any|"
+        r"Sequence|Mapping|Iterable|Iterator|NamedTuple|Path|ndarray|DataFrame|Figure|array_like|"
+        r"array|optional|default|shape|function|type)",
+    ),
 ]
 # Modules outside the API reference that docstrings name (their pages do not exist, so the
 # reference renders as code); everything else must resolve.
-nitpick_ignore = [("py:mod", name) for name in (
-    ".kernels", "kernels", ".stability", ".holding", "stability", "holding", "actuatorlab.numerics.status",
-    "actuatorlab.hydraulics.fluid", "actuatorlab.report.machine_figures")] + [("py:func", ".ode.integrate"), ("py:func", "ode.integrate")]
+nitpick_ignore = [
+    ("py:mod", name)
+    for name in (
+        ".kernels",
+        "kernels",
+        ".stability",
+        ".holding",
+        "stability",
+        "holding",
+        "actuatorlab.numerics.status",
+        "actuatorlab.hydraulics.fluid",
+        "actuatorlab.report.machine_figures",
+    )
+] + [("py:func", ".ode.integrate"), ("py:func", "ode.integrate")]
 
 # --- Gallery --------------------------------------------------------------------------------
 QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")
@@ -127,7 +152,7 @@ def _escape_bars(app, what, name, obj, options, lines):
             in_math = False
         if stripped.startswith(".. math::"):
             in_math, math_indent = True, indent
-            if stripped[len(".. math::"):].strip():
+            if stripped[len(".. math::") :].strip():
                 continue  # a one-line math directive
             continue
         if in_math or "|" not in line:

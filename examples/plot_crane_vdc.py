@@ -21,8 +21,10 @@ if QUICK:
     crane = crane.set("loops", 1)
 result = crane.run()
 table = result.table
-print(f"max tip error: {result.summary['max_tip_error_m'].value * 1e3:.2f} mm, "
-      f"saturated samples: {result.summary['saturated_fraction'].value:.1%}")
+print(
+    f"max tip error: {result.summary['max_tip_error_m'].value * 1e3:.2f} mm, "
+    f"saturated samples: {result.summary['saturated_fraction'].value:.1%}"
+)
 
 fig, (ax_path, ax_force) = plt.subplots(1, 2, figsize=(10, 4.2))
 ax_path.plot(table["tip_ref_x"], table["tip_ref_y"], "k--", label="reference")

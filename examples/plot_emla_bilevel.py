@@ -19,8 +19,7 @@ QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")
 
 # workers = 1 solves the candidates in this process (more workers start "spawn" processes,
 # which need the `if __name__ == "__main__":` guard in a script).
-scenario = actuatorlab.load("emla-bilevel").set({"leader.workers": 1,
-                                                 "leader.max_evaluations": 4 if QUICK else 24})
+scenario = actuatorlab.load("emla-bilevel").set({"leader.workers": 1, "leader.max_evaluations": 4 if QUICK else 24})
 result = scenario.run()
 for key in ("w_effort", "w_power", "duration_s", "efficiency_total", "follower_solves"):
     figure = result.summary[key]

@@ -33,5 +33,7 @@ axes[0].set_ylabel("f_x [kN]")
 fig.colorbar(image, ax=axes, label="efficiency η")
 
 for joint, emla in actuators.items():
-    print(f"{joint}: max force {emla.max_force / 1e3:.1f} kN, max velocity {emla.max_velocity * 1e3:.0f} mm/s, "
-          f"stroke {emla.stroke * 1e3:.0f} mm")
+    print(
+        f"{joint}: max force {emla.max_force / 1e3:.1f} kN, max velocity {emla.max_velocity * 1e3:.0f} mm/s, "
+        f"stroke {emla.stroke * 1e3:.0f} mm"
+    )

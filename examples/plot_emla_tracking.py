@@ -17,9 +17,9 @@ import actuatorlab
 
 QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")
 
-scenario = actuatorlab.load("emla-tracking").set({"leader.workers": 1,
-                                                  "leader.max_evaluations": 4 if QUICK else 24,
-                                                  "samples": 401 if QUICK else 2001})
+scenario = actuatorlab.load("emla-tracking").set(
+    {"leader.workers": 1, "leader.max_evaluations": 4 if QUICK else 24, "samples": 401 if QUICK else 2001}
+)
 result = scenario.run()
 table = result.table
 for joint in ("lift", "tilt", "extension"):

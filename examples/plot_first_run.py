@@ -4,7 +4,8 @@ First run: load, change, run, compare
 
 The Python API in ten lines: load the built-in scenario ``arm-relief`` (the single-DOF arm of
 Kikuuwe et al., Sec. 4.3), make a copy with a smaller pump (and its bleed nearly closed, so the
-small flow is not lost through it), run both in memory and compare the arm angle. Every value is written as in a scenario file, with its unit; results come back in SI.
+small flow is not lost through it), run both in memory and compare the arm angle. Every value is
+written as in a scenario file, with its unit; results come back in SI.
 """
 
 import os

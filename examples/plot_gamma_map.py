@@ -28,7 +28,7 @@ for u_c in (-1.0, -0.5, 0.0, 0.5, 1.0):
     openings = Openings.from_command(u_c=u_c, u_b=0.2)  # eq. (67): one spool command → four valves
     f = gamma(circuit, openings, v)  # [N], one value for each v ≠ 0
     low, high = gamma_interval(circuit, openings)  # Γ(0) [N]
-    line, = ax.plot(v[v < 0], f[v < 0] / 1e6, label=f"u_c = {u_c:+.1f}")
+    (line,) = ax.plot(v[v < 0], f[v < 0] / 1e6, label=f"u_c = {u_c:+.1f}")
     ax.plot(v[v > 0], f[v > 0] / 1e6, color=line.get_color())
     ax.plot([0, 0], [low / 1e6, high / 1e6], color=line.get_color(), lw=3)
 ax.set_xlabel("rod velocity v [m/s]  (> 0 extends)")

@@ -34,10 +34,15 @@ MJCF = """
 </mujoco>
 """
 
-cylinder = QuasistaticCylinder("lift", base_site="base_pin", rod_site="rod_pin",
-                               circuit=ValveCircuit.paper_example(),
-                               relaxation=Relaxation(stiffness=5e7, damping=2.5e6),
-                               min_length=1.0, max_length=2.5)  # pin-to-pin travel [m]
+cylinder = QuasistaticCylinder(
+    "lift",
+    base_site="base_pin",
+    rod_site="rod_pin",
+    circuit=ValveCircuit.paper_example(),
+    relaxation=Relaxation(stiffness=5e7, damping=2.5e6),
+    min_length=1.0,
+    max_length=2.5,
+)  # pin-to-pin travel [m]
 system = HydraulicMujocoSystem(MJCF, [cylinder])
 
 duration = 4.0 if QUICK else 6.0

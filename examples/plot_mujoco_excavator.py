@@ -22,16 +22,23 @@ if QUICK:
     excavator = excavator.set("duration", "4 s")
 runs = {model: excavator.set("model", model).run() for model in ("quasistatic", "pressure-dynamics")}
 quasistatic = runs["quasistatic"]
-print(f"peak supply pressure: {quasistatic.summary['supply.main.peak_pressure_Pa'].value / 1e6:.1f} MPa, "
-      f"hydraulic efficiency of the cycle: {quasistatic.summary['total.efficiency'].value:.2f}")
+print(
+    f"peak supply pressure: {quasistatic.summary['supply.main.peak_pressure_Pa'].value / 1e6:.1f} MPa, "
+    f"hydraulic efficiency of the cycle: {quasistatic.summary['total.efficiency'].value:.2f}"
+)
 
 fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(10, 4))
 for model, result in runs.items():
     style = "-" if model == "quasistatic" else "--"
     for i, name in enumerate(("boom", "stick", "bucket")):
         table = result.table
-        ax_s.plot(table["t"], table[f"{name}.stroke"] * 1e3, style, color=f"C{i}",
-                  label=f"{name} ({model})" if model == "quasistatic" else None)
+        ax_s.plot(
+            table["t"],
+            table[f"{name}.stroke"] * 1e3,
+            style,
+            color=f"C{i}",
+            label=f"{name} ({model})" if model == "quasistatic" else None,
+        )
         ax_f.plot(table["t"], table[f"{name}.force"] / 1e3, style, color=f"C{i}")
 ax_s.set_xlabel("t [s]")
 ax_s.set_ylabel("stroke [mm]")

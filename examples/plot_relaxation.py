@@ -32,7 +32,7 @@ ax.plot(v, f / 1e6, color="k", label="Γ(v)")
 ax.plot([0, 0], [low / 1e6, high / 1e6], color="k", lw=3)
 for fbar in (-4e5, -1e5, 2e5):
     root = float(lam(circuit, openings, beta=beta, fbar=fbar))  # v = Λ(β, f̄)  [m/s]
-    line, = ax.plot(v, (beta * v + fbar) / 1e6, ls="--", label=f"β v + f̄, f̄ = {fbar / 1e3:.0f} kN")
+    (line,) = ax.plot(v, (beta * v + fbar) / 1e6, ls="--", label=f"β v + f̄, f̄ = {fbar / 1e3:.0f} kN")
     ax.plot(root, (beta * root + fbar) / 1e6, "o", color=line.get_color())
 ax.set_ylim(-1.2, 1.2)
 ax.set_xlabel("rod velocity v [m/s]")

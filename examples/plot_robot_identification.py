@@ -45,7 +45,11 @@ rows = table.set_index("parameter")
 common = [p for p in rows.index if p in truth.index]
 reported = rows.loc[common, "reported"]  # bias-corrected where the bootstrap found a significant bias
 error = 100 * (reported / truth[common] - 1)
-band = 100 * np.vstack([reported - rows.loc[common, "ci95_low"], rows.loc[common, "ci95_high"] - reported]) / truth[common].to_numpy()
+band = (
+    100
+    * np.vstack([reported - rows.loc[common, "ci95_low"], rows.loc[common, "ci95_high"] - reported])
+    / truth[common].to_numpy()
+)
 ax.bar(range(len(common)), error, yerr=band, capsize=3)
 ax.set_xticks(range(len(common)), common, rotation=60, fontsize="small")
 ax.set_ylabel("estimate / truth − 1 [%]  (bars: 95 % interval)")

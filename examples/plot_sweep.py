@@ -20,13 +20,22 @@ QUICK = os.environ.get("ACTUATORLAB_DOCS_QUICK", "") not in ("", "0")
 # Up to the ramping load (7 s), and with the bleed nearly closed: at u_b = 0.3 a small pump's
 # flow leaves through the bleed before the pressure can lift the arm.
 arm = actuatorlab.load("arm-relief").set({"simulation.duration": "7 s", "inputs.bleed": 0.05})
-flows = ["75 L/min", "150 L/min", "500 L/min"] if QUICK else ["50 L/min", "75 L/min", "100 L/min", "150 L/min", "200 L/min", "300 L/min", "500 L/min"]
+flows = (
+    ["75 L/min", "150 L/min", "500 L/min"]
+    if QUICK
+    else ["50 L/min", "75 L/min", "100 L/min", "150 L/min", "200 L/min", "300 L/min", "500 L/min"]
+)
 
 # Where worker processes are spawned rather than forked (not Linux, or Dask), they import this
 # script again: a script that sweeps needs the usual guard, or each would start a sweep of its own.
 if __name__ == "__main__":
-    study = actuatorlab.sweep(arm, grid={"circuit.pump_flow": flows}, workers=2, keep_series=len(flows),
-                              out=os.path.join(tempfile.mkdtemp(), "pump-flow"))
+    study = actuatorlab.sweep(
+        arm,
+        grid={"circuit.pump_flow": flows},
+        workers=2,
+        keep_series=len(flows),
+        out=os.path.join(tempfile.mkdtemp(), "pump-flow"),
+    )
     index = study.index
     index["Q [L/min]"] = index["circuit.pump_flow"] * 60000  # the index holds SI values (m³/s)
     print(index[["variant", "Q [L/min]", "status", "max_angle_rad", "final_angle_rad"]])

@@ -17,8 +17,9 @@ def run_with_file_limit(limit: int, *args: str, timeout: float = 600) -> subproc
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    return subprocess.run([str(BIN / "actuatorlab"), *args], preexec_fn=limit_files, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [str(BIN / "actuatorlab"), *args], preexec_fn=limit_files, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def one_error_line(stderr: str) -> str:

@@ -35,9 +35,23 @@ def export_limited(limit: int, out: Path, tmpdir: Path, cc: str | None = None, s
     env = {**os.environ, "PYTHONPATH": str(SOURCE), "TMPDIR": str(tmpdir)}
     if cc is not None:
         env["CC"] = cc
-    return subprocess.run([sys.executable, "-c", "from actuatorlab.cli import main; main()", "export", "fmu",
-                           "arm-relief", "--out", str(out)], preexec_fn=limited, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from actuatorlab.cli import main; main()",
+            "export",
+            "fmu",
+            "arm-relief",
+            "--out",
+            str(out),
+        ],
+        preexec_fn=limited,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def assert_one_line_refusal(done, *folders: Path) -> str:

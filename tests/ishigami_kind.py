@@ -37,10 +37,17 @@ class IshigamiScenario(Spec):
 
 def run(scenario: IshigamiScenario, progress=None) -> ScenarioOutput:
     """y at the scenario's point, as the one key figure ``y``."""
-    y = (math.sin(scenario.x1) + scenario.a * math.sin(scenario.x2) ** 2
-         + scenario.b * scenario.x3**4 * math.sin(scenario.x1))
-    return ScenarioOutput(table=pd.DataFrame({"t": [0.0], "y": [y]}), units={"t": "s", "y": "1"}, labels={},
-                          summary=[SummaryFigure("y", y, "1", "Ishigami function")])
+    y = (
+        math.sin(scenario.x1)
+        + scenario.a * math.sin(scenario.x2) ** 2
+        + scenario.b * scenario.x3**4 * math.sin(scenario.x1)
+    )
+    return ScenarioOutput(
+        table=pd.DataFrame({"t": [0.0], "y": [y]}),
+        units={"t": "s", "y": "1"},
+        labels={},
+        summary=[SummaryFigure("y", y, "1", "Ishigami function")],
+    )
 
 
 def analytic_indices(a: float, b: float) -> tuple[list[float], list[float]]:

@@ -75,8 +75,15 @@ GROUND_POINT = '{ body = "world", point = ["0.4 m", 0, "0.9 m"] }'
 BOOM_POINT = '{ body = "boom", point = ["0.8 m", 0, "-0.2 m"] }'
 
 
-def write_boom(folder: Path, urdf: bool = False, extra: str = "", duration: str = "1 s", base: str | None = None,
-               rod: str | None = None, **replace: str) -> Path:
+def write_boom(
+    folder: Path,
+    urdf: bool = False,
+    extra: str = "",
+    duration: str = "1 s",
+    base: str | None = None,
+    rod: str | None = None,
+    **replace: str,
+) -> Path:
     """Write the boom model and its scenario into ``folder``; returns the scenario file. ``extra``:
     MJCF text after the worldbody; ``replace``: text substitutions in the scenario."""
     model = folder / ("boom.urdf" if urdf else "boom.xml")
@@ -135,10 +142,23 @@ def write_peer_arm(folder: Path, P, h: float) -> Path:
 <inertial pos="{P.LG!r} 0 0" mass="{P.M!r}" diaginertia="{P.J_COM!r} {P.J_COM!r} {P.J_COM!r}"/>
 <site name="rod" pos="{P.R_LOC[0]!r} 0 {P.R_LOC[1]!r}"/></body></worldbody></mujoco>""")
     scenario = folder / "arm.toml"
-    scenario.write_text(PEER_ARM_SCENARIO.format(
-        t_end=P.T_END, supply=P.P_SUPPLY, rated_flow=P.valve_coefficient("supply") * P.P_SUPPLY**0.5, beta=P.BETA,
-        a0=P.A0, a1=P.A1, stroke=P.L_STROKE, offset=P.L_OFFSET, dead=P.V_DEAD, p0=P.P0_INIT, t_open=P.T_OPEN,
-        t_close=P.T_CLOSE, u=P.U_OPEN))
+    scenario.write_text(
+        PEER_ARM_SCENARIO.format(
+            t_end=P.T_END,
+            supply=P.P_SUPPLY,
+            rated_flow=P.valve_coefficient("supply") * P.P_SUPPLY**0.5,
+            beta=P.BETA,
+            a0=P.A0,
+            a1=P.A1,
+            stroke=P.L_STROKE,
+            offset=P.L_OFFSET,
+            dead=P.V_DEAD,
+            p0=P.P0_INIT,
+            t_open=P.T_OPEN,
+            t_close=P.T_CLOSE,
+            u=P.U_OPEN,
+        )
+    )
     return scenario
 
 
@@ -181,15 +201,22 @@ CLOSED_CHAIN_LENGTH = (0.4**2 + 0.9**2) ** 0.5
 """ℓ at qpos0 [m]: from the ground pin (0.4, 0, 0.9) to the boom pin (0.8, 0, 1.8), as in ``MJCF``."""
 
 
-def write_closed_chain_boom(folder: Path, barrel_mass: float = 30.0, rod_mass: float = 20.0, extension: str = "",
-                            **replace: str) -> Path:
+def write_closed_chain_boom(
+    folder: Path, barrel_mass: float = 30.0, rod_mass: float = 20.0, extension: str = "", **replace: str
+) -> Path:
     """Write the closed-chain boom and its scenario (the cylinder on the slide joint) into
     ``folder``; returns the scenario file. ``extension``: MJCF text before the worldbody."""
-    (folder / "linkage.xml").write_text(CLOSED_CHAIN_MJCF.format(
-        extension=extension, barrel_mass=barrel_mass, rod_mass=rod_mass, length=CLOSED_CHAIN_LENGTH))
-    text = SCENARIO.format(model="linkage.xml", duration="1 s", base="{}", rod="{}").replace(
-        "base = {}\nrod = {}", f'joint = "telescope"\nlength_offset = "{CLOSED_CHAIN_LENGTH!r} m"').replace(
-        'stiffness = "5e7 N/m"', 'stiffness = "2e6 N/m"').replace('damping = "5e5 N s/m"', 'damping = "2e4 N s/m"')
+    (folder / "linkage.xml").write_text(
+        CLOSED_CHAIN_MJCF.format(
+            extension=extension, barrel_mass=barrel_mass, rod_mass=rod_mass, length=CLOSED_CHAIN_LENGTH
+        )
+    )
+    text = (
+        SCENARIO.format(model="linkage.xml", duration="1 s", base="{}", rod="{}")
+        .replace("base = {}\nrod = {}", f'joint = "telescope"\nlength_offset = "{CLOSED_CHAIN_LENGTH!r} m"')
+        .replace('stiffness = "5e7 N/m"', 'stiffness = "2e6 N/m"')
+        .replace('damping = "5e5 N s/m"', 'damping = "2e4 N s/m"')
+    )
     for old, new in replace.items():
         text = text.replace(old, new)
     scenario = folder / "linkage.toml"

@@ -17,8 +17,12 @@ import actuatorlab
 from actuatorlab.errors import ScenarioError
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-API_MODULES = ("actuatorlab.api.scenario", "actuatorlab.api.results", "actuatorlab.api.sweeps",
-               "actuatorlab.api.identify")
+API_MODULES = (
+    "actuatorlab.api.scenario",
+    "actuatorlab.api.results",
+    "actuatorlab.api.sweeps",
+    "actuatorlab.api.identify",
+)
 
 
 def test_the_readme_example_runs_without_a_private_module(tmp_path, monkeypatch):
@@ -31,8 +35,12 @@ def test_the_readme_example_runs_without_a_private_module(tmp_path, monkeypatch)
     namespace: dict = {}
     exec(compile(code, str(README), "exec"), namespace)
     both, study = namespace["both"], namespace["study"]
-    assert list(both.columns) == [("500 L/min", "theta"), ("500 L/min", "force"), ("75 L/min", "theta"),
-                                  ("75 L/min", "force")]
+    assert list(both.columns) == [
+        ("500 L/min", "theta"),
+        ("500 L/min", "force"),
+        ("75 L/min", "theta"),
+        ("75 L/min", "force"),
+    ]
     # below the 79 L/min the rod side takes at u_c = −0.3 (0.012 m² × 0.11 m/s), the pump limits the rise
     assert both.loc[5.0, ("75 L/min", "theta")] < 0.5 * both.loc[5.0, ("500 L/min", "theta")]
     assert len(study.index) == 20 and (study.index["status"] == "ok").all()
@@ -42,7 +50,9 @@ def test_the_readme_example_runs_without_a_private_module(tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("module", API_MODULES)
 def test_docstring_examples_run(module):
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(
+        importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
     assert result.failed == 0 and result.attempted > 0
 
 
@@ -79,12 +89,19 @@ def test_importing_the_package_loads_no_numerics_until_used():
     """``import actuatorlab`` loads nothing heavy; loading a scenario loads no tables or plots;
     running it (in this process: no forked child) loads the numerics, and its table, pandas only
     when it is asked for (a saved run writes its Parquet file from the columns)."""
-    code = ("import sys, tempfile, actuatorlab\n"
-            "heavy = lambda: [m for m in ('numba', 'mujoco', 'pandas', 'matplotlib', 'dask') if m in sys.modules]\n"
-            "print(heavy()); arm = actuatorlab.load('arm-relief'); print(heavy()); result = arm.run(); print(heavy())\n"
-            "result.save(tempfile.mkdtemp()); print(heavy()); result.table; print(heavy())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "ACTUATORLAB_NO_FORK": "1"}).stdout.split("\n")
+    code = (
+        "import sys, tempfile, actuatorlab\n"
+        "heavy = lambda: [m for m in ('numba', 'mujoco', 'pandas', 'matplotlib', 'dask') if m in sys.modules]\n"
+        "print(heavy()); arm = actuatorlab.load('arm-relief'); print(heavy()); result = arm.run(); print(heavy())\n"
+        "result.save(tempfile.mkdtemp()); print(heavy()); result.table; print(heavy())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "ACTUATORLAB_NO_FORK": "1"},
+    ).stdout.split("\n")
     assert out[0] == "[]"
     assert "pandas" not in out[1] and "matplotlib" not in out[1] and "dask" not in out[1]
     assert "numba" in out[2] and "mujoco" not in out[2]
@@ -96,10 +113,12 @@ def test_an_arm_run_imports_only_what_it_uses(tmp_path):
     """Running and saving an arm scenario loads no other paper's stack (issue 19: every kind
     imports only what it uses): no MuJoCo, CasADi, pymoo, SymPy, OSQP, Dask, pint or
     identification module."""
-    code = ("import sys, actuatorlab\n"
-            f"actuatorlab.load('arm-relief').run().save({str(tmp_path / 'run')!r})\n"
-            "unused = ('mujoco', 'casadi', 'pymoo', 'sympy', 'osqp', 'dask', 'pint', 'actuatorlab.identification',"
-            " 'actuatorlab.multibody', 'actuatorlab.control', 'actuatorlab.optimization', 'actuatorlab.electromech')\n"
-            "print(sorted(m for m in sys.modules if m.startswith(unused)))")
+    code = (
+        "import sys, actuatorlab\n"
+        f"actuatorlab.load('arm-relief').run().save({str(tmp_path / 'run')!r})\n"
+        "unused = ('mujoco', 'casadi', 'pymoo', 'sympy', 'osqp', 'dask', 'pint', 'actuatorlab.identification',"
+        " 'actuatorlab.multibody', 'actuatorlab.control', 'actuatorlab.optimization', 'actuatorlab.electromech')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(unused)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

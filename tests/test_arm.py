@@ -17,9 +17,10 @@ from actuatorlab.numerics.signals import Sine, time_grid
 ARM = SingleArm()
 CIRCUIT = ValveCircuit.paper_example()
 FRM = CIRCUIT.rod_relief_force
+RELAXATION = Relaxation()
 
 
-def _run(load, duration=3.0, u_c=0.0, relaxation=Relaxation(), h=1e-3, theta0=0.0):
+def _run(load, duration=3.0, u_c=0.0, relaxation=RELAXATION, h=1e-3, theta0=0.0):
     t = time_grid(h, duration)
     f_ey = load(t) if callable(load) else np.full(t.size, float(load))
     return simulate_arm(ARM, CIRCUIT, relaxation, t, np.full(t.size, u_c), np.full(t.size, 0.3), f_ey, theta0)
@@ -46,8 +47,10 @@ def test_holds_under_closed_valves_in_static_equilibrium():
     r = _run(-20e3, duration=4.0)
     theta = r["theta"][-1]
     _, lever = ARM.cylinder_length(theta)
-    static = -(-ARM.mass * ARM.gravity * ARM.com_distance * math.cos(theta)
-               + ARM.load_distance * math.cos(theta) * -20e3) / lever
+    static = (
+        -(-ARM.mass * ARM.gravity * ARM.com_distance * math.cos(theta) + ARM.load_distance * math.cos(theta) * -20e3)
+        / lever
+    )
     assert r["force"][-1] == pytest.approx(static, rel=1e-3)
     # the compiled torque (79) vanishes at that equilibrium
     assert abs(ARM.torque(theta, static, -20e3)) < 1e-9 * ARM.mass * ARM.gravity * ARM.com_distance
@@ -94,8 +97,20 @@ def test_stability_bound_separates_stable_from_divergent_steps():
         l0 = ARM.cylinder_length(0.0)[0]
         state = np.array([[0.0, 0.0, l0, l0, 0.0, 0.0, 0.0]])
         out = np.empty((7, 1, t.size))
-        status, _, _ = own_pump_loop(CIRCUIT.kernel_array(), ARM.kernel_array(), uh, np.zeros(t.size), f_ey,
-                                      stiffness, 2.5e6, h, state, 0, t.size, out)
+        status, _, _ = own_pump_loop(
+            CIRCUIT.kernel_array(),
+            ARM.kernel_array(),
+            uh,
+            np.zeros(t.size),
+            f_ey,
+            stiffness,
+            2.5e6,
+            h,
+            state,
+            0,
+            t.size,
+            out,
+        )
         assert status == (STATUS_OK if expect_ok else STATUS_CHATTER)
 
 
@@ -104,8 +119,16 @@ def test_regeneration_with_the_bleed_closed_names_the_remedy_and_the_sample():
     that sample's recorded state (the arm starts at rest at θ = 0, so |θ| is small there)."""
     t = time_grid(1e-3, 1.0)
     with pytest.raises(SimulationError, match=r"bleed closed.*open the bleed a little") as failure:
-        simulate_arm(ARM, CIRCUIT, Relaxation(), t, np.full(t.size, 0.5), np.zeros(t.size), np.full(t.size, -20e3),
-                     regeneration=np.full(t.size, 0.5))
+        simulate_arm(
+            ARM,
+            CIRCUIT,
+            Relaxation(),
+            t,
+            np.full(t.size, 0.5),
+            np.zeros(t.size),
+            np.full(t.size, -20e3),
+            regeneration=np.full(t.size, 0.5),
+        )
     theta_deg = float(re.search(r"θ = (\S+) deg", str(failure.value)).group(1))
     assert abs(theta_deg) < 2.0
 
@@ -119,7 +142,9 @@ def test_damping_alone_past_the_bound_is_told_to_lower_the_damping():
     """Issue 17: a damping that breaks h²K/m + 2hB/m < 4 by itself was told "set stiffness below
     0 N/m"; the advice is a damping below 2m/h (m = J_pivot/L_m²), which leaves room for K."""
     m = ARM.pivot_inertia / ARM.mount_distance**2
-    with pytest.raises(SimulationError, match=r"set damping below .* N s/m \(for example .* which allows stiffness") as e:
+    with pytest.raises(
+        SimulationError, match=r"set damping below .* N s/m \(for example .* which allows stiffness"
+    ) as e:
         _run(-20e3, duration=0.1, relaxation=Relaxation(5e7, 3.0 * m / 1e-3))
     assert "below 0 N/m" not in str(e.value)
     limit = float(re.search(r"set damping below (\S+) N s/m", str(e.value)).group(1))

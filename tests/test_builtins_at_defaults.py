@@ -22,15 +22,22 @@ NAMES = sorted(builtin_scenarios())
 def runs(request, tmp_path_factory):
     """name → future of (return code, output, folder) of ``actuatorlab run name --quiet``, for
     the names this session selected (``-k``)."""
-    selected = [item.callspec.params["name"] for item in request.session.items
-                if getattr(item, "originalname", "") == "test_builtin_runs_at_its_defaults"]
+    selected = [
+        item.callspec.params["name"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_builtin_runs_at_its_defaults"
+    ]
     root = tmp_path_factory.mktemp("builtins")
     code = "import sys; from actuatorlab.cli import main; sys.argv[0] = 'actuatorlab'; main()"
 
     def run(name):
         folder = root / name
-        done = subprocess.run([sys.executable, "-c", code, "run", name, "--out", str(folder), "--quiet"],
-                              capture_output=True, text=True, timeout=1800)
+        done = subprocess.run(
+            [sys.executable, "-c", code, "run", name, "--out", str(folder), "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
         return done.returncode, done.stdout + done.stderr, folder
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -61,17 +61,24 @@ def test_a_bad_parameter_names_field_value_and_unit():
         FixedPump(volumetric_efficiency=1.2)
 
 
-@pytest.mark.parametrize(("parts", "message"), [
-    (_arm(cylinder=(Cylinder(), {"head": "A"})), "component 'cylinder' port 'rod' is not connected"),
-    (_arm(cylinder=(Cylinder(), {"head": "A", "rod": "B", "cap": "C"})), "component 'cylinder' has no port 'cap'"),
-    (_arm(cylinder=("a cylinder", {"head": "A"})), "component 'cylinder': str is not a circuit component"),
-    (_arm(relief=None), "component 'pump' port 'outlet': the pump is dead-headed at node 'P'"),
-    (_arm(line=(Line(), {"port": "X"})), "component 'line' port 'port': node 'X' has no path to a tank"),
-    (_arm(cbv=(CounterbalanceValve(), {"valve": "A", "load": "A2", "pilot": "nowhere"})),
-     "component 'cbv' pilot port 'pilot': node 'nowhere' is joined by no component's flow port"),
-    (_arm(cbv=(CounterbalanceValve(), {"valve": "A", "load": "A2"})),
-     "component 'cbv' pilot port 'pilot' is not connected"),
-])
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        (_arm(cylinder=(Cylinder(), {"head": "A"})), "component 'cylinder' port 'rod' is not connected"),
+        (_arm(cylinder=(Cylinder(), {"head": "A", "rod": "B", "cap": "C"})), "component 'cylinder' has no port 'cap'"),
+        (_arm(cylinder=("a cylinder", {"head": "A"})), "component 'cylinder': str is not a circuit component"),
+        (_arm(relief=None), "component 'pump' port 'outlet': the pump is dead-headed at node 'P'"),
+        (_arm(line=(Line(), {"port": "X"})), "component 'line' port 'port': node 'X' has no path to a tank"),
+        (
+            _arm(cbv=(CounterbalanceValve(), {"valve": "A", "load": "A2", "pilot": "nowhere"})),
+            "component 'cbv' pilot port 'pilot': node 'nowhere' is joined by no component's flow port",
+        ),
+        (
+            _arm(cbv=(CounterbalanceValve(), {"valve": "A", "load": "A2"})),
+            "component 'cbv' pilot port 'pilot' is not connected",
+        ),
+    ],
+)
 def test_a_bad_circuit_is_refused_in_one_line_naming_component_and_port(parts, message):
     with pytest.raises(ParameterError, match=message) as caught:
         Network(parts)
@@ -105,11 +112,18 @@ def test_unknown_inputs_and_nodes_list_the_valid_names():
 
 def _rows():
     """One branch of each family of laws, between nodes 0 (a) and 1 (b), pilot node 2."""
-    return np.array([pack_fields(component.branches({"inlet": 0, "outlet": 1, "pilot": 2, "load": 0, "valve": 1},
-                                              {})[-1])
-                     for component in (Orifice(), ReliefValve(setting=1e6, band=2e5, leakage=1e-12),
-                                       CheckValve(), CounterbalanceValve(setting=3e6, leakage=1e-12))]
-                    + [pack_fields(SpoolValve(leakage=1e-12).branches({"P": 0, "A": 1, "B": 1, "T": 1}, {"position": 0})[0])])
+    return np.array(
+        [
+            pack_fields(component.branches({"inlet": 0, "outlet": 1, "pilot": 2, "load": 0, "valve": 1}, {})[-1])
+            for component in (
+                Orifice(),
+                ReliefValve(setting=1e6, band=2e5, leakage=1e-12),
+                CheckValve(),
+                CounterbalanceValve(setting=3e6, leakage=1e-12),
+            )
+        ]
+        + [pack_fields(SpoolValve(leakage=1e-12).branches({"P": 0, "A": 1, "B": 1, "T": 1}, {"position": 0})[0])]
+    )
 
 
 pressures = st.floats(-2e6, 3e7, allow_nan=False)
@@ -151,14 +165,26 @@ def test_branch_derivatives_match_differences_and_the_interpreted_twin(pa, pb, p
 
 def test_compiled_and_interpreted_newton_agree():
     network = Network(_arm(valve=(SpoolValve(leakage=1e-12), {"P": "P", "T": "T", "A": "A", "B": "B"})))
-    u = network.input_vector({"pump.speed": 150.0, "valve.position": 0.5, "cylinder.velocity": 0.01,
-                              "cylinder.position": 0.3})
+    u = network.input_vector(
+        {"pump.speed": 150.0, "valve.position": 0.5, "cylinder.velocity": 0.01, "cylinder.position": 0.3}
+    )
     results = []
     for kernel in (solve_nodes, solve_nodes.py_func):
         n = len(network.nodes)
         p = np.zeros(n)
-        status = kernel(network.rows, network.volumes, network.gas, network.held, 0.0, u, 1e-3, p.copy(), p,
-                        np.empty((n + 4, n)), np.empty(5))
+        status = kernel(
+            network.rows,
+            network.volumes,
+            network.gas,
+            network.held,
+            0.0,
+            u,
+            1e-3,
+            p.copy(),
+            p,
+            np.empty((n + 4, n)),
+            np.empty(5),
+        )
         results.append((status, p))
     assert results[0][0] == results[1][0] and results[0][0][0] == 0
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10)

@@ -50,12 +50,16 @@ def test_pressure_compensated_pump_holds_its_setting_until_maximum_displacement(
     setting, band, displacement = 20e6, 0.5e6, 50e-6
     q_max = displacement * SPEED / (2 * math.pi)
     conductance = demand_ratio * q_max / setting
-    network = Network({
-        "tank": (Tank(), {"port": "T"}),
-        "pump": (VariablePump(max_displacement=displacement, pressure_setting=setting, band=band),
-                 {"inlet": "T", "outlet": "P"}),
-        "load": (LaminarOrifice(conductance=conductance), {"inlet": "P", "outlet": "T"}),
-    })
+    network = Network(
+        {
+            "tank": (Tank(), {"port": "T"}),
+            "pump": (
+                VariablePump(max_displacement=displacement, pressure_setting=setting, band=band),
+                {"inlet": "T", "outlet": "P"},
+            ),
+            "load": (LaminarOrifice(conductance=conductance), {"inlet": "P", "outlet": "T"}),
+        }
+    )
     p = _pressure(network, {"pump.speed": SPEED}, "P")
     expected = setting / (1 + band * conductance / q_max) if demand_ratio < 1 else q_max / conductance
     assert p == pytest.approx(expected, rel=1e-9)
@@ -71,14 +75,18 @@ def _inverse_regularised_root(flow: float, gain: float, transition: float) -> fl
 def test_open_centre_spool_in_neutral_passes_the_pump_flow_at_its_bypass_pressure():
     """Q = K_n R_ε(p_P) through the bypass: p_P = R_ε⁻¹(Q / K_n), K_n = C_d a_n √(2/ρ)."""
     neutral_area = 1e-4
-    network = Network({
-        "tank": (Tank(), {"port": "T"}),
-        "pump": (FixedPump(displacement=50e-6), {"inlet": "T", "outlet": "P"}),
-        "relief": (ReliefValve(setting=30e6), {"inlet": "P", "outlet": "T"}),
-        "valve": (SpoolValve(centre="open", neutral_area=neutral_area, transition=1.0, leakage=1e-16),
-                  {"P": "P", "T": "T", "A": "A", "B": "B"}),
-        "cylinder": (Cylinder(), {"head": "A", "rod": "B"}),
-    })
+    network = Network(
+        {
+            "tank": (Tank(), {"port": "T"}),
+            "pump": (FixedPump(displacement=50e-6), {"inlet": "T", "outlet": "P"}),
+            "relief": (ReliefValve(setting=30e6), {"inlet": "P", "outlet": "T"}),
+            "valve": (
+                SpoolValve(centre="open", neutral_area=neutral_area, transition=1.0, leakage=1e-16),
+                {"P": "P", "T": "T", "A": "A", "B": "B"},
+            ),
+            "cylinder": (Cylinder(), {"head": "A", "rod": "B"}),
+        }
+    )
     q = 50e-6 * SPEED / (2 * math.pi)
     p = _pressure(network, {"pump.speed": SPEED, "cylinder.position": 0.3}, "P")
     assert p == pytest.approx(_inverse_regularised_root(q, _gain(neutral_area), 1.0), rel=1e-6)
@@ -87,15 +95,19 @@ def test_open_centre_spool_in_neutral_passes_the_pump_flow_at_its_bypass_pressur
 def _boom(supply: float, leakage: float = 1e-13) -> Network:
     """A boom cylinder lowered under gravity: head side held by a counterbalance valve piloted by
     the rod line, which a supply at ``supply`` Pa feeds through a meter-in orifice."""
-    return Network({
-        "supply": (Tank(pressure=supply), {"port": "S"}),
-        "tank": (Tank(), {"port": "T"}),
-        "meter_in": (Orifice(area=2e-5, transition=1.0), {"inlet": "S", "outlet": "R"}),
-        "cbv": (CounterbalanceValve(setting=25e6, pilot_ratio=4.0, band=1.0, transition=1.0, leakage=leakage),
-                {"valve": "V", "load": "H", "pilot": "R"}),
-        "meter_out": (Orifice(area=1e-4), {"inlet": "V", "outlet": "T"}),
-        "cylinder": (Cylinder(), {"head": "H", "rod": "R"}),
-    })
+    return Network(
+        {
+            "supply": (Tank(pressure=supply), {"port": "S"}),
+            "tank": (Tank(), {"port": "T"}),
+            "meter_in": (Orifice(area=2e-5, transition=1.0), {"inlet": "S", "outlet": "R"}),
+            "cbv": (
+                CounterbalanceValve(setting=25e6, pilot_ratio=4.0, band=1.0, transition=1.0, leakage=leakage),
+                {"valve": "V", "load": "H", "pilot": "R"},
+            ),
+            "meter_out": (Orifice(area=1e-4), {"inlet": "V", "outlet": "T"}),
+            "cylinder": (Cylinder(), {"head": "H", "rod": "R"}),
+        }
+    )
 
 
 def test_counterbalance_valve_lowers_at_the_pilot_pressure_setting_minus_load_over_ratio():
@@ -127,8 +139,10 @@ def _load_sensing(position: str, q_max: float, areas=(2e-5, 1e-5), loads=(10e6, 
     displacement = 2 * math.pi * q_max / SPEED
     parts = {
         "tank": (Tank(), {"port": "T"}),
-        "pump": (VariablePump(max_displacement=displacement, control="load_sensing", margin=2e6, band=0.1),
-                 {"inlet": "T", "outlet": "P", "ls": "LS"}),
+        "pump": (
+            VariablePump(max_displacement=displacement, control="load_sensing", margin=2e6, band=0.1),
+            {"inlet": "T", "outlet": "P", "ls": "LS"},
+        ),
         "relief": (ReliefValve(setting=35e6), {"inlet": "P", "outlet": "T"}),
         "shuttle": (Shuttle(count=2, conductance=1e-8, drain_conductance=1e-18, band=0.1), {"out": "LS", "drain": "T"}),
     }
@@ -136,12 +150,16 @@ def _load_sensing(position: str, q_max: float, areas=(2e-5, 1e-5), loads=(10e6, 
         parts[f"load{i}"] = (Tank(pressure=load), {"port": f"L{i}"})
         if position == "after":
             parts[f"edge{i}"] = (Orifice(area=area, transition=1.0), {"inlet": "P", "outlet": f"M{i}"})
-            parts[f"comp{i}"] = (Compensator(position="after", spring_pressure=0.1, band=0.1, area=5e-4, transition=1.0),
-                                 {"inlet": f"M{i}", "outlet": f"L{i}", "ls": "LS"})
+            parts[f"comp{i}"] = (
+                Compensator(position="after", spring_pressure=0.1, band=0.1, area=5e-4, transition=1.0),
+                {"inlet": f"M{i}", "outlet": f"L{i}", "ls": "LS"},
+            )
             parts["shuttle"][1][f"in{i}"] = f"M{i}"
         else:
-            parts[f"comp{i}"] = (Compensator(position="before", spring_pressure=1e6, band=0.1, area=5e-4, transition=1.0),
-                                 {"inlet": "P", "outlet": f"C{i}", "high": f"C{i}", "low": f"L{i}"})
+            parts[f"comp{i}"] = (
+                Compensator(position="before", spring_pressure=1e6, band=0.1, area=5e-4, transition=1.0),
+                {"inlet": "P", "outlet": f"C{i}", "high": f"C{i}", "low": f"L{i}"},
+            )
             parts[f"edge{i}"] = (Orifice(area=area, transition=1.0), {"inlet": f"C{i}", "outlet": f"L{i}"})
             parts["shuttle"][1][f"in{i}"] = f"L{i}"
     return Network(parts)
@@ -182,12 +200,16 @@ def test_accumulator_discharge_keeps_p_v_to_the_n_constant():
     """Discharging through a laminar restrictor: gas volume V_k = V_0 + Σ h q_j from the flows
     out, p_k V_kⁿ = p_0 V_0ⁿ at every step while p > p₀."""
     precharge, gas_volume, n, conductance = 5e6, 4e-3, 1.4, 2e-11
-    network = Network({
-        "tank": (Tank(), {"port": "T"}),
-        "accumulator": (Accumulator(precharge_pressure=precharge, gas_volume=gas_volume, polytropic_index=n),
-                        {"port": "A"}),
-        "restrictor": (LaminarOrifice(conductance=conductance), {"inlet": "A", "outlet": "T"}),
-    })
+    network = Network(
+        {
+            "tank": (Tank(), {"port": "T"}),
+            "accumulator": (
+                Accumulator(precharge_pressure=precharge, gas_volume=gas_volume, polytropic_index=n),
+                {"port": "A"},
+            ),
+            "restrictor": (LaminarOrifice(conductance=conductance), {"inlet": "A", "outlet": "T"}),
+        }
+    )
     t = np.linspace(0.0, 10.0, 1001)
     p = simulate(network, t, np.zeros((t.size, 0)), initial=[0.0, 15e6])[:, network.node("A")]
     charged = p > precharge
@@ -197,14 +219,18 @@ def test_accumulator_discharge_keeps_p_v_to_the_n_constant():
 
 
 def _motor_circuit() -> Network:
-    return Network({
-        "tank": (Tank(), {"port": "T"}),
-        "pump": (FixedPump(displacement=20e-6), {"inlet": "T", "outlet": "P"}),
-        "relief": (ReliefValve(setting=20e6, band=1.0), {"inlet": "P", "outlet": "T"}),
-        "line": (Line(volume=1e-3), {"port": "P"}),
-        "motor": (Motor(displacement=100e-6, volumetric_efficiency=0.95, mechanical_efficiency=0.9),
-                  {"inlet": "P", "outlet": "T"}),
-    })
+    return Network(
+        {
+            "tank": (Tank(), {"port": "T"}),
+            "pump": (FixedPump(displacement=20e-6), {"inlet": "T", "outlet": "P"}),
+            "relief": (ReliefValve(setting=20e6, band=1.0), {"inlet": "P", "outlet": "T"}),
+            "line": (Line(volume=1e-3), {"port": "P"}),
+            "motor": (
+                Motor(displacement=100e-6, volumetric_efficiency=0.95, mechanical_efficiency=0.9),
+                {"inlet": "P", "outlet": "T"},
+            ),
+        }
+    )
 
 
 def test_stalled_motor_gives_the_relief_pressure_times_its_displacement():
@@ -231,8 +257,9 @@ def test_motor_turns_at_q_eta_v_over_d_against_its_load():
         torque = motor.torque(p[network.node("P")], 0.0)
         omega += h * (torque - load - damping * omega) / inertia
         u[speed_input] = omega
-        status, _, _ = network_step(network.rows, network.volumes, network.gas, network.held, 1 / network.bulk_modulus,
-                                    u, h, p, work, dq)
+        status, _, _ = network_step(
+            network.rows, network.volumes, network.gas, network.held, 1 / network.bulk_modulus, u, h, p, work, dq
+        )
         assert status == 0
     assert omega / (2 * math.pi) == pytest.approx(q * 0.95 / 100e-6, rel=1e-6)
     assert p[network.node("P")] == pytest.approx(2 * math.pi * (load + damping * omega) / (0.9 * 100e-6), rel=1e-6)
@@ -240,15 +267,19 @@ def test_motor_turns_at_q_eta_v_over_d_against_its_load():
 
 def test_pilot_operated_check_opens_when_the_pilot_lifts_the_poppet_off_the_load_pressure():
     """Lowering through a pilot-operated check: r p_pilot = p_load + p_crack."""
-    network = Network({
-        "supply": (Tank(pressure=5e6), {"port": "S"}),
-        "tank": (Tank(), {"port": "T"}),
-        "meter_in": (Orifice(area=2e-5, transition=1.0), {"inlet": "S", "outlet": "R"}),
-        "check": (PilotCheckValve(pilot_ratio=3.0, cracking_pressure=0.2e6, band=1.0, transition=1.0),
-                  {"inlet": "V", "outlet": "H", "pilot": "R"}),
-        "meter_out": (Orifice(area=2e-5, transition=1.0), {"inlet": "V", "outlet": "T"}),
-        "cylinder": (Cylinder(), {"head": "H", "rod": "R"}),
-    })
+    network = Network(
+        {
+            "supply": (Tank(pressure=5e6), {"port": "S"}),
+            "tank": (Tank(), {"port": "T"}),
+            "meter_in": (Orifice(area=2e-5, transition=1.0), {"inlet": "S", "outlet": "R"}),
+            "check": (
+                PilotCheckValve(pilot_ratio=3.0, cracking_pressure=0.2e6, band=1.0, transition=1.0),
+                {"inlet": "V", "outlet": "H", "pilot": "R"},
+            ),
+            "meter_out": (Orifice(area=2e-5, transition=1.0), {"inlet": "V", "outlet": "T"}),
+            "cylinder": (Cylinder(), {"head": "H", "rod": "R"}),
+        }
+    )
     p = solve(network, network.input_vector({"cylinder.velocity": -0.02, "cylinder.position": 0.4}))
     load, pilot = p[network.node("H")], p[network.node("R")]
     assert 3.0 * pilot == pytest.approx(load + 0.2e6, rel=1e-6)
@@ -258,11 +289,13 @@ def test_pilot_operated_check_opens_when_the_pilot_lifts_the_poppet_off_the_load
 def test_reducing_valve_holds_its_outlet_at_the_setting():
     """Supply 20 MPa, laminar load G: o = (p_set − p_out)/Δp_band throttles, p_out ∈ (p_set − Δp_band, p_set)."""
     setting, band = 5e6, 1.0
-    network = Network({
-        "supply": (Tank(pressure=20e6), {"port": "S"}),
-        "tank": (Tank(), {"port": "T"}),
-        "reducer": (ReducingValve(setting=setting, band=band), {"inlet": "S", "outlet": "O"}),
-        "load": (LaminarOrifice(conductance=1e-11), {"inlet": "O", "outlet": "T"}),
-    })
+    network = Network(
+        {
+            "supply": (Tank(pressure=20e6), {"port": "S"}),
+            "tank": (Tank(), {"port": "T"}),
+            "reducer": (ReducingValve(setting=setting, band=band), {"inlet": "S", "outlet": "O"}),
+            "load": (LaminarOrifice(conductance=1e-11), {"inlet": "O", "outlet": "T"}),
+        }
+    )
     p = _pressure(network, {}, "O")
     assert setting - band < p < setting

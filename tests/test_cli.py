@@ -28,8 +28,15 @@ def arm_run(tmp_path_factory):
 
 
 def test_arm_relief_writes_every_file(arm_run):
-    for name in ("results.parquet", "scenario.toml", "summary.json", "report.html",
-                 "inputs.png", "response.png", "relief.png"):
+    for name in (
+        "results.parquet",
+        "scenario.toml",
+        "summary.json",
+        "report.html",
+        "inputs.png",
+        "response.png",
+        "relief.png",
+    ):
         assert (arm_run / name).stat().st_size > 0, name
     assert not list(arm_run.glob("*.tmp*"))
     html = (arm_run / "report.html").read_text()
@@ -214,14 +221,23 @@ def test_every_help_text_is_printed_as_written():
     assert "[log] layout" in " ".join(known.split())
 
 
-@pytest.mark.parametrize("args, message", [
-    (["identify", "hydraulic-robot", "log.csv", "--known", "known.toml", "--bootstrap", "-5"],
-     "--bootstrap -5: give the number of bootstrap re-identifications, 0 or more"),
-    (["sweep", "arm-relief", "--samples", "2", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
-     "--seed -1: give a seed >= 0"),
-    (["sensitivity", "arm-relief", "--samples", "4", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
-     "--seed -1: give a seed >= 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["identify", "hydraulic-robot", "log.csv", "--known", "known.toml", "--bootstrap", "-5"],
+            "--bootstrap -5: give the number of bootstrap re-identifications, 0 or more",
+        ),
+        (
+            ["sweep", "arm-relief", "--samples", "2", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
+            "--seed -1: give a seed >= 0",
+        ),
+        (
+            ["sensitivity", "arm-relief", "--samples", "4", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
+            "--seed -1: give a seed >= 0",
+        ),
+    ],
+)
 def test_negative_counts_and_seeds_are_refused_in_one_line(tmp_path, monkeypatch, args, message):
     """Issue 28: --bootstrap -5 was accepted (as no bootstrap); a negative --seed ended in numpy's traceback."""
     monkeypatch.chdir(tmp_path)

@@ -28,13 +28,35 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.parametrize("delay", [0.0, 0.1, 0.3, 0.8])
 def test_ctrl_c_at_any_moment_of_a_run_is_one_line(tmp_path, delay):
     slow = tmp_path / "slow.toml"  # an arm held still for 10 min, LSODA: it simulates for seconds
-    slow.write_text(actuatorlab.load("arm-relief").set({"model": "pressure-dynamics", "simulation.duration": "600 s",
-                                                        "inputs.valve_command": 0.0,
-                                                        "inputs.external_force": "-20 kN"}).show())
-    command = subprocess.Popen([sys.executable, "-c", "from actuatorlab.cli import main; main()", "run", str(slow),
-                                "--quiet", "--out", str(tmp_path / "out")], start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={k: v for k, v in os.environ.items() if k != "ACTUATORLAB_NO_FORK"})
+    slow.write_text(
+        actuatorlab.load("arm-relief")
+        .set(
+            {
+                "model": "pressure-dynamics",
+                "simulation.duration": "600 s",
+                "inputs.valve_command": 0.0,
+                "inputs.external_force": "-20 kN",
+            }
+        )
+        .show()
+    )
+    command = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from actuatorlab.cli import main; main()",
+            "run",
+            str(slow),
+            "--quiet",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "ACTUATORLAB_NO_FORK"},
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _children(command.pid):
         time.sleep(0.01)

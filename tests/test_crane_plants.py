@@ -31,9 +31,7 @@ def first_segment():
     q0 = lab_crane_initial_pose()
     start, _ = CRANE.tool_pose(q0)
     waypoints = diamond_waypoints(start[:2], loops=1)[:2]
-    reference = joint_reference(
-        CRANE, np.vstack([waypoints, waypoints[-1:]]), 2.0, 1e-3, q0
-    )
+    reference = joint_reference(CRANE, np.vstack([waypoints, waypoints[-1:]]), 2.0, 1e-3, q0)
     return reference, simulate_crane(reference, CRANE, HYD, GAINS, substeps=2)
 
 
@@ -71,9 +69,7 @@ def test_mujoco_plant_tracks_first_segment_like_native(first_segment, integrator
 def test_unknown_plant_raises_naming_the_choices():
     assert PLANTS == ("native", "mujoco")
     q0 = lab_crane_initial_pose()
-    reference = joint_reference(
-        CRANE, np.vstack([CRANE.tool_pose(q0)[0][:2]] * 2), 0.1, 1e-3, q0
-    )
+    reference = joint_reference(CRANE, np.vstack([CRANE.tool_pose(q0)[0][:2]] * 2), 0.1, 1e-3, q0)
     for call in (
         lambda: simulate_crane(reference, plant="bullet"),
         lambda: diamond_run(loops=1, segment_time=0.1, plant="Mujoco"),
@@ -105,5 +101,7 @@ def test_both_plants_stop_with_one_error_when_a_cylinder_leaves_its_stroke():
     reference = joint_reference(CRANE, np.vstack([CRANE.tool_pose(q0)[0][:2]] * 2), 4.0, 1e-3, q0)
     weak = lab_crane_hydraulics(supply_pressure=20e5, return_pressure=1e5)
     for plant in PLANTS:
-        with pytest.raises(SimulationError, match=rf"t = 2\.6\d\d s: the closed loop left the workspace.*\({plant} plant\)"):
+        with pytest.raises(
+            SimulationError, match=rf"t = 2\.6\d\d s: the closed loop left the workspace.*\({plant} plant\)"
+        ):
             simulate_crane(reference, CRANE, weak, GAINS, initial_pressures=([19e5] * 3, [2e5] * 3), plant=plant)

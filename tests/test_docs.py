@@ -143,8 +143,15 @@ def test_the_gallery_covers_every_paper_a_sweep_and_mujoco():
     examples = sorted((ROOT / "examples").glob("plot_*.py"))
     assert len(examples) >= 10, [e.name for e in examples]
     text = {e.name: e.read_text(encoding="utf-8") for e in examples}
-    for needle in ("hydraulics.quasistatic", "crane", "identify_hydraulic_robot", "ieha", "electromech",
-                   "actuatorlab.sweep(", "mujoco"):
+    for needle in (
+        "hydraulics.quasistatic",
+        "crane",
+        "identify_hydraulic_robot",
+        "ieha",
+        "electromech",
+        "actuatorlab.sweep(",
+        "mujoco",
+    ):
         assert any(needle in t for t in text.values()), f"no example uses {needle}"
     for name, t in text.items():
         assert "ACTUATORLAB_DOCS_QUICK" in t, f"{name} ignores ACTUATORLAB_DOCS_QUICK"

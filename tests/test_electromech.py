@@ -63,10 +63,19 @@ RNG = np.random.default_rng(4)
 
 def lossless() -> EMLA:
     """Every loss term zero: η must be 1 when motoring (spec 5 item 5)."""
-    motor = PMSM(pole_pairs=4, resistance=0.0, inductance_d=5e-3, inductance_q=5e-3, flux_linkage=0.2,
-                 inertia=2e-3, max_current=50.0, max_speed=500.0)
-    screw = Screw(lead=0.01, stroke=0.5, max_force=50e3, max_speed=1.0, efficiency=1.0, back_efficiency=1.0,
-                  k_screw=3e8)
+    motor = PMSM(
+        pole_pairs=4,
+        resistance=0.0,
+        inductance_d=5e-3,
+        inductance_q=5e-3,
+        flux_linkage=0.2,
+        inertia=2e-3,
+        max_current=50.0,
+        max_speed=500.0,
+    )
+    screw = Screw(
+        lead=0.01, stroke=0.5, max_force=50e3, max_speed=1.0, efficiency=1.0, back_efficiency=1.0, k_screw=3e8
+    )
     inv = Inverter(v_ce0=0.0, r_ce=0.0, v_f0=0.0, r_f=0.0, switching_energy=0.0)
     return EMLA(motor, screw, inverter=inv, name="lossless")
 
@@ -79,7 +88,9 @@ def test_park_of_balanced_set_is_constant():
     (V_m = 300 V, φ = 0.3 as verified in the spec)."""
     th = np.linspace(0.0, 4 * np.pi, 37)
     vm, phi = 300.0, 0.3
-    abc = np.stack([vm * np.cos(th + phi), vm * np.cos(th - 2 * np.pi / 3 + phi), vm * np.cos(th + 2 * np.pi / 3 + phi)])
+    abc = np.stack(
+        [vm * np.cos(th + phi), vm * np.cos(th - 2 * np.pi / 3 + phi), vm * np.cos(th + 2 * np.pi / 3 + phi)]
+    )
     d, q, z = park(abc, th)
     np.testing.assert_allclose(d, vm * np.cos(phi), atol=1e-9)
     np.testing.assert_allclose(q, vm * np.sin(phi), atol=1e-9)
@@ -128,8 +139,12 @@ def test_pmsm_power_balance_in_steady_state():
     m = dataclasses.replace(ACTS["tilt"].motor, inductance_d=4e-3, inductance_q=7e-3)
     i_d, i_q, w = RNG.normal(size=10), RNG.normal(scale=20, size=10), RNG.normal(scale=300, size=10)
     vd, vq = m.voltages(i_d, i_q, w)
-    np.testing.assert_allclose(1.5 * (vd * i_d + vq * i_q), 1.5 * m.resistance * (i_d**2 + i_q**2) + m.torque(i_d, i_q) * w,
-                               rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(
+        1.5 * (vd * i_d + vq * i_q),
+        1.5 * m.resistance * (i_d**2 + i_q**2) + m.torque(i_d, i_q) * w,
+        rtol=1e-12,
+        atol=1e-9,
+    )
 
 
 @pytest.mark.parametrize("lead,ratio", [(0.005, 1.0), (0.01, 3.5), (0.0254, 0.7)])
@@ -152,8 +167,13 @@ def test_reflected_parameters_and_series_stiffness():
     assert s.stiffness <= min(ks)
     assert series_stiffness(2.0, 2.0) == pytest.approx(1.0)
     assert series_stiffness(5.0, math.inf) == 5.0
-    bare = EMLA(a.motor, dataclasses.replace(s, mass=0.0, inertia=0.0), Gearbox(ratio=2.0), coupling_inertia=1e-4,
-                load_mass=1e-12)
+    bare = EMLA(
+        a.motor,
+        dataclasses.replace(s, mass=0.0, inertia=0.0),
+        Gearbox(ratio=2.0),
+        coupling_inertia=1e-4,
+        load_mass=1e-12,
+    )
     assert bare.equivalent_inertia == pytest.approx(a.motor.inertia + 1e-4, rel=1e-9)
     # printed k_eq is a motor-side compliance; k_s is its load-side stiffness
     g = Gearbox(ratio=2.0, stiffness=4e3)
@@ -182,8 +202,9 @@ def test_nonlinear_model_rests_at_its_equilibrium():
 # linearisation (replaces the printed (17)–(20))
 # ---------------------------------------------------------------------------------------------
 def test_linearisation_matches_finite_differences_and_structure():
-    a = dataclasses.replace(ACTS["tilt"], motor=dataclasses.replace(ACTS["tilt"].motor, inductance_d=5e-3,
-                                                                    inductance_q=7e-3))
+    a = dataclasses.replace(
+        ACTS["tilt"], motor=dataclasses.replace(ACTS["tilt"].motor, inductance_d=5e-3, inductance_q=7e-3)
+    )
     x0 = np.array([30.0, 150.0, 12.0, -2.0, 0.045, 0.24])
     u0 = np.array([200.0, -80.0])
     f0 = 5e3
@@ -203,7 +224,7 @@ def test_linearisation_matches_finite_differences_and_structure():
     assert lin.A[X_IQ, X_W] == pytest.approx(-4 * (m.inductance_d * -2.0 + m.flux_linkage) / m.inductance_q)
     assert lin.A[X_ID, X_IQ] == pytest.approx(4 * 150.0 * m.inductance_q / m.inductance_d)
     assert lin.B[X_IQ, 0] == pytest.approx(1 / m.inductance_q) and lin.B[X_ID, 1] == pytest.approx(1 / m.inductance_d)
-    assert lin.A[X_W, X_TH] == pytest.approx(-a.force_factor**2 * a.stiffness / a.motor_side_inertia)
+    assert lin.A[X_W, X_TH] == pytest.approx(-(a.force_factor**2) * a.stiffness / a.motor_side_inertia)
     assert lin.E[X_VL] == pytest.approx(-1 / a.load_mass)
     # the affine form reproduces ẋ at the operating point
     np.testing.assert_allclose(lin.A @ x0 + lin.B @ u0 + lin.E * f0 + lin.r, a.derivatives(x0, u0, f0), atol=1e-6)
@@ -215,8 +236,9 @@ def test_linearise_rejects_bad_input():
         linearise(a, np.zeros(6), np.zeros(2), method="forward")
     with pytest.raises(ParameterError, match="shape"):
         linearise(a, np.zeros(4), np.zeros(2))
-    rigid = EMLA(a.motor, dataclasses.replace(a.screw, k_bearing=math.inf, k_screw=math.inf, k_nut=math.inf,
-                                              k_tube=math.inf))
+    rigid = EMLA(
+        a.motor, dataclasses.replace(a.screw, k_bearing=math.inf, k_screw=math.inf, k_nut=math.inf, k_tube=math.inf)
+    )
     with pytest.raises(ParameterError, match="stiffness"):
         linearise(rigid, np.zeros(6), np.zeros(2))
 
@@ -250,8 +272,12 @@ def test_efficiency_bounds_and_power_balance(name):
     np.testing.assert_allclose(eta[regen], np.clip(rec[regen, O_PIN] / (f * v)[regen], 0, 1), rtol=1e-12)
     assert np.all(eta[(f == 0) | (v == 0)] == 0.0)
     # electrical side agrees with the PMSM power balance: (3/2) v·i = P_cu + τ ω
-    np.testing.assert_allclose(1.5 * (rec[:, O_VD] * rec[:, O_ID] + rec[:, O_VQ] * rec[:, O_IQ]),
-                               rec[:, O_PCU] + rec[:, O_TAU] * rec[:, O_WM], rtol=1e-10, atol=1e-6)
+    np.testing.assert_allclose(
+        1.5 * (rec[:, O_VD] * rec[:, O_ID] + rec[:, O_VQ] * rec[:, O_IQ]),
+        rec[:, O_PCU] + rec[:, O_TAU] * rec[:, O_WM],
+        rtol=1e-10,
+        atol=1e-6,
+    )
     p_in, p_out = actuator_power(a, f, v)
     np.testing.assert_allclose(p_in, rec[:, O_PIN])
     np.testing.assert_allclose(p_out, f * v)

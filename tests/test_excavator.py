@@ -96,8 +96,16 @@ def test_short_dig_cycle_runs_on_one_pump(short_runs, model):
         stroke = result[f"{name}.stroke"]
         assert np.all(stroke >= 0.0) and np.all(stroke <= p.cylinder(name).stroke)
     s = info["summary"]
-    for key in ("cycle_time_s", "peak_pump_pressure_Pa", "relief_volume_m3", "real_time_factor",
-                "peak_force_boom_N", "peak_force_stick_N", "peak_force_bucket_N", "tip_travel_m"):
+    for key in (
+        "cycle_time_s",
+        "peak_pump_pressure_Pa",
+        "relief_volume_m3",
+        "real_time_factor",
+        "peak_force_boom_N",
+        "peak_force_stick_N",
+        "peak_force_bucket_N",
+        "tip_travel_m",
+    ):
         assert np.isfinite(s[key])
     assert s["peak_pump_pressure_Pa"] == pytest.approx(np.max(pump))
 
@@ -131,8 +139,11 @@ def test_pressure_cylinders_share_one_pump_line():
     shared = system.simulate(1.0, commands, 0.05, qpos=list(DIG_START_POSE))
     own = HydraulicMujocoSystem(
         excavator_mjcf(p),
-        [PressureCylinder(a.name, a.base_site, a.rod_site, a.circuit, a.fluid, a.initial_low_pressure)
-         for a in system.actuators])
+        [
+            PressureCylinder(a.name, a.base_site, a.rod_site, a.circuit, a.fluid, a.initial_low_pressure)
+            for a in system.actuators
+        ],
+    )
     alone = own.simulate(1.0, commands, 0.05, qpos=list(DIG_START_POSE))
     moved_shared = sum(abs(shared[f"{n}.length"][-1] - shared[f"{n}.length"][0]) for n in ("stick", "bucket"))
     moved_alone = sum(abs(alone[f"{n}.length"][-1] - alone[f"{n}.length"][0]) for n in ("stick", "bucket"))
@@ -145,23 +156,30 @@ def test_pressure_cylinders_share_one_pump_line():
 def test_shared_line_mismatch_is_refused():
     p = ExcavatorParameters()
     boom, stick = (excavator_system("pressure-dynamics", p).actuators[i] for i in (0, 1))
-    other = PressureDynamics(pump_line_volume=5e-3, retracted_length=stick.fluid.retracted_length,
-                             stroke=stick.fluid.stroke)
+    other = PressureDynamics(
+        pump_line_volume=5e-3, retracted_length=stick.fluid.retracted_length, stroke=stick.fluid.stroke
+    )
     with pytest.raises(ParameterError, match="pump_line_volume"):
-        HydraulicMujocoSystem(excavator_mjcf(p), [boom, PressureCylinder("stick", stick.base_site, stick.rod_site,
-                                                                         stick.circuit, other, pump="main")])
-    other_circuit = ValveCircuit(head_area=stick.circuit.head_area, rod_area=stick.circuit.rod_area,
-                                 pump_flow=1e-3)
+        HydraulicMujocoSystem(
+            excavator_mjcf(p),
+            [boom, PressureCylinder("stick", stick.base_site, stick.rod_site, stick.circuit, other, pump="main")],
+        )
+    other_circuit = ValveCircuit(head_area=stick.circuit.head_area, rod_area=stick.circuit.rod_area, pump_flow=1e-3)
     with pytest.raises(ParameterError, match="pump_flow"):
-        HydraulicMujocoSystem(excavator_mjcf(p), [boom, PressureCylinder("stick", stick.base_site, stick.rod_site,
-                                                                         other_circuit, stick.fluid, pump="main")])
+        HydraulicMujocoSystem(
+            excavator_mjcf(p),
+            [boom, PressureCylinder("stick", stick.base_site, stick.rod_site, other_circuit, stick.fluid, pump="main")],
+        )
 
 
 def test_relief_below_static_load_is_reported():
     # chamber reliefs below the holding pressures: no holding state
     low = ExcavatorParameters(chamber_relief_pressure=3.0e6)
-    with pytest.raises(SimulationError, match=r"boom: the static load needs 4\.\d+ MPa in the head chamber.*"
-                                              r"above its chamber relief 3 MPa"):
+    with pytest.raises(
+        SimulationError,
+        match=r"boom: the static load needs 4\.\d+ MPa in the head chamber.*"
+        r"above its chamber relief 3 MPa",
+    ):
         run_dig_cycle("quasistatic", cycle=SHORT, params=low)
     # ... and the mujoco layer refuses it too when the check is skipped
     with pytest.raises(SimulationError, match="no physical holding state"):
@@ -204,7 +222,7 @@ def test_shared_line_step_solves_backward_euler():
     draw = 0.0
     for j in range(3):
         draw += chamber_rates(cps[j], hps[j], us[j], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[6], rates, partials)[0]
-        np.testing.assert_allclose(y[2 * j:2 * j + 2] - y0[2 * j:2 * j + 2], h * rates, atol=2e-3)
+        np.testing.assert_allclose(y[2 * j : 2 * j + 2] - y0[2 * j : 2 * j + 2], h * rates, atol=2e-3)
     pump_rate, _ = pump_line_rate(cps[0], hps[0], us[0, 4], y[6], draw)
     assert y[6] - y0[6] == pytest.approx(h * pump_rate, abs=2e-3)
     assert abs(y[6] - y0[6]) > 1e3  # the step did something
@@ -217,55 +235,64 @@ def test_mixed_models_on_one_pump_are_refused():
         HydraulicMujocoSystem(excavator_mjcf(), [q[0], pr[1]])
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(bore=-0.1), "bore"),
-    (dict(rod=0.0), "rod"),
-    (dict(rod=0.12), "rod"),  # rod >= bore
-    (dict(stroke=math.nan), "stroke"),
-    (dict(retracted_length=0.0), "retracted_length"),
-    (dict(dead_volume=-1e-3), "dead_volume"),
-    (dict(count=0), "count"),
-    (dict(count=1.5), "count"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(bore=-0.1), "bore"),
+        (dict(rod=0.0), "rod"),
+        (dict(rod=0.12), "rod"),  # rod >= bore
+        (dict(stroke=math.nan), "stroke"),
+        (dict(retracted_length=0.0), "retracted_length"),
+        (dict(dead_volume=-1e-3), "dead_volume"),
+        (dict(count=0), "count"),
+        (dict(count=1.5), "count"),
+    ],
+)
 def test_cylinder_size_is_validated(kwargs, field):
     good = dict(bore=0.12, rod=0.085, stroke=1.3, retracted_length=1.85)
     with pytest.raises(ParameterError, match=rf"^{field}\b"):
         CylinderSize(**{**good, **kwargs})
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(boom_length=0.0), "boom_length"),
-    (dict(bucket_mass=-800.0), "bucket_mass"),
-    (dict(stick_inertia=math.inf), "stick_inertia"),
-    (dict(pump_flow=0.0), "pump_flow"),
-    (dict(chamber_relief_pressure=-1.0), "chamber_relief_pressure"),
-    (dict(discharge_coefficient=1.5), "discharge_coefficient"),
-    (dict(oil_density=0.0), "oil_density"),
-    (dict(bulk_modulus=-1.5e9), "bulk_modulus"),
-    (dict(boom_foot=(0.0,)), "boom_foot"),
-    (dict(soil_point=(0.75, math.nan)), r"soil_point\[1\]"),
-    (dict(stick_cylinder="big"), "stick_cylinder"),
-    (dict(relaxation=(5e7, 1e6)), "relaxation"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(boom_length=0.0), "boom_length"),
+        (dict(bucket_mass=-800.0), "bucket_mass"),
+        (dict(stick_inertia=math.inf), "stick_inertia"),
+        (dict(pump_flow=0.0), "pump_flow"),
+        (dict(chamber_relief_pressure=-1.0), "chamber_relief_pressure"),
+        (dict(discharge_coefficient=1.5), "discharge_coefficient"),
+        (dict(oil_density=0.0), "oil_density"),
+        (dict(bulk_modulus=-1.5e9), "bulk_modulus"),
+        (dict(boom_foot=(0.0,)), "boom_foot"),
+        (dict(soil_point=(0.75, math.nan)), r"soil_point\[1\]"),
+        (dict(stick_cylinder="big"), "stick_cylinder"),
+        (dict(relaxation=(5e7, 1e6)), "relaxation"),
+    ],
+)
 def test_excavator_parameters_are_validated(kwargs, field):
     with pytest.raises(ParameterError, match=rf"^{field}"):
         ExcavatorParameters(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(end=0.0), "end"),
-    (dict(ramp=-0.1), "ramp"),
-    (dict(hold=-1.0), "hold"),
-    (dict(hold=2.0), "hold"),  # after the boom starts down
-    (dict(soil_mass=-1.0), "soil_mass"),
-    (dict(bleed_min=1.5), "bleed_min"),
-    (dict(bleed_span=0.0), "bleed_span"),
-    (dict(drag=(40e3, math.inf)), r"drag\[1\]"),
-    (dict(boom_down=(3.0, 1.0, -0.35)), "boom_down"),  # stop before start
-    (dict(stick_in=(2.6, 13.0, 0.7)), "stick_in"),  # beyond the end
-    (dict(bucket_curl=(5.4, 8.2, 1.2)), r"bucket_curl\[2\]"),  # command outside [-1, 1]
-    (dict(boom_up=(2.0, 11.2, 0.7)), "boom_up"),  # overlaps the boom-down phase
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(end=0.0), "end"),
+        (dict(ramp=-0.1), "ramp"),
+        (dict(hold=-1.0), "hold"),
+        (dict(hold=2.0), "hold"),  # after the boom starts down
+        (dict(soil_mass=-1.0), "soil_mass"),
+        (dict(bleed_min=1.5), "bleed_min"),
+        (dict(bleed_span=0.0), "bleed_span"),
+        (dict(drag=(40e3, math.inf)), r"drag\[1\]"),
+        (dict(boom_down=(3.0, 1.0, -0.35)), "boom_down"),  # stop before start
+        (dict(stick_in=(2.6, 13.0, 0.7)), "stick_in"),  # beyond the end
+        (dict(bucket_curl=(5.4, 8.2, 1.2)), r"bucket_curl\[2\]"),  # command outside [-1, 1]
+        (dict(boom_up=(2.0, 11.2, 0.7)), "boom_up"),  # overlaps the boom-down phase
+    ],
+)
 def test_dig_cycle_is_validated(kwargs, field):
     with pytest.raises(ParameterError, match=rf"^{field}"):
         DigCycle(**kwargs)

@@ -61,11 +61,16 @@ class Client:
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
         self.messages = messages if messages is not None else []
         cls = FMU3Slave if self.version == 3 else FMU2Slave
-        self.fmu = cls(guid=self.md.guid, unzipDirectory=extract(str(path)),
-                       modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
+        self.fmu = cls(
+            guid=self.md.guid,
+            unzipDirectory=extract(str(path)),
+            modelIdentifier=self.md.coSimulation.modelIdentifier,
+            instanceName=name,
+        )
         if self.version == 3:
-            self.fmu.instantiate(logMessage=lambda env, status, category, message: self.messages.append(
-                (status, message.decode())))
+            self.fmu.instantiate(
+                logMessage=lambda env, status, category, message: self.messages.append((status, message.decode()))
+            )
         else:
             self.fmu.instantiate(callbacks=None)  # FMPy prints FMI 2.0 messages; statuses are checked below
         self.started = False
@@ -117,9 +122,21 @@ def test_fmpy_finds_nothing_wrong_and_every_port_has_a_unit(fmus, version):
     byname = {v.name: v for v in md.modelVariables}
     assert byname["circuit.pump_relief_pressure"].displayUnit == "MPa"
     assert float(byname["circuit.pump_flow"].start) == pytest.approx(500 / 60000, rel=1e-15)
-    assert {byname[n].causality for n in ("valve_command", "bleed", "regeneration", "length", "length_rate")} == {"input"}
-    assert {byname[n].causality for n in ("force", "head_pressure", "rod_pressure", "pump_pressure", "supply_flow",
-                                          "relief_flow", "rod_position")} == {"output"}
+    assert {byname[n].causality for n in ("valve_command", "bleed", "regeneration", "length", "length_rate")} == {
+        "input"
+    }
+    assert {
+        byname[n].causality
+        for n in (
+            "force",
+            "head_pressure",
+            "rod_pressure",
+            "pump_pressure",
+            "supply_flow",
+            "relief_flow",
+            "rod_position",
+        )
+    } == {"output"}
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
     folder = "x86_64-linux" if version == 3 else "linux64"
@@ -172,8 +189,9 @@ def test_cosimulating_the_arm_reproduces_its_angle(fmus, arm_relief):
     for k in range(t.size):
         thetas[k] = theta
         length = float(arm.cylinder_length(theta)[0])
-        client.set(length=length, valve_command=u["valve_command"][k], bleed=u["bleed"][k],
-                   regeneration=u["regeneration"][k])
+        client.set(
+            length=length, valve_command=u["valve_command"][k], bleed=u["bleed"][k], regeneration=u["regeneration"][k]
+        )
         client.step(t[k], h)
         (force,) = client.get("force")
         rate += h / arm.pivot_inertia * float(arm.torque(theta, force, u["external_force"][k]))
@@ -202,8 +220,9 @@ def test_variable_steps_and_the_rate_input_follow_the_kernels(fmus, arm_relief):
         client.set(length=lengths[k], valve_command=commands[k])
         client.step(t, steps[k])
         t += steps[k]
-        p, f = relaxed_step(circuit, Openings.from_command(commands[k], 0.3), K, B, steps[k], p_prev, l_prev,
-                            lengths[k])
+        p, f = relaxed_step(
+            circuit, Openings.from_command(commands[k], 0.3), K, B, steps[k], p_prev, l_prev, lengths[k]
+        )
         got = client.get("rod_position", "force", "time")
         assert got[0] == pytest.approx(float(p), rel=1e-12) and got[1] == pytest.approx(float(f), rel=1e-12, abs=1e-9)
         assert got[2] == pytest.approx(t, rel=1e-15)
@@ -299,8 +318,23 @@ def harness(fmus, tmp_path_factory):
     """The C harness (fmu/c/harness.c) built against the extracted FMI 3.0 FMU: no Python inside."""
     folder = Path(extract(str(fmus[3])))
     exe = tmp_path_factory.mktemp("harness") / "harness"
-    subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{folder / 'sources'}",
-                    str(C_DIR / "harness.c"), "-o", str(exe), "-ldl", "-lm"], check=True)
+    subprocess.run(
+        [
+            "cc",
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{folder / 'sources'}",
+            str(C_DIR / "harness.c"),
+            "-o",
+            str(exe),
+            "-ldl",
+            "-lm",
+        ],
+        check=True,
+    )
     return exe, folder / "binaries" / "x86_64-linux" / "arm_relief.so"
 
 
@@ -370,8 +404,11 @@ def test_non_physical_states_and_inputs_give_an_error_status(fmus, version):
         client.step(1e-3, 1e-3)
     assert failure.value.status == 3
     assert client.get("force", "rod_position", "time") == before  # the refused step changed nothing
-    cases = [({"length": 1e305}, 1e-3, "non-finite state"), ({"length": float("nan")}, 1e-3,
-             "length = nan m: must be finite and > 0"), ({}, -1e-3, "communication step -0.001 s must be finite and > 0")]
+    cases = [
+        ({"length": 1e305}, 1e-3, "non-finite state"),
+        ({"length": float("nan")}, 1e-3, "length = nan m: must be finite and > 0"),
+        ({}, -1e-3, "communication step -0.001 s must be finite and > 0"),
+    ]
     for values, h, message in cases:
         client.fmu.reset()
         client.start(length=1.5, bleed=0.3)
@@ -417,8 +454,10 @@ def test_export_errors_are_one_line_and_write_nothing(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.fmu", "locked"]
 
 
-HOSTILE_NAME = '</title><script>alert("name")</script> & \'q\' ]]> <!-- \x07'
+HOSTILE_NAME = "</title><script>alert(\"name\")</script> & 'q' ]]> <!-- \x07"
 HOSTILE_DESCRIPTION = '<script>alert(1)</script><img src=x onerror="f()"> & ]]> "\'\x01\tline\nline'
+
+
 @pytest.mark.parametrize("version", [3, 2])
 def test_a_hostile_name_and_description_stay_text(tmp_path, version):
     """Issue 28: `<`, `&`, quotes, `]]>`, a control character in the scenario's name and
@@ -438,8 +477,11 @@ def test_a_hostile_name_and_description_stay_text(tmp_path, version):
 def test_an_out_path_through_something_else_than_a_folder_says_what_it_is(tmp_path):
     plain = tmp_path / "plain"
     plain.write_text("x")
-    cases = [("/dev/null/a.fmu", "/dev/null is a character device, not a folder"),
-             (plain / "a.fmu", f"{plain} is a file, not a folder"), (plain / "sub" / "a.fmu", f"{plain} is a file")]
+    cases = [
+        ("/dev/null/a.fmu", "/dev/null is a character device, not a folder"),
+        (plain / "a.fmu", f"{plain} is a file, not a folder"),
+        (plain / "sub" / "a.fmu", f"{plain} is a file"),
+    ]
     for out, message in cases:
         with pytest.raises(ScenarioError, match=re.escape(message)):
             actuatorlab.export_fmu("arm-relief", out)
@@ -465,8 +507,9 @@ def test_a_compiler_that_writes_nothing_is_named(tmp_path, monkeypatch):
     out.mkdir()
     monkeypatch.setenv("CC", str(fake))
     monkeypatch.setattr(tempfile, "tempdir", str(build))
-    with pytest.raises(ExportError, match="fake-cc' reported success but wrote no library arm_relief.so: set CC"
-                       ) as failure:
+    with pytest.raises(
+        ExportError, match="fake-cc' reported success but wrote no library arm_relief.so: set CC"
+    ) as failure:
         actuatorlab.export_fmu("arm-relief", out / "arm.fmu")
     assert "\n" not in str(failure.value)
     assert list(build.iterdir()) == [] and list(out.iterdir()) == []
@@ -474,11 +517,21 @@ def test_a_compiler_that_writes_nothing_is_named(tmp_path, monkeypatch):
 
 LARGEST_SOURCE = max(f.stat().st_size for f in C_DIR.iterdir())
 FILE_SIZE_LIMITS = [  # (stage, limit in bytes, lift the soft limit in $CC, what the line says)
-    ("sources", 1000, False, "the FMU cannot be built in the temporary folder .* \\(the file size limit is reached\\); "
-                             "raise it \\(ulimit -f\\)"),
+    (
+        "sources",
+        1000,
+        False,
+        "the FMU cannot be built in the temporary folder .* \\(the file size limit is reached\\); "
+        "raise it \\(ulimit -f\\)",
+    ),
     ("compiler", LARGEST_SOURCE + 4096, False, "the C compiler '.*' failed on the FMU sources: .*ulimit -f"),
-    ("out", LARGEST_SOURCE + 4096, True, "--out .*arm.fmu: the FMU cannot be written in .* \\(the file size limit is "
-                                         "reached\\); raise it \\(ulimit -f\\)"),
+    (
+        "out",
+        LARGEST_SOURCE + 4096,
+        True,
+        "--out .*arm.fmu: the FMU cannot be written in .* \\(the file size limit is "
+        "reached\\); raise it \\(ulimit -f\\)",
+    ),
 ]
 
 
@@ -504,8 +557,9 @@ def test_the_command_line_exports_and_refuses_with_exit_status_2(tmp_path):
     assert done.exit_code == 0, done.output
     assert "wrote" in done.output and validate_fmu(str(target)) == []
     scenario = tmp_path / "bad.toml"
-    scenario.write_text(actuatorlab.load("arm-relief").show().replace('head_area = "0.024 m^2"',
-                                                                      'head_area = "-0.024 m^2"'))
+    scenario.write_text(
+        actuatorlab.load("arm-relief").show().replace('head_area = "0.024 m^2"', 'head_area = "-0.024 m^2"')
+    )
     done = runner.invoke(app, ["export", "fmu", str(scenario), "--out", str(tmp_path / "bad.fmu")])
     assert done.exit_code == 2 and "head_area" in done.output and not (tmp_path / "bad.fmu").exists()
 

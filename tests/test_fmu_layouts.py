@@ -9,8 +9,10 @@ import re
 from actuatorlab.fmu.compiler import C_DIR, HEADERS
 from actuatorlab.fmu.header import LAYOUTS_H, c_layouts, layout_header
 
-REGENERATE = ("regenerate it: python -c 'from actuatorlab.fmu.header import layout_header; "
-              "from actuatorlab.fmu.compiler import C_DIR; (C_DIR / \"layouts.h\").write_text(layout_header())'")
+REGENERATE = (
+    "regenerate it: python -c 'from actuatorlab.fmu.header import layout_header; "
+    'from actuatorlab.fmu.compiler import C_DIR; (C_DIR / "layouts.h").write_text(layout_header())\''
+)
 
 
 def _enums(text: str) -> list[list[tuple[str, int]]]:

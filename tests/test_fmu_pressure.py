@@ -78,9 +78,19 @@ def _log_uniform(low, high):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(u_c=st.floats(-1.0, 1.0), u_b=st.one_of(st.just(0.0), st.floats(1e-9, 1.0)), u_a=st.floats(0.0, 1.0), x=st.floats(0.0, 0.8),
-       xdot=st.floats(-1.0, 1.0), ph=st.floats(-1e6, 5e7), pr=st.floats(-1e6, 5e7), pump=st.floats(-1e6, 5e7),
-       eps=_log_uniform(1e3, 1e6), force=st.floats(-1e6, 1e6), low=st.floats(0.0, 1e7))
+@given(
+    u_c=st.floats(-1.0, 1.0),
+    u_b=st.one_of(st.just(0.0), st.floats(1e-9, 1.0)),
+    u_a=st.floats(0.0, 1.0),
+    x=st.floats(0.0, 0.8),
+    xdot=st.floats(-1.0, 1.0),
+    ph=st.floats(-1e6, 5e7),
+    pr=st.floats(-1e6, 5e7),
+    pump=st.floats(-1e6, 5e7),
+    eps=_log_uniform(1e3, 1e6),
+    force=st.floats(-1e6, 1e6),
+    low=st.floats(0.0, 1e7),
+)
 def test_pressure_rates_are_twins(kernels, u_c, u_b, u_a, x, xdot, ph, pr, pump, eps, force, low):
     """(Bleed openings below ~1e-150 are not drawn: Python's idle_pump_pressure raises OverflowError
     on (Q/(c_b u_b))**2 there, where C gives P_M.)"""
@@ -91,8 +101,19 @@ def test_pressure_rates_are_twins(kernels, u_c, u_b, u_a, x, xdot, ph, pr, pump,
     rates, partials = np.empty(2), np.empty((2, 5))
     expected = chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials)
     c_rates, c_partials, derivatives = np.empty(2), np.empty((2, 5)), [D(), D(), D()]
-    draw = kernels.alab_chamber_rates(_ptr(cp), _ptr(hp), _ptr(u), x, xdot, ph, pr, pump, _ptr(c_rates),
-                                      _ptr(c_partials), *map(ctypes.byref, derivatives))
+    draw = kernels.alab_chamber_rates(
+        _ptr(cp),
+        _ptr(hp),
+        _ptr(u),
+        x,
+        xdot,
+        ph,
+        pr,
+        pump,
+        _ptr(c_rates),
+        _ptr(c_partials),
+        *map(ctypes.byref, derivatives),
+    )
     _close(draw, expected[0], "draw")
     for got, want in zip(derivatives, expected[1:]):
         _close(got.value, want, "draw derivative")
@@ -120,10 +141,17 @@ def test_fmpy_finds_nothing_wrong(fmus, version):
 def _instance(path, name="cylinder", messages=None, **parameters):
     md = read_model_description(str(path))
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    fmu = FMU3Slave(guid=md.guid, unzipDirectory=extract(str(path)), modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName=name)
-    fmu.instantiate(logMessage=None if messages is None else
-                    (lambda env, status, category, message: messages.append(message.decode())))
+    fmu = FMU3Slave(
+        guid=md.guid,
+        unzipDirectory=extract(str(path)),
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName=name,
+    )
+    fmu.instantiate(
+        logMessage=None
+        if messages is None
+        else (lambda env, status, category, message: messages.append(message.decode()))
+    )
     fmu.enterInitializationMode(startTime=0.0)
     if parameters:
         fmu.setFloat64([vr[k] for k in parameters], list(parameters.values()))
@@ -150,8 +178,9 @@ def test_the_implicit_steps_converge_at_second_order_to_the_model(scenario, fmus
     exact = solve_ivp(rhs, (0.0, T), p0, method="Radau", rtol=1e-12, atol=1e-4).y[:, -1]
     errors = []
     for substep in (2e-4, 1e-4, 5e-5):
-        fmu, vr = _instance(fmus[3], max_substep=substep, initial_force=-2e5, length=1.0 + x0, length_rate=xdot,
-                            valve_command=-0.5)
+        fmu, vr = _instance(
+            fmus[3], max_substep=substep, initial_force=-2e5, length=1.0 + x0, length_rate=xdot, valve_command=-0.5
+        )
         fmu.exitInitializationMode()
         h = 0.002
         for k in range(int(round(T / h))):

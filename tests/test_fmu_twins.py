@@ -126,39 +126,78 @@ def test_lambda_is_a_twin(kernels, circuit, u_c, u_b, beta, fbar):
 @st.composite
 def steps(draw):
     length = draw(st.floats(0.5, 3.0))
-    return dict(K=draw(st.one_of(st.just(0.0), _log_uniform(1e3, 1e9))), B=draw(_log_uniform(1e2, 1e8)),
-                h=draw(_log_uniform(1e-5, 1e-1)), p_prev=length + draw(st.floats(-0.05, 0.05)),
-                l_prev=length + draw(st.floats(-0.05, 0.05)), l_now=length)
+    return dict(
+        K=draw(st.one_of(st.just(0.0), _log_uniform(1e3, 1e9))),
+        B=draw(_log_uniform(1e2, 1e8)),
+        h=draw(_log_uniform(1e-5, 1e-1)),
+        p_prev=length + draw(st.floats(-0.05, 0.05)),
+        l_prev=length + draw(st.floats(-0.05, 0.05)),
+        l_now=length,
+    )
 
 
 @SETTINGS
 @given(circuit=circuits(), u_c=commands, u_b=bleeds, step=steps())
 def test_relaxed_step_is_a_twin(kernels, circuit, u_c, u_b, step):
     cp, uh = _c_inputs(kernels, circuit, u_c, u_b)
-    p, f = relaxed_step(circuit, Openings.from_command(u_c, u_b), step["K"], step["B"], step["h"], step["p_prev"],
-                        step["l_prev"], step["l_now"])
+    p, f = relaxed_step(
+        circuit,
+        Openings.from_command(u_c, u_b),
+        step["K"],
+        step["B"],
+        step["h"],
+        step["p_prev"],
+        step["l_prev"],
+        step["l_now"],
+    )
     out = [D(), D(), D()]
-    kernels.alab_relaxed_step(_ptr(cp), _ptr(uh), step["K"], step["B"], step["h"], step["p_prev"], step["l_prev"],
-                              step["l_now"], *map(ctypes.byref, out))
+    kernels.alab_relaxed_step(
+        _ptr(cp),
+        _ptr(uh),
+        step["K"],
+        step["B"],
+        step["h"],
+        step["p_prev"],
+        step["l_prev"],
+        step["l_now"],
+        *map(ctypes.byref, out),
+    )
     _close(out[0].value, float(p), "p_k")
     _close(out[1].value, float(f), "f_k")
 
 
 @SETTINGS
-@given(circuit=circuits(), u_c=st.floats(0.01, 1.0), u_b=st.floats(0.05, 1.0), u_a=st.floats(0.05, 1.0),
-       step=steps())
+@given(circuit=circuits(), u_c=st.floats(0.01, 1.0), u_b=st.floats(0.05, 1.0), u_a=st.floats(0.05, 1.0), step=steps())
 def test_relaxed_step_with_regeneration_is_a_twin(kernels, circuit, u_c, u_b, u_a, step):
     """Extending with the regeneration valve open: Λ_reg by the alternation (105), with its root
     searches (numerics/roots.py) and tolerances."""
     cp, uh = _c_inputs(kernels, circuit, u_c, u_b)
     ua_hat = kernels.alab_regeneration_opening(_ptr(cp), u_a)
     out = [D(), D(), D()]
-    status = kernels.alab_relaxed_regeneration_step(_ptr(cp), _ptr(uh), ua_hat, step["K"], step["B"], step["h"],
-                                                    step["p_prev"], step["l_prev"], step["l_now"],
-                                                    *map(ctypes.byref, out))
+    status = kernels.alab_relaxed_regeneration_step(
+        _ptr(cp),
+        _ptr(uh),
+        ua_hat,
+        step["K"],
+        step["B"],
+        step["h"],
+        step["p_prev"],
+        step["l_prev"],
+        step["l_now"],
+        *map(ctypes.byref, out),
+    )
     try:
-        p, f = relaxed_regeneration_step(circuit, Openings.from_command(u_c, u_b), u_a, step["K"], step["B"],
-                                         step["h"], step["p_prev"], step["l_prev"], step["l_now"])
+        p, f = relaxed_regeneration_step(
+            circuit,
+            Openings.from_command(u_c, u_b),
+            u_a,
+            step["K"],
+            step["B"],
+            step["h"],
+            step["p_prev"],
+            step["l_prev"],
+            step["l_now"],
+        )
     except (ParameterError, SimulationError):
         assert status != 0, "Python refused the step, C did not"
         return
@@ -168,18 +207,26 @@ def test_relaxed_step_with_regeneration_is_a_twin(kernels, circuit, u_c, u_b, u_
 
 
 @SETTINGS
-@given(circuit=circuits(), u_c=st.floats(0.01, 1.0), u_b=st.floats(0.05, 1.0), u_a=st.floats(0.05, 1.0),
-       beta=_log_uniform(1e3, 1e9), fbar=st.floats(-1.5, 0.0))
+@given(
+    circuit=circuits(),
+    u_c=st.floats(0.01, 1.0),
+    u_b=st.floats(0.05, 1.0),
+    u_a=st.floats(0.05, 1.0),
+    beta=_log_uniform(1e3, 1e9),
+    fbar=st.floats(-1.5, 0.0),
+)
 def test_lambda_with_regeneration_is_a_twin(kernels, circuit, u_c, u_b, u_a, beta, fbar):
     fbar *= circuit.head_relief_force  # pulling: the rod extends and the valve carries flow
     cp, uh = _c_inputs(kernels, circuit, u_c, u_b)
     ua_hat = kernels.alab_regeneration_opening(_ptr(cp), u_a)
     v, va, alternations = D(), D(), ctypes.c_long()
-    status = kernels.alab_lam_regeneration(_ptr(cp), _ptr(uh), ua_hat, beta, fbar, 10_000, ctypes.byref(v),
-                                           ctypes.byref(va), ctypes.byref(alternations))
+    status = kernels.alab_lam_regeneration(
+        _ptr(cp), _ptr(uh), ua_hat, beta, fbar, 10_000, ctypes.byref(v), ctypes.byref(va), ctypes.byref(alternations)
+    )
     try:
-        expected, count = lam_regeneration(circuit, Openings.from_command(u_c, u_b), u_a, beta, fbar,
-                                           return_iterations=True)
+        expected, count = lam_regeneration(
+            circuit, Openings.from_command(u_c, u_b), u_a, beta, fbar, return_iterations=True
+        )
     except (ParameterError, SimulationError):
         assert status != 0
         return
@@ -188,8 +235,7 @@ def test_lambda_with_regeneration_is_a_twin(kernels, circuit, u_c, u_b, u_a, bet
 
 
 @SETTINGS
-@given(circuit=circuits(), u_c=commands, u_b=bleeds, u_a=openings_a, v=st.floats(-1.0, 1.0),
-       f=st.floats(-2e6, 2e6))
+@given(circuit=circuits(), u_c=commands, u_b=bleeds, u_a=openings_a, v=st.floats(-1.0, 1.0), f=st.floats(-2e6, 2e6))
 def test_chamber_pressures_and_pump_line_are_twins(kernels, circuit, u_c, u_b, u_a, v, f):
     """Chamber forces as hydraulics/quasistatic/chambers.py gives them along a run, and the pump
     line of hydraulics/quasistatic/pump_line.py, at drawn states (v, f)."""
@@ -197,8 +243,9 @@ def test_chamber_pressures_and_pump_line_are_twins(kernels, circuit, u_c, u_b, u
         u_b = 0.1  # regeneration with the bleed closed is outside the model (regeneration.py)
     cp, uh = _c_inputs(kernels, circuit, u_c, u_b)
     ua_hat = kernels.alab_regeneration_opening(_ptr(cp), u_a)
-    head, rod = run_chamber_pressures(cp, uh[None], np.array([ua_hat]), np.array([np.nan]), np.array([v]),
-                                      np.array([f]))
+    head, rod = run_chamber_pressures(
+        cp, uh[None], np.array([ua_hat]), np.array([np.nan]), np.array([v]), np.array([f])
+    )
     fh, fr, va = D(), D(), D(0.0)
     if v != 0.0 and ua_hat > 0.0 and v > 0.0:
         assert kernels.alab_regeneration_velocity(_ptr(cp), _ptr(uh), ua_hat, v, ctypes.byref(va)) == 0
@@ -209,8 +256,17 @@ def test_chamber_pressures_and_pump_line_are_twins(kernels, circuit, u_c, u_b, u
     _close(fr.value / circuit.rod_area, float(rod[0]), "p_r")
     out = [D(), D(), D(), D()]
     c = circuit.coefficients
-    kernels.alab_pump_line(_ptr(cp), _ptr(uh), c[0] * max(u_c, 0.0), c[2] * max(-u_c, 0.0), v, va.value, fh.value,
-                           fr.value, *map(ctypes.byref, out))
+    kernels.alab_pump_line(
+        _ptr(cp),
+        _ptr(uh),
+        c[0] * max(u_c, 0.0),
+        c[2] * max(-u_c, 0.0),
+        v,
+        va.value,
+        fh.value,
+        fr.value,
+        *map(ctypes.byref, out),
+    )
     expected = pump_line(cp, uh, u_c, v, va.value, fh.value, fr.value)
     for got, want, what in zip(out, expected, ("P", "q_p", "q_b", "q_PM")):
         _close(got.value, want, what)
@@ -220,7 +276,11 @@ def test_the_twins_name_each_other():
     """Both sides say they are twins and where the test is."""
     c_source = (C_DIR / "quasistatic.h").read_text()
     assert "TWIN" in c_source and "tests/test_fmu_twins.py" in c_source
-    for module in ("numerics/nonsmooth.py", "hydraulics/quasistatic/kernels.py", "hydraulics/quasistatic/regeneration.py"):
+    for module in (
+        "numerics/nonsmooth.py",
+        "hydraulics/quasistatic/kernels.py",
+        "hydraulics/quasistatic/regeneration.py",
+    ):
         assert module in c_source
     import actuatorlab.hydraulics.quasistatic.pump_line as pump
 

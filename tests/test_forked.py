@@ -149,10 +149,10 @@ def test_a_run_and_its_files_start_no_process_unless_asked(tmp_path):
     was simulated in a forked child, and the figures drawn by two). ``actuatorlab run`` asks for
     two processes: the simulation and half of the figures are forked."""
     env = {k: v for k, v in os.environ.items() if k != "ACTUATORLAB_NO_FORK"}
-    out = subprocess.run([sys.executable, "-c", NO_PROCESS, str(tmp_path)], capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert out.stdout.split("\n")[-4:] == ["api []", "exit 0", "command ['fork', 'fork']", ""], (out.stdout,
-                                                                                                 out.stderr)
+    out = subprocess.run(
+        [sys.executable, "-c", NO_PROCESS, str(tmp_path)], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert out.stdout.split("\n")[-4:] == ["api []", "exit 0", "command ['fork', 'fork']", ""], (out.stdout, out.stderr)
     assert (tmp_path / "api" / "report.html").exists() and (tmp_path / "cli" / "report.html").exists()
 
 
@@ -163,8 +163,9 @@ def test_figures_with_work_started_are_drawn_after_the_others_in_the_specs_order
     order = []
     specs = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()._output.figures
     spec = type(specs[0])
-    started = spec("started.png", "", lambda: order.append("started") or specs[0].build(),
-                   start=lambda: order.append("start"))
+    started = spec(
+        "started.png", "", lambda: order.append("started") or specs[0].build(), start=lambda: order.append("start")
+    )
     failing_start = spec("failing.png", "", lambda: order.append("failing") or specs[1].build(), start=lambda: 1 / 0)
     broken = spec("broken.png", "fails", lambda: 1 / 0)
     files, notes = plots.draw_figures([started, *specs, broken, failing_start], tmp_path)
@@ -184,8 +185,9 @@ def test_an_arm_simulated_in_a_child_equals_one_simulated_here(monkeypatch):
     apart, here = scenario.run(processes=2), scenario.run()
     assert len(calls) == 1
     pd.testing.assert_frame_equal(apart.table, here.table)
-    assert {k: f.value for k, f in apart.summary.items() if "time" not in k} == \
-           {k: f.value for k, f in here.summary.items() if "time" not in k}
+    assert {k: f.value for k, f in apart.summary.items() if "time" not in k} == {
+        k: f.value for k, f in here.summary.items() if "time" not in k
+    }
 
 
 def test_a_simulation_error_in_the_child_reaches_the_user_as_in_one_process(monkeypatch):

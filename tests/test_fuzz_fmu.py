@@ -24,12 +24,37 @@ from actuatorlab.fmu.export import export_scenario  # noqa: E402
 from fmu_checks import assert_one_line_refusal, assert_valid_hostile_fmu, export_limited  # noqa: E402
 
 runner = CliRunner()
-SLOW = settings(deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),  # a shrink would take minutes
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-HOSTILE_PIECES = ("<script>alert(1)</script>", "</title>", "]]>", "&amp;", "&", '"', "'", "<!--", "\x00", "\x1b[31m",
-                  "\ufffe", "\n", "\t")
-FOLDERS = ("{tmp}", "{tmp}", "{tmp}/missing", "{tmp}/plain", "{tmp}/plain/sub", "{tmp}/box.fmu", "/dev/null", "/proc",
-           "/sys")
+SLOW = settings(
+    deadline=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),  # a shrink would take minutes
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+HOSTILE_PIECES = (
+    "<script>alert(1)</script>",
+    "</title>",
+    "]]>",
+    "&amp;",
+    "&",
+    '"',
+    "'",
+    "<!--",
+    "\x00",
+    "\x1b[31m",
+    "\ufffe",
+    "\n",
+    "\t",
+)
+FOLDERS = (
+    "{tmp}",
+    "{tmp}",
+    "{tmp}/missing",
+    "{tmp}/plain",
+    "{tmp}/plain/sub",
+    "{tmp}/box.fmu",
+    "/dev/null",
+    "/proc",
+    "/sys",
+)
 """Where --out points: a folder, one that is missing, a file, a file's missing child, a folder
 named like an FMU, a character device, file systems that take no files."""
 FILE_NAMES = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/"), max_size=300)
@@ -63,8 +88,11 @@ def test_bad_out_paths_never_end_in_a_traceback(folder, stem, suffix, tmp_path_f
         Path(out).unlink()
     else:
         lines = result.output.strip().splitlines()
-        assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error:"), (out, result.output,
-                                                                                            result.exception)
+        assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error:"), (
+            out,
+            result.output,
+            result.exception,
+        )
     assert sorted(p.name for p in tmp.iterdir()) == ["box.fmu", "plain"] and not any((tmp / "box.fmu").iterdir())
 
 

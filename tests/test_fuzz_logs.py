@@ -73,26 +73,56 @@ def _check(result, out, what):
         assert_clean_refusal(result, out, what)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(case=damaged(_transfer_function_log()))
 def test_damaged_transfer_function_logs_never_end_in_a_traceback(case, tmp_path_factory):
     op, data = case
     folder = tmp_path_factory.mktemp("tf")
     (folder / "log.csv").write_bytes(data)
-    result = runner.invoke(app, ["identify", "transfer-function", str(folder / "log.csv"), "--input", "x", "--output",
-                                 "y", "--structure", "I+1", "--out", str(folder / "out"), "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "transfer-function",
+            str(folder / "log.csv"),
+            "--input",
+            "x",
+            "--output",
+            "y",
+            "--structure",
+            "I+1",
+            "--out",
+            str(folder / "out"),
+            "--quiet",
+        ],
+    )
     _check(result, folder / "out", op)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(case=damaged(_robot_log()))
 def test_damaged_robot_logs_never_end_in_a_traceback(case, tmp_path_factory):
     op, data = case
     folder = tmp_path_factory.mktemp("robot")
     (folder / "log.csv").write_bytes(data)
     (folder / "known.toml").write_text("")
-    result = runner.invoke(app, ["identify", "hydraulic-robot", str(folder / "log.csv"), "--known",
-                                 str(folder / "known.toml"), "--out", str(folder / "out"), "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(folder / "log.csv"),
+            "--known",
+            str(folder / "known.toml"),
+            "--out",
+            str(folder / "out"),
+            "--quiet",
+        ],
+    )
     _check(result, folder / "out", op)
 
 
@@ -110,20 +140,47 @@ def test_metadata_above_the_header_gets_the_header_row_to_give(tmp_path, kind):
     header = above.count("\n") + 1
     log = tmp_path / "log.csv"
     log.write_text(above + _transfer_function_log().to_csv(index=False))
-    args = ["identify", "transfer-function", str(log), "--input", "x", "--output", "y", "--structure", "I+1", "--out",
-            str(tmp_path / "out"), "--quiet"]
+    args = [
+        "identify",
+        "transfer-function",
+        str(log),
+        "--input",
+        "x",
+        "--output",
+        "y",
+        "--structure",
+        "I+1",
+        "--out",
+        str(tmp_path / "out"),
+        "--quiet",
+    ]
     result = runner.invoke(app, args)
     assert_clean_refusal(result, tmp_path / "out", kind)
     first = repr(above.splitlines()[0])
-    assert (f"line 1 ({first}) looks like metadata, not column names: the column names seem to be on line {header} "
-            f"('t,x,y'); give --header-row {header} (header_row = {header} in [log])") in result.output
+    assert (
+        f"line 1 ({first}) looks like metadata, not column names: the column names seem to be on line {header} "
+        f"('t,x,y'); give --header-row {header} (header_row = {header} in [log])"
+    ) in result.output
     assert runner.invoke(app, [*args, "--header-row", str(header)]).exit_code == 0
 
 
 def test_names_behind_a_hash_are_columns_not_metadata(tmp_path):
     log = tmp_path / "log.csv"
     log.write_text("# " + _transfer_function_log().to_csv(index=False))
-    result = runner.invoke(app, ["identify", "transfer-function", str(log), "--input", "x", "--output", "y",
-                                 "--out", str(tmp_path / "out"), "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "transfer-function",
+            str(log),
+            "--input",
+            "x",
+            "--output",
+            "y",
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+    )
     assert_clean_refusal(result, tmp_path / "out", "# t")
     assert "no column 't' for t; the columns are # t, x, y: give --column t=NAME" in result.output

@@ -42,8 +42,23 @@ from file_limit import one_error_line, run_with_file_limit
 
 runner = CliRunner()
 FAST_SCENARIOS = ("arm-relief", "two-arms-one-pump", "gamma-map", "regeneration-map", "arm-regeneration")
-BAD_VALUES = (-1.0, 0.0, math.nan, math.inf, 1e30, -1e30, "3 kg", "abc", "-5 MPa", "0 s", "1e9 m", True, [1, 2],
-              "nan m", "")
+BAD_VALUES = (
+    -1.0,
+    0.0,
+    math.nan,
+    math.inf,
+    1e30,
+    -1e30,
+    "3 kg",
+    "abc",
+    "-5 MPa",
+    "0 s",
+    "1e9 m",
+    True,
+    [1, 2],
+    "nan m",
+    "",
+)
 PRESSURE_OVERSHOOT = 1.05
 """Pressures may exceed the largest relief setting by this factor (pressure-dynamics relief gains)."""
 
@@ -127,7 +142,9 @@ def _check_physical(out, text):
             assert values.max() <= ceiling * PRESSURE_OVERSHOOT, f"{column} above the reliefs"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(case=mutated_files())
 def test_mutated_scenario_files_never_end_in_a_traceback(case, tmp_path_factory):
     name, ops, text = case
@@ -157,11 +174,11 @@ def _arm_text(append: str = "", replace: tuple[str, str] | None = None) -> str:
 def _nested_sums_as_tables(levels: int) -> str:
     """``[inputs.valve_command]`` as ``levels`` sums each holding the next (headers: no inline nesting)."""
     text, key = "", "inputs.valve_command"
-    text += f"\n[{key}]\ntype = \"sum\"\n"
+    text += f'\n[{key}]\ntype = "sum"\n'
     for _ in range(levels - 1):
         key += ".terms"
-        text += f"\n[[{key}]]\ntype = \"sum\"\n"
-    return text + f"\n[[{key}.terms]]\ntype = \"constant\"\nvalue = 0.0\n"
+        text += f'\n[[{key}]]\ntype = "sum"\n'
+    return text + f'\n[[{key}.terms]]\ntype = "constant"\nvalue = 0.0\n'
 
 
 def _show_file(tmp_path, text: str | bytes):
@@ -216,7 +233,7 @@ def test_the_api_refuses_nested_sums_built_in_python():
         Sum((signal,))
 
 
-@given(text=st.text(st.sampled_from('[]{}"\'#\\\n ab=,'), max_size=60))
+@given(text=st.text(st.sampled_from("[]{}\"'#\\\n ab=,"), max_size=60))
 def test_the_nesting_scan_agrees_with_the_toml_parser_on_arrays(text):
     """The scan counts brackets outside strings and comments: where the parser reads the text as
     an array of that text, the deepest nesting it builds is the scan's less one."""
@@ -239,8 +256,11 @@ def test_the_nesting_scan_agrees_with_the_toml_parser_on_arrays(text):
 
 def test_a_quantity_that_overflows_is_refused_naming_the_field(tmp_path):
     """Issue 28: mass = "2000 kg**1000000000" ended in an OverflowError from pint."""
-    for written, field in (('"2000 kg**1000000000"', "arm.mass"), ('"1e308 t"', "arm.mass"), ("1" + "0" * 400,
-                                                                                                 "arm.mass")):
+    for written, field in (
+        ('"2000 kg**1000000000"', "arm.mass"),
+        ('"1e308 t"', "arm.mass"),
+        ("1" + "0" * 400, "arm.mass"),
+    ):
         result = _show_file(tmp_path, _arm_text(replace=('mass = "2000 kg"', f"mass = {written}")))
         assert_clean_refusal(result, tmp_path / "out", written)
         assert f"{field}: " in result.output and "overflows" in result.output
@@ -248,8 +268,9 @@ def test_a_quantity_that_overflows_is_refused_naming_the_field(tmp_path):
 
 def test_a_stroke_no_cylinder_of_its_retracted_length_has_is_refused(tmp_path):
     """Issue 28: a 50 m stroke on a 1 cm retracted length ran."""
-    text = _arm_text(replace=('stroke = "0.8 m"', 'stroke = "50 m"')).replace('retracted_length = "1 m"',
-                                                                               'retracted_length = "1 cm"')
+    text = _arm_text(replace=('stroke = "0.8 m"', 'stroke = "50 m"')).replace(
+        'retracted_length = "1 m"', 'retracted_length = "1 cm"'
+    )
     result = _show_file(tmp_path, text)
     assert_clean_refusal(result, tmp_path / "out", "50 m stroke")
     assert "stroke = 50 m on retracted_length = 0.01 m: no cylinder fits" in result.output
@@ -257,7 +278,7 @@ def test_a_stroke_no_cylinder_of_its_retracted_length_has_is_refused(tmp_path):
 
 def test_files_saved_with_a_bom_or_as_utf16_are_read(tmp_path):
     """Issue 28: a scenario file with a BOM, or saved as UTF-16, got "Invalid statement"."""
-    text = _arm_text().replace("description = ", "description = \"Kolben–Stange\" # ")
+    text = _arm_text().replace("description = ", 'description = "Kolben–Stange" # ')
     plain = _show_file(tmp_path, text)
     assert plain.exit_code == 0, plain.output
     for encoding in ("utf-8-sig", "utf-16", "utf-16-be"):
@@ -267,12 +288,16 @@ def test_files_saved_with_a_bom_or_as_utf16_are_read(tmp_path):
 
 
 def test_files_in_other_encodings_are_refused_naming_the_one_to_save_as(tmp_path):
-    text = _arm_text().replace("description = ", "description = \"Kolben–Stange\" # ")
-    for data, what in ((text.encode("utf-16-le"), "UTF-16 without a byte-order mark"),
-                       (text.replace("–", "é").encode("latin-1"), "not UTF-8")):
+    text = _arm_text().replace("description = ", 'description = "Kolben–Stange" # ')
+    for data, what in (
+        (text.encode("utf-16-le"), "UTF-16 without a byte-order mark"),
+        (text.replace("–", "é").encode("latin-1"), "not UTF-8"),
+    ):
         result = _show_file(tmp_path, data)
         assert_clean_refusal(result, tmp_path / "out", what)
         assert f"case.toml: the file is {what}" in result.output and "save it as UTF-8" in result.output
+
+
 SWEEPS = {  # a kind that runs one variant per call (variants/), and a batched one (batches/, series/)
     "records": ["arm-relief", "--grid", "simulation.duration=0.3 s", "--grid", "inputs.bleed=0.2,0.3,0.4"],
     "batched": ["arm-relief", "--samples", "6", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)", "--keep-series", "2"],
@@ -315,8 +340,12 @@ NO_SHRINKING = (Phase.explicit, Phase.reuse, Phase.generate)
 """Each case is a sweep: a failure is reported as drawn, not shrunk for minutes."""
 
 
-@settings(max_examples=30, deadline=None, phases=NO_SHRINKING,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30,
+    deadline=None,
+    phases=NO_SHRINKING,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_resuming_a_sweep_with_a_damaged_state_file_never_ends_in_a_traceback(data, tmp_path_factory):
     layout = data.draw(st.sampled_from(sorted(SWEEPS)), label="layout")
@@ -344,8 +373,12 @@ def test_resuming_a_sweep_with_a_damaged_state_file_never_ends_in_a_traceback(da
     _same_index(out, reference)
 
 
-@settings(max_examples=4, deadline=None, phases=NO_SHRINKING,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=4,
+    deadline=None,
+    phases=NO_SHRINKING,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(layout=st.sampled_from(sorted(SWEEPS)), limit=st.integers(0, 60_000))
 def test_a_sweep_on_a_full_disk_is_one_line_and_resume_finishes_it(layout, limit, tmp_path_factory):
     _, reference = _finished(layout, tmp_path_factory)
@@ -357,6 +390,8 @@ def test_a_sweep_on_a_full_disk_is_one_line_and_resume_finishes_it(layout, limit
     resumed = runner.invoke(app, [*_sweep_args(layout, out), "--resume"])
     assert resumed.exit_code == 0, f"{layout} under {limit} B: {full.stderr}\n{resumed.output}\n{resumed.exception!r}"
     _same_index(out, reference)
+
+
 # Output paths and names (issue 28): drawn targets never lose a file of the user's
 
 BAD_NAMES = ("", " ", ".", "..", "../x", "../../x", "<absolute>", "a/b", "a\\b", "x/..", "./x")
@@ -390,8 +425,9 @@ def test_drawn_output_targets_keep_the_users_files_and_leave_no_leftovers(case, 
     scenario = folder / "scenario.toml"
     scenario.write_text(tomli_w.dumps(doc), encoding="utf-8")
     work.mkdir()
-    out = {"nested": work / "a" / "b", "dot": work, "bad name": work, "a file": work / "a-file"}.get(target,
-                                                                                                  work / "out")
+    out = {"nested": work / "a" / "b", "dot": work, "bad name": work, "a file": work / "a-file"}.get(
+        target, work / "out"
+    )
     if target == "a file":
         out.write_text("the user's file")
     elif target == "user folder":
@@ -418,14 +454,19 @@ def test_drawn_output_targets_keep_the_users_files_and_leave_no_leftovers(case, 
     where = f"{case}"
     after = _files(folder)
     assert not [p for p in folder.rglob("*") if p.name.endswith((".tmp", ".old"))], where
-    succeeds = (target not in ("bad name", "a file") and (overwrite or not shared)
-                and (target != "undeletable" or shared))  # a merge does not move the folder aside
+    succeeds = (
+        target not in ("bad name", "a file") and (overwrite or not shared) and (target != "undeletable" or shared)
+    )  # a merge does not move the folder aside
     assert result.exit_code == (0 if succeeds else 2), f"{where}: {result.output}"
     if not succeeds:
         assert result.output.startswith("error:") and len(result.output.strip().splitlines()) == 1, where
         assert "Traceback" not in result.output and after == before, f"{where}: a refused run changed the files"
         return
     own = {*json.loads((out / RUN_MANIFEST).read_text())["files"], RUN_MANIFEST}
-    changed = [path for path, data in before.items() if after.get(path) != data
-               and not ((folder / path).is_relative_to(out) and (folder / path).relative_to(out).as_posix() in own)]
+    changed = [
+        path
+        for path, data in before.items()
+        if after.get(path) != data
+        and not ((folder / path).is_relative_to(out) and (folder / path).relative_to(out).as_posix() in own)
+    ]
     assert not changed, f"{where}: {changed} changed"

@@ -8,7 +8,12 @@ from typer.testing import CliRunner
 
 from actuatorlab.cli import app
 from actuatorlab.errors import ParameterError, SimulationError
-from actuatorlab.identification.robot_least_squares import IdentificationOptions, identify, identify_repeated, stack_rows
+from actuatorlab.identification.robot_least_squares import (
+    IdentificationOptions,
+    identify,
+    identify_repeated,
+    stack_rows,
+)
 from actuatorlab.identification.sequential import sequential_fluid
 from actuatorlab.machines.sakai_robot import table2_robot, table3_parameters
 from actuatorlab.scenarios.robot_logs import read_robot_log, write_robot_log
@@ -62,9 +67,16 @@ def test_mass_matrix_and_coriolis_match_the_papers_2dof_form():
     assert np.allclose(np.column_stack(columns), expected, rtol=1e-14)
     mechanical_regressor(q, qd, np.zeros(2), g, 0.0, y)
     s2 = math.sin(q[1])
-    printed = np.array([-2 * r12 * qd[0] * qd[1] * s2 - r12 * qd[1] ** 2 * s2 + fv1 * qd[0]
-                        + w1 * g * math.sin(q[0]) + w2 * g * math.sin(q[0] + q[1]),
-                        r12 * qd[0] ** 2 * s2 + fv2 * qd[1] + w2 * g * math.sin(q[0] + q[1])])
+    printed = np.array(
+        [
+            -2 * r12 * qd[0] * qd[1] * s2
+            - r12 * qd[1] ** 2 * s2
+            + fv1 * qd[0]
+            + w1 * g * math.sin(q[0])
+            + w2 * g * math.sin(q[0] + q[1]),
+            r12 * qd[0] ** 2 * s2 + fv2 * qd[1] + w2 * g * math.sin(q[0] + q[1]),
+        ]
+    )
     assert np.allclose(y @ TRUTH.mechanical, printed, rtol=1e-13)
 
 
@@ -112,8 +124,9 @@ def test_recovery_within_2_percent_with_realistic_noise_and_the_moving_average()
 def test_noise_free_validation_fits_about_100_percent(noise_free):
     """T10: the identified model re-simulated on held-out 3 Hz data from the logged state."""
     identified = identify(ROBOT, noise_free).parameters
-    held_out = make_experiments(ROBOT, TRUTH, paper_steps(ROBOT)[:1], Excitation(frequency=3.0, duration=7.0,
-                                                                                 window=(6.0, 7.0)))
+    held_out = make_experiments(
+        ROBOT, TRUTH, paper_steps(ROBOT)[:1], Excitation(frequency=3.0, duration=7.0, window=(6.0, 7.0))
+    )
     fit = validate(ROBOT, identified, held_out[0]).fit[1]
     assert min(fit.values()) > 99.5
 
@@ -167,10 +180,12 @@ def _three_dof():
     m, length = np.array([4.0, 3.0, 2.0]), 0.5
     inertia_j = m * length**2 / 12 + m * (length / 2) ** 2 + np.array([5.0, 2.0, 0.0]) * length**2
     w = m * length / 2 + np.array([5.0, 2.0, 0.0]) * length
-    mech = np.concatenate([np.cumsum(inertia_j[::-1])[::-1], [length * w[1], length * w[2], length * w[2]],
-                           [30.0, 10.0, 3.0], w])
-    params = RobotParameters(mech, 2.33e8, 1e-7 * np.array([[6.3, 6.6, 5.5, 6.3], [6.3, 5.4, 5.4, 6.2],
-                                                             [6.0, 5.8, 5.6, 6.1]]))
+    mech = np.concatenate(
+        [np.cumsum(inertia_j[::-1])[::-1], [length * w[1], length * w[2], length * w[2]], [30.0, 10.0, 3.0], w]
+    )
+    params = RobotParameters(
+        mech, 2.33e8, 1e-7 * np.array([[6.3, 6.6, 5.5, 6.3], [6.3, 5.4, 5.4, 6.2], [6.0, 5.8, 5.6, 6.1]])
+    )
     return robot, params
 
 
@@ -178,9 +193,14 @@ def test_a_three_dof_chain_needs_only_steps_as_data():
     robot, params = _three_dof()
     mid = mid_stroke_angle(robot, 0)
     a, b = math.radians(55.0), math.radians(75.0)
-    steps = [LockedStep("j3", (a, b, mid), (2,)), LockedStep("j2a", (a, mid, a), (1,)),
-             LockedStep("j2b", (a, mid, b), (1,)), LockedStep("j1a", (mid, a, a), (0,)),
-             LockedStep("j1b", (mid, b, a), (0,)), LockedStep("j1c", (mid, a, b), (0,))]
+    steps = [
+        LockedStep("j3", (a, b, mid), (2,)),
+        LockedStep("j2a", (a, mid, a), (1,)),
+        LockedStep("j2b", (a, mid, b), (1,)),
+        LockedStep("j1a", (mid, a, a), (0,)),
+        LockedStep("j1b", (mid, b, a), (0,)),
+        LockedStep("j1c", (mid, a, b), (0,)),
+    ]
     experiments = make_experiments(robot, params, steps, SHORT)
     result = identify(robot, experiments, IdentificationOptions(derivatives="exact"))
     assert max(_relative_errors(result, params).values()) < 1e-6
@@ -206,14 +226,21 @@ def test_search_baselines_count_trials_whose_state_does_not_exist(noise_free):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda df: df.drop(columns=["u2"]), r"bad.csv: no column 'u2' for u2; the columns are t, q1, .*--column u2=NAME"),
-        (lambda df: df.assign(p_plus1=df["p_plus1"].where(df.index != 5)),
-         r"bad.csv: line 7: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
+        (
+            lambda df: df.drop(columns=["u2"]),
+            r"bad.csv: no column 'u2' for u2; the columns are t, q1, .*--column u2=NAME",
+        ),
+        (
+            lambda df: df.assign(p_plus1=df["p_plus1"].where(df.index != 5)),
+            r"bad.csv: line 7: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1",
+        ),
         (lambda df: df.iloc[::-1], r"time does not increase at line 3 \([0-9.e+-]+ s after [0-9.e+-]+ s\)"),
         (lambda df: df.iloc[:50], "50 samples are too few"),
         (lambda df: df.iloc[:0], r"bad.csv: the table has a header but no rows"),  # issue 17: was an IndexError
-        (lambda df: df.astype({"q1": object}).assign(q1=lambda d: d["q1"].where(d.index != 7, "n/a?")),
-         r"bad.csv: column q1 holds n/a\? at data row 8 \(line 9 of a CSV file\), not a number"),
+        (
+            lambda df: df.astype({"q1": object}).assign(q1=lambda d: d["q1"].where(d.index != 7, "n/a?")),
+            r"bad.csv: column q1 holds n/a\? at data row 8 \(line 9 of a CSV file\), not a number",
+        ),
     ],
 )
 def test_bad_logs_are_refused_with_the_remedy(tmp_path, noise_free, change, message):
@@ -230,16 +257,37 @@ def test_cli_identifies_from_logs_and_writes_parameters_and_report(tmp_path, noi
     for e in noise_free:
         write_robot_log(e, tmp_path / f"{e.name}.parquet")
     (tmp_path / "known.toml").write_text('supply_pressure = "7 MPa"\n[identification]\ntaps = 20\n')
-    result = CliRunner().invoke(app, ["identify", "hydraulic-robot", *(str(tmp_path / f"{e.name}.parquet") for e in noise_free),
-                                      "--known", str(tmp_path / "known.toml"), "--out", str(tmp_path / "out"), "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            *(str(tmp_path / f"{e.name}.parquet") for e in noise_free),
+            "--known",
+            str(tmp_path / "known.toml"),
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     import tomllib
 
     truth = tomllib.loads((tmp_path / "out" / "parameters.toml").read_text())["truth"]
     assert truth["bulk_modulus"] == pytest.approx(2.33e8, rel=1e-3)  # Table III mean
     assert (tmp_path / "out" / "report.html").exists()
-    bad = CliRunner().invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step1.parquet"),
-                                   "--known", str(tmp_path / "known.toml"), "--out", str(tmp_path / "o2")])
+    bad = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(tmp_path / "step1.parquet"),
+            "--known",
+            str(tmp_path / "known.toml"),
+            "--out",
+            str(tmp_path / "o2"),
+        ],
+    )
     assert bad.exit_code == 2 and "cannot identify" in bad.output
 
 
@@ -282,8 +330,18 @@ def test_unreadable_logs_are_refused_naming_the_file(tmp_path):
 
 def test_a_missing_known_file_is_named_as_such_not_as_a_scenario(tmp_path):
     """Issue 17: a --known file that does not exist was reported as an unknown built-in scenario."""
-    result = CliRunner().invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "log.csv"), "--known",
-                                      str(tmp_path / "robot.toml"), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(tmp_path / "log.csv"),
+            "--known",
+            str(tmp_path / "robot.toml"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert result.exit_code == 2
     assert f"--known {tmp_path / 'robot.toml'}: no such file" in result.output and "built-in" not in result.output
 
@@ -302,28 +360,61 @@ def test_the_paper_robot_is_table_ii_and_its_truth_table_iii():
 @pytest.mark.parametrize(
     "build, message",
     [
-        (lambda: CylinderMount(0.11, -0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
-         r"link_distance = -0\.33 m: must be a finite number > 0"),
-        (lambda: CylinderMount(0.11, 0.33, math.nan, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
-         r"angle_offset = nan rad: must be a finite number"),
-        (lambda: CylinderMount(0.11, 0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, -1e-5, 0.0),
-         r"head_line_volume = -1e-05 m\^3: must be a finite number >= 0"),
-        (lambda: CylinderMount(0.11, 0.33, 0.0, 0.03, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
-         r"mid_stroke_length = 0\.03 m must exceed half the stroke"),
-        (lambda: HydraulicRobot(ROBOT.cylinders, supply_pressure=0.0), r"supply_pressure = 0\.0 Pa: must be a finite number > 0"),
-        (lambda: HydraulicRobot(ROBOT.cylinders, gravity=-9.8), r"gravity = -9\.8 m/s\^2: must be a finite number >= 0"),
+        (
+            lambda: CylinderMount(0.11, -0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+            r"link_distance = -0\.33 m: must be a finite number > 0",
+        ),
+        (
+            lambda: CylinderMount(0.11, 0.33, math.nan, 0.30, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+            r"angle_offset = nan rad: must be a finite number",
+        ),
+        (
+            lambda: CylinderMount(0.11, 0.33, 0.0, 0.30, 0.075, 7e-4, 5.4e-4, -1e-5, 0.0),
+            r"head_line_volume = -1e-05 m\^3: must be a finite number >= 0",
+        ),
+        (
+            lambda: CylinderMount(0.11, 0.33, 0.0, 0.03, 0.075, 7e-4, 5.4e-4, 0.0, 0.0),
+            r"mid_stroke_length = 0\.03 m must exceed half the stroke",
+        ),
+        (
+            lambda: HydraulicRobot(ROBOT.cylinders, supply_pressure=0.0),
+            r"supply_pressure = 0\.0 Pa: must be a finite number > 0",
+        ),
+        (
+            lambda: HydraulicRobot(ROBOT.cylinders, gravity=-9.8),
+            r"gravity = -9\.8 m/s\^2: must be a finite number >= 0",
+        ),
         (lambda: HydraulicRobot(()), "cylinders: give one CylinderMount per joint"),
-        (lambda: RobotParameters(TRUTH.mechanical, -2.33e8, TRUTH.flow_gains), r"bulk_modulus = -233000000\.0 Pa: must be"),
-        (lambda: RobotParameters(np.where(np.arange(7) == 4, np.inf, TRUTH.mechanical), 2.33e8, TRUTH.flow_gains),
-         r"mechanical Fv2 = inf N m s/rad: must be a finite number"),
-        (lambda: RobotParameters(TRUTH.mechanical, 2.33e8, np.where(np.eye(2, 4, 1) > 0, np.nan, TRUTH.flow_gains)),
-         r"flow_gains C\+-1 = nan .*: must be a finite number"),
-        (lambda: RobotParameters(TRUTH.mechanical[:6], 2.33e8, TRUTH.flow_gains), r"2 valves need .* 7 mechanical values"),
+        (
+            lambda: RobotParameters(TRUTH.mechanical, -2.33e8, TRUTH.flow_gains),
+            r"bulk_modulus = -233000000\.0 Pa: must be",
+        ),
+        (
+            lambda: RobotParameters(np.where(np.arange(7) == 4, np.inf, TRUTH.mechanical), 2.33e8, TRUTH.flow_gains),
+            r"mechanical Fv2 = inf N m s/rad: must be a finite number",
+        ),
+        (
+            lambda: RobotParameters(TRUTH.mechanical, 2.33e8, np.where(np.eye(2, 4, 1) > 0, np.nan, TRUTH.flow_gains)),
+            r"flow_gains C\+-1 = nan .*: must be a finite number",
+        ),
+        (
+            lambda: RobotParameters(TRUTH.mechanical[:6], 2.33e8, TRUTH.flow_gains),
+            r"2 valves need .* 7 mechanical values",
+        ),
         (lambda: Excitation(frequency=0.0), r"frequency = 0\.0 Hz: must be a finite number > 0"),
         (lambda: Excitation(pressure_noise=-5e3), r"pressure_noise = -5000\.0 Pa: must be a finite number >= 0"),
-        (lambda: Excitation(window=(6.0, 12.0)), r"window = \(6\.0, 12\.0\) s must lie inside \[0, duration = 10\.0\] s"),
-        (lambda: IdentificationOptions(taps=2.5), r"taps = 2\.5 samples: give 0 \(no averaging\) or a positive integer"),
-        (lambda: IdentificationOptions(lock_tolerance=-1e-3), r"lock_tolerance = -0\.001 rad: must be a finite number >= 0"),
+        (
+            lambda: Excitation(window=(6.0, 12.0)),
+            r"window = \(6\.0, 12\.0\) s must lie inside \[0, duration = 10\.0\] s",
+        ),
+        (
+            lambda: IdentificationOptions(taps=2.5),
+            r"taps = 2\.5 samples: give 0 \(no averaging\) or a positive integer",
+        ),
+        (
+            lambda: IdentificationOptions(lock_tolerance=-1e-3),
+            r"lock_tolerance = -0\.001 rad: must be a finite number >= 0",
+        ),
     ],
 )
 def test_robot_parameter_and_option_classes_name_field_value_unit_and_range(build, message):

@@ -35,8 +35,21 @@ def _table(path):
 
 def test_a_foreign_layout_identifies_as_the_si_logs_do(logger, tmp_path):
     folder, files, experiments = logger
-    result = runner.invoke(app, ["identify", "hydraulic-robot", *map(str, files), "--known", str(folder / "known.toml"),
-                                 "--out", str(tmp_path / "out"), "--quiet", "--bootstrap", "0"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            *map(str, files),
+            "--known",
+            str(folder / "known.toml"),
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+            "--bootstrap",
+            "0",
+        ],
+    )
     assert result.exit_code == 0, result.output
     import json
 
@@ -49,8 +62,19 @@ def test_a_foreign_layout_identifies_as_the_si_logs_do(logger, tmp_path):
 
 def test_dry_run_prints_what_it_reads_and_writes_nothing(logger, tmp_path):
     folder, files, _ = logger
-    result = runner.invoke(app, ["identify", "hydraulic-robot", str(files[0]), "--known", str(folder / "known.toml"),
-                                 "--out", str(tmp_path / "out"), "--dry-run"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(files[0]),
+            "--known",
+            str(folder / "known.toml"),
+            "--out",
+            str(tmp_path / "out"),
+            "--dry-run",
+        ],
+    )
     assert result.exit_code == 0, result.output
     text = result.output
     assert "q2         ← ANGLE_2" in text and "deg, offset 180 → rad" in text
@@ -82,33 +106,85 @@ def test_a_logger_s_own_suffix_reads_as_text_and_an_unknown_one_is_refused(logge
 def test_the_same_mapping_as_command_line_options(logger, tmp_path):
     folder, files, _ = logger
     (tmp_path / "empty.toml").write_text("")
-    options = ["--header-row", "4", "--skip-rows", "1", "--delimiter", ";", "--time-column", "TIME_MS", "--unit", "t=ms",
-               "--max-gap", "3"]
+    options = [
+        "--header-row",
+        "4",
+        "--skip-rows",
+        "1",
+        "--delimiter",
+        ";",
+        "--time-column",
+        "TIME_MS",
+        "--unit",
+        "t=ms",
+        "--max-gap",
+        "3",
+    ]
     for j in (1, 2):
-        options += ["--column", f"q{j}=ANGLE_{j}", "--unit", f"q{j}=deg", "--column", f"p_plus{j}=P_HEAD_{j}",
-                    "--unit", f"p_plus{j}=bar", "--column", f"p_minus{j}=P_ROD_{j}", "--unit", f"p_minus{j}=bar",
-                    "--column", f"u{j}=SPOOL_CMD_{j}", "--unit", f"u{j}=V", "--scale", f"u{j}=0.12 mm/V"]
+        options += [
+            "--column",
+            f"q{j}=ANGLE_{j}",
+            "--unit",
+            f"q{j}=deg",
+            "--column",
+            f"p_plus{j}=P_HEAD_{j}",
+            "--unit",
+            f"p_plus{j}=bar",
+            "--column",
+            f"p_minus{j}=P_ROD_{j}",
+            "--unit",
+            f"p_minus{j}=bar",
+            "--column",
+            f"u{j}=SPOOL_CMD_{j}",
+            "--unit",
+            f"u{j}=V",
+            "--scale",
+            f"u{j}=0.12 mm/V",
+        ]
     options += ["--offset", "q2=180"]
-    result = runner.invoke(app, ["identify", "hydraulic-robot", str(files[1]), "--known", str(tmp_path / "empty.toml"),
-                                 *options, "--dry-run"])
+    result = runner.invoke(
+        app,
+        ["identify", "hydraulic-robot", str(files[1]), "--known", str(tmp_path / "empty.toml"), *options, "--dry-run"],
+    )
     assert result.exit_code == 0, result.output
     assert "joint 1 driven" in result.output and "joint 2 locked at 60 deg" in result.output
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"columns": {"q1": {"column": "ANGLE_9"}}},
-     r"step1.csv: no column 'ANGLE_9' for q1; the columns are TIMESTAMP, TIME_MS, ANGLE_1, .*: give the column of q1"),
-    ({"columns": {"q1": {"unit": "bar"}}}, r"q1 \(column ANGLE_1\): bar cannot be read as rad .*give its unit, e\.g\. \"deg\""),
-    ({"columns": {"u1": {"scale": "0.12 bar/V"}}}, r"u1 \(column SPOOL_CMD_1\): V × 0.12 bar/V cannot be read as mm"),
-    ({"columns": {"x9": {"column": "T_OIL"}}}, r"the layout maps 'x9', which this command does not read; map one of t, q1"),
-    ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
-    ({"header_row": 1}, r"step1.csv: line 1 \('# logger: DAQ-16 v4.2, serial 0113'\) looks like metadata, not column "
-                        r"names: the column names seem to be on line 4 \('TIMESTAMP;TIME_MS;.*'\); give --header-row 4 "
-                        r"\(header_row = 4 in \[log\]\)"),
-    ({"columns": {"p_plus1": {"unit": "Pa"}}}, r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
-                                              r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar"),
-    ({"sample_rate": "1 kHz"}, r"both a time column \(columns.t\) and a sample_rate: give one of them"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"columns": {"q1": {"column": "ANGLE_9"}}},
+            r"step1.csv: no column 'ANGLE_9' for q1; the columns are TIMESTAMP, TIME_MS, ANGLE_1, .*: "
+            r"give the column of q1",
+        ),
+        (
+            {"columns": {"q1": {"unit": "bar"}}},
+            r"q1 \(column ANGLE_1\): bar cannot be read as rad .*give its unit, e\.g\. \"deg\"",
+        ),
+        (
+            {"columns": {"u1": {"scale": "0.12 bar/V"}}},
+            r"u1 \(column SPOOL_CMD_1\): V × 0.12 bar/V cannot be read as mm",
+        ),
+        (
+            {"columns": {"x9": {"column": "T_OIL"}}},
+            r"the layout maps 'x9', which this command does not read; map one of t, q1",
+        ),
+        ({"max_gap": 0}, r"step1.csv: line 506: 1 row with empty or non-finite cells; fill gaps .* --max-gap 1"),
+        (
+            {"header_row": 1},
+            r"step1.csv: line 1 \('# logger: DAQ-16 v4.2, serial 0113'\) looks like metadata, not column "
+            r"names: the column names seem to be on line 4 \('TIMESTAMP;TIME_MS;.*'\); give --header-row 4 "
+            r"\(header_row = 4 in \[log\]\)",
+        ),
+        (
+            {"columns": {"p_plus1": {"unit": "Pa"}}},
+            r"step1.csv: p_plus1 \(column P_HEAD_1\) lies in 3.7\d*e-05 … 3.7\d*e-05 MPa, "
+            r"not a working chamber's .* check its unit \(Pa\), e.g. --unit p_plus1=bar",
+        ),
+        ({"sample_rate": "1 kHz"}, r"both a time column \(columns.t\) and a sample_rate: give one of them"),
+    ],
+)
 def test_every_bad_mapping_is_one_line_naming_what_to_change(logger, change, message):
     import tomllib
 
@@ -142,7 +218,9 @@ def test_jitter_is_resampled_and_a_jump_of_the_clock_refused_with_its_line(tmp_p
     assert np.max(np.abs(log.values["x"] - 1e-3 * np.sin(2 * np.pi * 2 * log.t))[inner]) < 1e-3 * 2e-4
     df.loc[1000:, "time"] += 0.5  # half a period later from row 1000 on: a clock that jumped
     df.to_csv(tmp_path / "jump.csv", index=False)
-    with pytest.raises(ParameterError, match=r"jump.csv: the sample at line \d+ .* off the uniform grid, beyond the 25 %"):
+    with pytest.raises(
+        ParameterError, match=r"jump.csv: the sample at line \d+ .* off the uniform grid, beyond the 25 %"
+    ):
         read_mapped_log(tmp_path / "jump.csv", layout, {"x": None})
 
 
@@ -150,16 +228,22 @@ def test_missing_samples_are_filled_up_to_max_gap_and_a_window_cuts(tmp_path):
     df = _clean_log().drop(index=range(700, 703))  # three samples the logger lost
     df.to_csv(tmp_path / "log.csv", index=False)
     layout = {"columns": {"t": {"column": "time", "unit": "ms"}}}
-    with pytest.raises(ParameterError, match=r"log.csv: 3 samples are missing before line 702 \(time jumps 0.004 s, "
-                                             r"the period is 0.001 s\); fill them with --max-gap 3"):
+    with pytest.raises(
+        ParameterError,
+        match=r"log.csv: 3 samples are missing before line 702 \(time jumps 0.004 s, "
+        r"the period is 0.001 s\); fill them with --max-gap 3",
+    ):
         read_mapped_log(tmp_path / "log.csv", merge_layout(layout), {"x": None})
     filled = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
     assert len(filled.t) == 2000 and filled.gaps == ["3 missing samples before line 702"]
     cut = read_mapped_log(tmp_path / "log.csv", merge_layout({**layout, "window": ["0.8 s", "1.5 s"]}), {"x": None})
     assert cut.t[0] == pytest.approx(0.8) and cut.t[-1] == pytest.approx(1.5) and not cut.gaps
     df.iloc[:5].assign(time=lambda d: d["time"].where(d.index > 0, -1e308)).to_csv(tmp_path / "jump.csv", index=False)
-    with pytest.raises(ParameterError, match=r"jump.csv: the time jumps 1e\+305 s before line 3, more samples than the "
-                                             r"log holds \(the period is 0.001 s\): cut the jump out with --window"):
+    with pytest.raises(
+        ParameterError,
+        match=r"jump.csv: the time jumps 1e\+305 s before line 3, more samples than the "
+        r"log holds \(the period is 0.001 s\): cut the jump out with --window",
+    ):
         read_mapped_log(tmp_path / "jump.csv", merge_layout({**layout, "max_gap": 3}), {"x": None})
 
 
@@ -168,33 +252,83 @@ def test_a_log_that_starts_before_the_experiment_is_refused_with_the_window_to_k
     e = experiments[1]  # step 2: joint 2 locked
     q = e.q.copy()
     q[:100, 1] += np.linspace(0.05, 0.0, 100)  # joint 2 still moving into its lock for 0.1 s
-    frame = pd.DataFrame({"t": e.t, "q1": q[:, 0], "q2": q[:, 1], **{f"p_plus{j + 1}": e.p_plus[:, j] for j in (0, 1)},
-                          **{f"p_minus{j + 1}": e.p_minus[:, j] for j in (0, 1)}, **{f"u{j + 1}": e.u[:, j] for j in (0, 1)}})
+    frame = pd.DataFrame(
+        {
+            "t": e.t,
+            "q1": q[:, 0],
+            "q2": q[:, 1],
+            **{f"p_plus{j + 1}": e.p_plus[:, j] for j in (0, 1)},
+            **{f"p_minus{j + 1}": e.p_minus[:, j] for j in (0, 1)},
+            **{f"u{j + 1}": e.u[:, j] for j in (0, 1)},
+        }
+    )
     frame.to_csv(tmp_path / "step2.csv", index=False)
-    with pytest.raises(ParameterError, match=r"q2 moves until t = (6\.0\d+) s and then holds still: the log starts before "
-                                             r"the experiment; keep the experiment with --window step2.csv=6\.0\d+:") as caught:
+    with pytest.raises(
+        ParameterError,
+        match=r"q2 moves until t = (6\.0\d+) s and then holds still: the log starts before "
+        r"the experiment; keep the experiment with --window step2.csv=6\.0\d+:",
+    ) as caught:
         read_robot_log(tmp_path / "step2.csv", 2)
     window = str(caught.value).split("--window ")[1].split(" ")[0]
     (tmp_path / "known.toml").write_text("")
-    result = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
-                                 str(tmp_path / "known.toml"), "--window", window, "--dry-run"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(tmp_path / "step2.csv"),
+            "--known",
+            str(tmp_path / "known.toml"),
+            "--window",
+            window,
+            "--dry-run",
+        ],
+    )
     assert result.exit_code == 0 and "joint 1 driven" in result.output and "joint 2 locked at 60 deg" in result.output
-    other = runner.invoke(app, ["identify", "hydraulic-robot", str(tmp_path / "step2.csv"), "--known",
-                                str(tmp_path / "known.toml"), "--window", "step9.csv=1:", "--dry-run"])
-    assert other.exit_code == 2 and "a window is given for step9.csv, which is not among the logs (step2.csv)" in other.output
+    other = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            str(tmp_path / "step2.csv"),
+            "--known",
+            str(tmp_path / "known.toml"),
+            "--window",
+            "step9.csv=1:",
+            "--dry-run",
+        ],
+    )
+    assert (
+        other.exit_code == 2
+        and "a window is given for step9.csv, which is not among the logs (step2.csv)" in other.output
+    )
 
 
 def test_transfer_function_logs_take_a_layout_too(tmp_path):
     t = np.arange(3000) * 2e-3
     u = np.where(t > 0.1, 1.0, 0.0) + 0.2 * np.sin(2 * np.pi * 3 * t)
     y = np.cumsum(u) * 2e-3 * 2.0  # an integrator with gain 2 m/s per V, logged in mm
-    (tmp_path / "record.csv").write_text("# bench run 7\n" + pd.DataFrame(
-        {"stamp": "x", "CMD [V]": u, "POS": y * 1e3}).to_csv(index=False))
-    (tmp_path / "layout.toml").write_text('[log]\nheader_row = 2\nsample_rate = "500 Hz"\n'
-                                          '[log.columns]\ny = { column = "POS", unit = "mm" }\n'
-                                          'u = { column = "CMD" }\n')
-    args = ["identify", "transfer-function", str(tmp_path / "record.csv"), "--input", "u", "--output", "y",
-            "--structure", "I+1", "--layout", str(tmp_path / "layout.toml")]
+    (tmp_path / "record.csv").write_text(
+        "# bench run 7\n" + pd.DataFrame({"stamp": "x", "CMD [V]": u, "POS": y * 1e3}).to_csv(index=False)
+    )
+    (tmp_path / "layout.toml").write_text(
+        '[log]\nheader_row = 2\nsample_rate = "500 Hz"\n'
+        '[log.columns]\ny = { column = "POS", unit = "mm" }\n'
+        'u = { column = "CMD" }\n'
+    )
+    args = [
+        "identify",
+        "transfer-function",
+        str(tmp_path / "record.csv"),
+        "--input",
+        "u",
+        "--output",
+        "y",
+        "--structure",
+        "I+1",
+        "--layout",
+        str(tmp_path / "layout.toml"),
+    ]
     dry = runner.invoke(app, [*args, "--dry-run"])
     assert dry.exit_code == 0 and "y          ← POS              mm → m (×0.001)" in dry.output, dry.output
     assert "u          ← CMD              V → V" in dry.output and "time (500 Hz)" in dry.output
@@ -208,8 +342,20 @@ def test_transfer_function_logs_take_a_layout_too(tmp_path):
 
 def test_the_report_and_parameters_json_carry_estimates_intervals_bias_and_diagnosis(logger, tmp_path):
     folder, files, _ = logger
-    result = runner.invoke(app, ["identify", "hydraulic-robot", *map(str, files), "--known", str(folder / "known.toml"),
-                                 "--out", str(tmp_path / "out"), "--bootstrap", "20"])
+    result = runner.invoke(
+        app,
+        [
+            "identify",
+            "hydraulic-robot",
+            *map(str, files),
+            "--known",
+            str(folder / "known.toml"),
+            "--out",
+            str(tmp_path / "out"),
+            "--bootstrap",
+            "20",
+        ],
+    )
     assert result.exit_code == 0, result.output
     import json
 
@@ -243,12 +389,16 @@ def test_absolute_pressures_read_as_gauge_are_refused_naming_the_columns_and_the
     assert refused.exit_code == 2 and not (tmp_path / "out").exists(), refused.output
     message = refused.output.strip()
     assert message.startswith("error: step1.csv, step2.csv, step3.csv: the pressures read 1.013 bar (± ")
-    assert ("above gauge, about one atmosphere (fitted with the torques): absolute sensors read as gauge; give "
-            "p_plus1 (P_HEAD_1), p_plus2 (P_HEAD_2), p_minus1 (P_ROD_1), p_minus2 (P_ROD_2) their offset to gauge, "
-            "e.g. --offset p_plus1=-1.01325 (bar)") in message.replace("\n", " ")
+    assert (
+        "above gauge, about one atmosphere (fitted with the torques): absolute sensors read as gauge; give "
+        "p_plus1 (P_HEAD_1), p_plus2 (P_HEAD_2), p_minus1 (P_ROD_1), p_minus2 (P_ROD_2) their offset to gauge, "
+        "e.g. --offset p_plus1=-1.01325 (bar)"
+    ) in message.replace("\n", " ")
     assert "set check_gauge = false in [log]" in message and "Traceback" not in message
     offsets = [f"--offset={p}{j}=-1.01325" for p in ("p_plus", "p_minus") for j in (1, 2)]
-    fixed = runner.invoke(app, [*args, "--known", str(tmp_path / "known.toml"), *offsets, "--out", str(tmp_path / "fixed")])
+    fixed = runner.invoke(
+        app, [*args, "--known", str(tmp_path / "known.toml"), *offsets, "--out", str(tmp_path / "fixed")]
+    )
     assert fixed.exit_code == 0, fixed.output
     found = json.loads((tmp_path / "fixed" / "parameters.json").read_text())
     assert found["W2"] == pytest.approx(identify(ROBOT, experiments).values()["W2"], rel=5e-3)
@@ -262,9 +412,12 @@ def test_an_offset_to_gauge_given_to_gauge_sensors_is_refused_in_the_api(logger)
 
     folder, files, _ = logger
     offsets = {"columns": {f"{p}{j}": {"offset": -1.01325} for p in ("p_plus", "p_minus") for j in (1, 2)}}
-    with pytest.raises(ParameterError, match=r"the pressures read 1.013 bar \(± \S+\) below gauge, about one atmosphere "
-                                             r"\(fitted with the torques\): gauge sensors given an offset to gauge; remove "
-                                             r"the offset of p_plus1 \(P_HEAD_1, offset -1.01325 bar\), p_plus2") as caught:
+    with pytest.raises(
+        ParameterError,
+        match=r"the pressures read 1.013 bar \(± \S+\) below gauge, about one atmosphere "
+        r"\(fitted with the torques\): gauge sensors given an offset to gauge; remove "
+        r"the offset of p_plus1 \(P_HEAD_1, offset -1.01325 bar\), p_plus2",
+    ) as caught:
         actuatorlab.identify_hydraulic_robot(files, folder / "known.toml", layout=offsets, bootstrap=0)
     assert "\n" not in str(caught.value)
 
@@ -280,10 +433,16 @@ def test_the_pressure_offset_is_an_atmosphere_only_when_torques_and_flows_agree(
 
     _, _, experiments = logger
     rng = np.random.default_rng(3)
-    noisy = [replace(e, q=e.q + 2e-5 * rng.standard_normal(e.q.shape) * e.driven(1e-3),
-                     p_plus=e.p_plus + 5e3 * rng.standard_normal(e.q.shape),
-                     p_minus=e.p_minus + 5e3 * rng.standard_normal(e.q.shape),
-                     u=e.u + 1e-3 * rng.standard_normal(e.q.shape)) for e in experiments]
+    noisy = [
+        replace(
+            e,
+            q=e.q + 2e-5 * rng.standard_normal(e.q.shape) * e.driven(1e-3),
+            p_plus=e.p_plus + 5e3 * rng.standard_normal(e.q.shape),
+            p_minus=e.p_minus + 5e3 * rng.standard_normal(e.q.shape),
+            u=e.u + 1e-3 * rng.standard_normal(e.q.shape),
+        )
+        for e in experiments
+    ]
     options = IdentificationOptions()
     gauge, absolute = (pressure_offset(ROBOT, _shifted(noisy, d), options) for d in (0.0, ATMOSPHERE))
     assert abs(gauge.estimate) < 0.1 * ATMOSPHERE and gauge.atmospheres == 0

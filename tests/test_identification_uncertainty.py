@@ -103,8 +103,9 @@ def test_a_single_causal_pass_on_noisy_angles_is_warned_against(clean):
     assert lines[0].startswith("warning: a single causal 20-tap moving-average pass on noisy angles (2e-05 rad)")
     assert "set zero_phase = true" in lines[0]
     zero_phase = IdentificationOptions()
-    assert not diagnose(stack_rows(ROBOT, data, zero_phase), identify(ROBOT, data, zero_phase), data, zero_phase,
-                        angle_noise=2e-5)
+    assert not diagnose(
+        stack_rows(ROBOT, data, zero_phase), identify(ROBOT, data, zero_phase), data, zero_phase, angle_noise=2e-5
+    )
 
 
 def test_transfer_function_intervals_hold_for_correlated_residuals_where_the_white_formula_does_not():

@@ -33,13 +33,19 @@ def test_reach_endpoints_eq5(e):
 
 def test_reach_rate_is_time_derivative_of_reach_eq6():
     # spec §7-2: (6) is the exact derivative of (5) along any E(t) with θ = ωt + φ
-    e_of_t = lambda t: 2e-4 + 1.5e-4 * math.sin(300.0 * t)
-    edot = lambda t: 1.5e-4 * 300.0 * math.cos(300.0 * t)
+    def e_of_t(t):
+        return 2e-4 + 1.5e-4 * math.sin(300.0 * t)
+
+    def edot(t):
+        return 1.5e-4 * 300.0 * math.cos(300.0 * t)
+
     h = 1e-8
     for t in np.linspace(0.0, 0.02, 37):
         for phi in (0.0, 1.3, 4.0):
-            numeric = (piston_reach(e_of_t(t + h), OMEGA * (t + h) + phi, RB)
-                       - piston_reach(e_of_t(t - h), OMEGA * (t - h) + phi, RB)) / (2 * h)
+            numeric = (
+                piston_reach(e_of_t(t + h), OMEGA * (t + h) + phi, RB)
+                - piston_reach(e_of_t(t - h), OMEGA * (t - h) + phi, RB)
+            ) / (2 * h)
             exact = piston_reach_rate(e_of_t(t), edot(t), OMEGA * t + phi, OMEGA, RB)
             assert exact == pytest.approx(numeric, rel=1e-5, abs=1e-9)
             assert exact == piston_reach_rate.py_func(e_of_t(t), edot(t), OMEGA * t + phi, OMEGA, RB)
@@ -50,8 +56,9 @@ def test_mean_delivered_flow_eq8_and_ripple():
     e = 4e-4
     n_samples = 3000
     t = np.arange(n_samples) / n_samples / (OMEGA / (2 * math.pi))  # one revolution
-    rate = np.array([[piston_reach_rate(e, 0.0, OMEGA * tk + phi, OMEGA, RB) for phi in piston_phases(P.n_pistons)]
-                     for tk in t])
+    rate = np.array(
+        [[piston_reach_rate(e, 0.0, OMEGA * tk + phi, OMEGA, RB) for phi in piston_phases(P.n_pistons)] for tk in t]
+    )
     delivered = np.sum(np.maximum(-P.piston_area * rate, 0.0), axis=1)
     expected = 2 * P.n_pistons * P.piston_area * e * 50.0  # 3000 rpm = 50 rev/s
     assert delivered.mean() == pytest.approx(expected, rel=1e-6)
@@ -131,10 +138,15 @@ def test_backdrive_holds_then_yields_to_force():
 
 @pytest.mark.parametrize(
     "changes, field",
-    [({"area_a": -1e-4}, "area_a"), ({"chamber_volume_b": 0.0}, "chamber_volume_b"),
-     ({"bulk_modulus": float("nan")}, "bulk_modulus"), ({"internal_leakage": -1.0}, "internal_leakage"),
-     ({"max_eccentricity": 4e-3}, "max_eccentricity"), ({"n_pistons": 2.5}, "n_pistons"),
-     ({"piston_dead_volume": -1e-9}, "piston_dead_volume")],
+    [
+        ({"area_a": -1e-4}, "area_a"),
+        ({"chamber_volume_b": 0.0}, "chamber_volume_b"),
+        ({"bulk_modulus": float("nan")}, "bulk_modulus"),
+        ({"internal_leakage": -1.0}, "internal_leakage"),
+        ({"max_eccentricity": 4e-3}, "max_eccentricity"),
+        ({"n_pistons": 2.5}, "n_pistons"),
+        ({"piston_dead_volume": -1e-9}, "piston_dead_volume"),
+    ],
 )
 def test_bad_parameters_rejected(changes, field):
     with pytest.raises(ParameterError, match=field):
@@ -213,11 +225,16 @@ def test_check_valves_keep_the_chambers_above_vacuum():
 
 @pytest.mark.parametrize(
     "changes, message",
-    [({"internal_leakage": -1.0}, r"ieha\.internal_leakage = -1\.0 m\^3/\(s Pa\): must be a finite number >= 0"),
-     ({"load_damping": float("inf")}, r"ieha\.load_damping = inf N s/m: must be a finite number >= 0"),
-     ({"discharge_coefficient": 0.0}, r"ieha\.discharge_coefficient = 0\.0 \(dimensionless\): must be a finite number > 0"),
-     ({"shaft_speed": -1.0}, r"ieha\.shaft_speed = -1\.0 rad/s: must be a finite number > 0"),
-     ({"n_pistons": 0}, r"ieha\.n_pistons = 0 pistons: must be an integer >= 1")],
+    [
+        ({"internal_leakage": -1.0}, r"ieha\.internal_leakage = -1\.0 m\^3/\(s Pa\): must be a finite number >= 0"),
+        ({"load_damping": float("inf")}, r"ieha\.load_damping = inf N s/m: must be a finite number >= 0"),
+        (
+            {"discharge_coefficient": 0.0},
+            r"ieha\.discharge_coefficient = 0\.0 \(dimensionless\): must be a finite number > 0",
+        ),
+        ({"shaft_speed": -1.0}, r"ieha\.shaft_speed = -1\.0 rad/s: must be a finite number > 0"),
+        ({"n_pistons": 0}, r"ieha\.n_pistons = 0 pistons: must be an integer >= 1"),
+    ],
 )
 def test_bad_parameters_name_their_unit_and_range(changes, message):
     with pytest.raises(ParameterError, match=message):

@@ -30,23 +30,42 @@ from actuatorlab.hydraulics.ieha_reduced import (
 
 def test_eq19_from_eqs_17_18_8():
     # spec §7-4: E = S_c/(2NS_pω) Ẏ + v_c m/(4βS_cNS_pω) Y⁽³⁾ + v_c/(4βS_cNS_pω) Ḟ_ext (19)
-    printed = (Sc / (2 * N * Sp * w) * YD[1] + 1 / (2 * N * Sp * w) * vc / beta / (2 * Sc) * m * YD[3]
-               + 1 / (2 * N * Sp * w) * vc / beta / (2 * Sc) * FD[1])
+    printed = (
+        Sc / (2 * N * Sp * w) * YD[1]
+        + 1 / (2 * N * Sp * w) * vc / beta / (2 * Sc) * m * YD[3]
+        + 1 / (2 * N * Sp * w) * vc / beta / (2 * Sc) * FD[1]
+    )
     assert sp.simplify(derivation()["E"] - printed) == 0
 
 
 def test_eq22_from_eq12_with_19_and_20():
     # spec §7-5: ζ of (22) with cos(ωt) as a symbol
-    printed = 1 / (2 * Se) * (me * Sc / (2 * N * Sp * w) * YD[3] + me / (2 * N * Sp * w) * vc / beta / (2 * Sc) * m * YD[5]
-                              + me / (2 * N * Sp * w) * vc / beta / (2 * Sc) * FD[3]
-                              - (Prp - (m * YD[2] + FD[0]) / (2 * Sc)) * Sp * red.COS)
+    printed = (
+        1
+        / (2 * Se)
+        * (
+            me * Sc / (2 * N * Sp * w) * YD[3]
+            + me / (2 * N * Sp * w) * vc / beta / (2 * Sc) * m * YD[5]
+            + me / (2 * N * Sp * w) * vc / beta / (2 * Sc) * FD[3]
+            - (Prp - (m * YD[2] + FD[0]) / (2 * Sc)) * Sp * red.COS
+        )
+    )
     assert sp.simplify(derivation()["zeta"] - printed) == 0
 
 
 # derived/paper ratio for each coefficient, from the spec's list of typos (§3b-8 to -10)
 EXPECTED_RATIO = {
-    "K1": -2, "K2m": -2, "K2": -2, "K3": 2 * Prp / Ps, "K4m": 2, "K4": 2,
-    "K16": ve / (2 * Se), "K17m": ve / (2 * Se), "K17": ve / (2 * Se), "K18m": ve / (2 * Se), "K18": ve / (2 * Se),
+    "K1": -2,
+    "K2m": -2,
+    "K2": -2,
+    "K3": 2 * Prp / Ps,
+    "K4m": 2,
+    "K4": 2,
+    "K16": ve / (2 * Se),
+    "K17m": ve / (2 * Se),
+    "K17": ve / (2 * Se),
+    "K18m": ve / (2 * Se),
+    "K18": ve / (2 * Se),
 }
 
 

@@ -66,10 +66,29 @@ def test_actuator_overrides_are_checked():
 def test_cli_fits_a_logged_record(tmp_path):
     record = identification_run(duration=3.0, force_amplitude=200.0)
     pd.DataFrame({"t [s]": record.t, "x [m]": record.x, "f [N]": record.f_ext, "y [m]": record.y}).to_csv(
-        tmp_path / "log.csv", index=False)
-    result = CliRunner().invoke(app, ["identify", "transfer-function", str(tmp_path / "log.csv"), "--input", "x",
-                                      "--input", "f", "--structure", "G1", "--structure", "G2", "--output", "y",
-                                      "--out", str(tmp_path / "out"), "--quiet"])
+        tmp_path / "log.csv", index=False
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "transfer-function",
+            str(tmp_path / "log.csv"),
+            "--input",
+            "x",
+            "--input",
+            "f",
+            "--structure",
+            "G1",
+            "--structure",
+            "G2",
+            "--output",
+            "y",
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     k = table.loc[(table["input"] == "x") & (table["name"] == "K1"), "value"].item()
@@ -79,6 +98,20 @@ def test_cli_fits_a_logged_record(tmp_path):
     resolved = ~lags | (table["value"] >= 0.1 * 1e-3)
     assert np.isfinite(table.loc[resolved, "std_error"]).all()
     assert np.isnan(table.loc[~resolved, "std_error"]).all()
-    bad = CliRunner().invoke(app, ["identify", "transfer-function", str(tmp_path / "log.csv"), "--input", "x",
-                                   "--output", "y", "--structure", "G7", "--out", str(tmp_path / "o2")])
+    bad = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "transfer-function",
+            str(tmp_path / "log.csv"),
+            "--input",
+            "x",
+            "--output",
+            "y",
+            "--structure",
+            "G7",
+            "--out",
+            str(tmp_path / "o2"),
+        ],
+    )
     assert bad.exit_code == 2 and "write G1, G2, I+N" in bad.output

@@ -96,8 +96,12 @@ def test_parquet_round_trip_keeps_units_and_labels(tmp_path, table):
 def test_a_table_of_columns_writes_the_file_its_dataframe_writes_without_loading_pandas(tmp_path):
     """Columns (name → array) give the same Parquet content as their DataFrame: NaN as null, ints,
     text, units; and writing them does not import pandas (a run's command does not pay for it)."""
-    columns = {"t": np.arange(5.0), "x": np.array([1.0, np.nan, 3.0, np.nan, 5.0]), "n": np.arange(5),
-               "status": ["ok", "failed", "ok", "ok", ""]}
+    columns = {
+        "t": np.arange(5.0),
+        "x": np.array([1.0, np.nan, 3.0, np.nan, 5.0]),
+        "n": np.arange(5),
+        "status": ["ok", "failed", "ok", "ok", ""],
+    }
     units = {"t": "s", "x": "m", "n": "", "status": ""}
     write_table(columns, tmp_path / "columns.parquet", units)
     write_table(pd.DataFrame(columns), tmp_path / "frame.parquet", units)
@@ -105,10 +109,15 @@ def test_a_table_of_columns_writes_the_file_its_dataframe_writes_without_loading
     pd.testing.assert_frame_equal(a, b)
     assert a_units == b_units == units
     assert pq.read_table(tmp_path / "columns.parquet").column("x").null_count == 2
-    code = ("import sys, numpy as np\nfrom actuatorlab.io.results import write_table\n"
-            f"write_table({{'t': np.arange(3.0), 's': ['a', 'b', 'c']}}, {str(tmp_path / 'c.parquet')!r}, "
-            "{'t': 's', 's': ''})\nprint('pandas' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    code = (
+        "import sys, numpy as np\nfrom actuatorlab.io.results import write_table\n"
+        f"write_table({{'t': np.arange(3.0), 's': ['a', 'b', 'c']}}, {str(tmp_path / 'c.parquet')!r}, "
+        "{'t': 's', 's': ''})\nprint('pandas' in sys.modules)"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_write_table_needs_every_unit_and_known_columns(tmp_path, table):
@@ -276,10 +285,16 @@ def test_written_report_embeds_its_figures_and_stands_alone(tmp_path):
     """Issue 17: a report moved or mailed alone still shows its pictures."""
     png = b"\x89PNG\r\n\x1a\n" + b"figure bytes"
     (tmp_path / "arm.png").write_bytes(png)
-    write_report(tmp_path / "report.html", {"title": "t", "figures": [
-        {"file": "arm.png", "caption": "drawn"}, {"file": "missing.png", "caption": "not drawn"}]})
+    write_report(
+        tmp_path / "report.html",
+        {
+            "title": "t",
+            "figures": [{"file": "arm.png", "caption": "drawn"}, {"file": "missing.png", "caption": "not drawn"}],
+        },
+    )
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     import base64
+
     assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html
     assert 'src="arm.png"' not in html
     assert "missing.png (not drawn) was not drawn" in html
@@ -301,8 +316,13 @@ def test_a_figure_that_cannot_be_drawn_is_noted_and_the_run_is_kept(tmp_path):
     def broken():
         raise ValueError("no data to draw")
 
-    output = ScenarioOutput(pd.DataFrame({"t": [0.0, 1.0], "x": [1.0, 2.0]}), {"t": "s", "x": "m"}, {}, [],
-                            figures=[FigureSpec("bad.png", "a broken figure", broken)])
+    output = ScenarioOutput(
+        pd.DataFrame({"t": [0.0, 1.0], "x": [1.0, 2.0]}),
+        {"t": "s", "x": "m"},
+        {},
+        [],
+        figures=[FigureSpec("bad.png", "a broken figure", broken)],
+    )
     files = write_output(tmp_path, output, "t", "", "")
     assert "results.parquet" in files and "report.html" in files and "bad.png" not in files
     html = (tmp_path / "report.html").read_text(encoding="utf-8")

@@ -16,7 +16,8 @@ SOURCE = Path(actuatorlab.__file__).parent
 def _compiled_functions(tree: ast.AST):
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and any(
-                "njit" in ast.unparse(d) or "jit(" in ast.unparse(d) for d in node.decorator_list):
+            "njit" in ast.unparse(d) or "jit(" in ast.unparse(d) for d in node.decorator_list
+        ):
             yield node
 
 
@@ -35,7 +36,11 @@ def test_no_kernel_assigns_a_sequence_to_a_slice_or_row():
     for path in sorted(SOURCE.rglob("*.py")):
         for function in _compiled_functions(ast.parse(path.read_text(encoding="utf-8"))):
             for node in ast.walk(function):
-                if isinstance(node, ast.Assign) and _copies_a_sequence(node) and not isinstance(node.value, ast.Constant):
+                if (
+                    isinstance(node, ast.Assign)
+                    and _copies_a_sequence(node)
+                    and not isinstance(node.value, ast.Constant)
+                ):
                     found.append(f"{path.relative_to(SOURCE)}:{node.lineno} {function.name}: {ast.unparse(node)}")
     assert not found, "use numerics.copying.copy_into or element assignments:\n" + "\n".join(found)
 

@@ -87,8 +87,11 @@ def test_model_comparison_reports_both_models(comparison):
 def test_one_word_switches_an_arm_scenario_to_pressure_dynamics(tmp_path):
     source = runner.invoke(app, ["show", "arm-relief"]).output
     path = tmp_path / "scenario.toml"
-    path.write_text(source.replace('model = "quasistatic"', 'model = "pressure-dynamics"')
-                    .replace('duration = "10 s"', 'duration = "4 s"'))
+    path.write_text(
+        source.replace('model = "quasistatic"', 'model = "pressure-dynamics"').replace(
+            'duration = "10 s"', 'duration = "4 s"'
+        )
+    )
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 0, result.output
     s = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -109,8 +112,11 @@ def test_arms_on_one_pump_with_pressure_dynamics(tmp_path):
 def test_oversized_rk4_step_in_a_scenario_is_a_clear_error(tmp_path):
     source = runner.invoke(app, ["show", "arm-relief"]).output
     path = tmp_path / "scenario.toml"
-    path.write_text(source.replace('model = "quasistatic"', 'model = "pressure-dynamics"')
-                    .replace('solver = "LSODA"', 'solver = "RK4"'))
+    path.write_text(
+        source.replace('model = "quasistatic"', 'model = "pressure-dynamics"').replace(
+            'solver = "LSODA"', 'solver = "RK4"'
+        )
+    )
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2
     assert "RK4 with step h = 0.001 s diverged" in result.output and "adaptive stiff solver" in result.output
@@ -122,10 +128,19 @@ def test_oversized_rk4_step_in_a_scenario_is_a_clear_error(tmp_path):
     [
         ("model-comparison", 'bulk_modulus = "1.5 GPa"', 'bulk_modulus = "-1 GPa"', "pressure_dynamics.bulk_modulus"),
         ("model-comparison", 'solver = "LSODA"', 'solver = "ode45"', "pressure_dynamics.solver"),
-        ("arm-regeneration", "regeneration_max_area", "regeneration_max_area = \"1 m\" #", "circuit.regeneration_max_area"),
+        (
+            "arm-regeneration",
+            "regeneration_max_area",
+            'regeneration_max_area = "1 m" #',
+            "circuit.regeneration_max_area",
+        ),
         ("two-actuators-map", "u_c = [0.5, 0.5]", "u_c = [0.5, 1.5]", "panels[0].u_c"),
-        ("two-actuators-map", 'velocity_range = ["-0.6 m/s", "0.6 m/s"]', 'velocity_range = ["0.1 m/s", "0.6 m/s"]',
-         "velocity_range"),
+        (
+            "two-actuators-map",
+            'velocity_range = ["-0.6 m/s", "0.6 m/s"]',
+            'velocity_range = ["0.1 m/s", "0.6 m/s"]',
+            "velocity_range",
+        ),
         ("two-arms-one-pump", "values = [0.6, 0]", "values = [1.6, 0]", "arms[1].valve_command"),
         ("two-arms-one-pump", "bleed = 0.3", "bleed = 1.3", "bleed"),
     ],
@@ -154,7 +169,9 @@ def test_a_cylinder_run_to_the_end_of_its_stroke_stops_with_the_time(tmp_path, m
     """Issue 17: with a 35 bar pump relief the quasistatic rod reached 1.824 m of a 1.8 m cylinder
     and exited 0, while the pressure model refused. Both now stop at the end of travel
     ([cylinder] retracted_length 1 m + stroke 0.8 m), naming the time."""
-    result, out = _arm_relief_with(tmp_path, 'pump_relief_pressure = "36 MPa"', 'pump_relief_pressure = "35 bar"', model)
+    result, out = _arm_relief_with(
+        tmp_path, 'pump_relief_pressure = "36 MPa"', 'pump_relief_pressure = "35 bar"', model
+    )
     assert result.exit_code == 2, result.output
     assert "the cylinder of the arm left its travel [1, 1.8] m at t = " in result.output
     assert "cylinder.stroke" in result.output and not out.exists()
@@ -168,11 +185,13 @@ def test_a_ten_times_heavier_arm_stops_at_the_end_of_travel_not_at_minus_180_deg
 
 
 def test_the_joint_range_bounds_the_arm_and_must_hold_the_start(tmp_path):
-    result, _ = _arm_relief_with(tmp_path, 'initial_rate = "0 deg/s"',
-                                 'initial_rate = "0 deg/s"\nangle_range = ["-10 deg", "30 deg"]')
+    result, _ = _arm_relief_with(
+        tmp_path, 'initial_rate = "0 deg/s"', 'initial_rate = "0 deg/s"\nangle_range = ["-10 deg", "30 deg"]'
+    )
     assert result.exit_code == 2 and "the arm left its angle_range [-10, 30] deg at t = " in result.output
-    result, _ = _arm_relief_with(tmp_path, 'initial_rate = "0 deg/s"',
-                                 'initial_rate = "0 deg/s"\nangle_range = ["10 deg", "30 deg"]')
+    result, _ = _arm_relief_with(
+        tmp_path, 'initial_rate = "0 deg/s"', 'initial_rate = "0 deg/s"\nangle_range = ["10 deg", "30 deg"]'
+    )
     assert result.exit_code == 2 and "initial_angle = 0 deg lies outside angle_range [10, 30] deg" in result.output
 
 
@@ -196,8 +215,9 @@ def test_quasistatic_runs_write_chamber_pressures_that_balance_the_force(name):
     for s in suffixes:
         head, rod = np.asarray(output.table[f"head_pressure{s}"]), np.asarray(output.table[f"rod_pressure{s}"])
         force = np.asarray(output.table[f"force{s}"])  # a DataFrame (arms-one-pump) or the arm's columns
-        np.testing.assert_allclose(circuit.head_area * head - circuit.rod_area * rod, force, rtol=1e-9,
-                                   atol=1e-9 * circuit.rod_relief_force)
+        np.testing.assert_allclose(
+            circuit.head_area * head - circuit.rod_area * rod, force, rtol=1e-9, atol=1e-9 * circuit.rod_relief_force
+        )
         assert head.min() >= 0.0 and head.max() <= circuit.head_relief_pressure * (1 + 1e-12)
         assert rod.min() >= 0.0 and rod.max() <= circuit.rod_relief_pressure * (1 + 1e-12)
         assert output.units[f"head_pressure{s}"] == "Pa (gauge)"

@@ -111,20 +111,30 @@ def test_the_walk_reads_imports_by_name(tmp_path):
     """``import_module`` by a literal, a relative literal and an f-string counts as an import."""
     hidden = tmp_path / "actuatorlab" / "numerics" / "by_name.py"
     hidden.parent.mkdir(parents=True)
-    hidden.write_text('import importlib\n'
-                      'def f(name):\n'
-                      '    importlib.import_module("actuatorlab.report.plots")\n'
-                      '    importlib.import_module("..io.results", __package__)\n'
-                      '    return importlib.import_module(f"{__package__}.kinds.{name}")\n')
+    hidden.write_text(
+        "import importlib\n"
+        "def f(name):\n"
+        '    importlib.import_module("actuatorlab.report.plots")\n'
+        '    importlib.import_module("..io.results", __package__)\n'
+        '    return importlib.import_module(f"{__package__}.kinds.{name}")\n'
+    )
     assert _imports(hidden, tmp_path / "actuatorlab") == {
-        "actuatorlab.report.plots", "actuatorlab.io.results", "actuatorlab.numerics.kinds"}
+        "actuatorlab.report.plots",
+        "actuatorlab.io.results",
+        "actuatorlab.numerics.kinds",
+    }
 
 
 def test_every_import_by_name_can_be_read():
     """No ``import_module`` takes a name known only at run time: the walk sees every import."""
-    unreadable = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
-                  if any(_is_import_module(node) and _import_module_target(node, "", "") == "?"
-                         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))]
+    unreadable = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if any(
+            _is_import_module(node) and _import_module_target(node, "", "") == "?"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
     assert unreadable == [], "name the module imported (a literal, or an f-string of the package and a name)"
 
 
@@ -165,6 +175,9 @@ def test_the_architecture_page_draws_the_kind_table():
 
     page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
     section = page.split("## The kinds", 1)[1].split("\n## ", 1)[0]
-    rows = [[cell.strip().strip("`") for cell in line.strip("|").split("|")]
-            for line in section.splitlines() if line.startswith("| `")]
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| `")
+    ]
     assert [tuple(row) for row in rows] == [(name, k.schema, k.run, k.batch) for name, k in KINDS.items()]

@@ -68,8 +68,11 @@ def test_parameter_vectors_hold_their_fields_by_name():
 
     circuit = ValveCircuit(max_area={"ph": 1e-4, "tr": 2e-4, "pr": 3e-4, "th": 4e-4, "b": 5e-4})
     cp = circuit.kernel_array()
-    assert (cp[I_AH], cp[I_FHM], cp[I_CA]) == (circuit.head_area, circuit.head_relief_force,
-                                               circuit.regeneration_coefficient)
+    assert (cp[I_AH], cp[I_FHM], cp[I_CA]) == (
+        circuit.head_area,
+        circuit.head_relief_force,
+        circuit.regeneration_coefficient,
+    )
     assert tuple(cp[I_CPH : I_CB + 1]) == circuit.coefficients
     fluid = PressureDynamics(head_dead_volume=0.7e-3, retracted_length=1.2)
     hp = fluid.kernel_array()

@@ -33,14 +33,10 @@ def test_loop_angles_close_the_triangle(q):
     assert q1 + q2 == pytest.approx(q, abs=1e-12)  # spec 2.5: q = q_j1 + q_j2
     assert -math.pi < q1 < 0 and -math.pi < q2 < 0
     # independent: the rod pin seen from the base pin, law of cosines by atan2
-    pin = np.array(
-        [LIFT.length + LIFT.length1 * math.cos(q), LIFT.length1 * math.sin(q)]
-    )
+    pin = np.array([LIFT.length + LIFT.length1 * math.cos(q), LIFT.length1 * math.sin(q)])
     assert ell == pytest.approx(np.hypot(*pin), rel=1e-14)
     assert q1 == pytest.approx(math.atan2(pin[1], pin[0]), abs=1e-12)
-    assert angle_from_stroke(LIFT.length, LIFT.length1, LIFT.x0, x) == pytest.approx(
-        q, abs=1e-10
-    )
+    assert angle_from_stroke(LIFT.length, LIFT.length1, LIFT.x0, x) == pytest.approx(q, abs=1e-10)
 
 
 @pytest.mark.parametrize("q", ANGLES)
@@ -86,15 +82,11 @@ def test_wrappers_and_ranges():
     with pytest.raises(ParameterError, match="outside"):
         LIFT.stroke_at(lo - 0.1)
     with pytest.raises(ParameterError, match="outside"):
-        LIFT.stroke_at(
-            0.3
-        )  # positive angle: mirrored triangle, not covered by (19)-(20)
+        LIFT.stroke_at(0.3)  # positive angle: mirrored triangle, not covered by (19)-(20)
     with pytest.raises(ParameterError, match="stroke x"):
         LIFT.angle_at(0.7)
     with pytest.raises(ParameterError, match="flat triangle"):
-        LIFT.angle_at(
-            0.58
-        )  # inside the 0.59 m stroke, but L + L1 < x0 + 0.58 (spec 3.2 lift geometry)
+        LIFT.angle_at(0.58)  # inside the 0.59 m stroke, but L + L1 < x0 + 0.58 (spec 3.2 lift geometry)
 
 
 @pytest.mark.parametrize(

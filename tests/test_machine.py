@@ -60,8 +60,9 @@ def test_excavator_file_builds_the_python_api_machine(excavator_run):
         assert ours.length_limits == pytest.approx(theirs.length_limits, rel=1e-12)
     np.testing.assert_allclose(kwargs["qpos"], DIG_START_POSE, rtol=1e-12)
     # the same inputs through the Python API: the same motion to round-off
-    again = reference.simulate(6.0, kwargs["valve_commands"], OpenCentreBleed(0.8, 0.05), kwargs["loads"],
-                               qpos=list(DIG_START_POSE))
+    again = reference.simulate(
+        6.0, kwargs["valve_commands"], OpenCentreBleed(0.8, 0.05), kwargs["loads"], qpos=list(DIG_START_POSE)
+    )
     for i in range(3):
         np.testing.assert_allclose(result[f"qpos_{i}"], again[f"qpos_{i}"], atol=1e-12)
 
@@ -118,8 +119,20 @@ def test_closed_loops_sample_hold_saturate_and_track(crane_output):
 
 def test_run_writes_every_file_and_show_fills_defaults(crane_output):
     _, files, out = crane_output
-    expected = {"results.parquet", "scenario.toml", "summary.json", "machine.png", "strokes.png", "forces.png",
-                "pressures.png", "flows.png", "power.png", "joints.png", "tracking.png", "report.html"}
+    expected = {
+        "results.parquet",
+        "scenario.toml",
+        "summary.json",
+        "machine.png",
+        "strokes.png",
+        "forces.png",
+        "pressures.png",
+        "flows.png",
+        "power.png",
+        "joints.png",
+        "tracking.png",
+        "report.html",
+    }
     assert expected <= set(files)
     for name in expected:
         assert (out / name).stat().st_size > 0

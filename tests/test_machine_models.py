@@ -38,8 +38,7 @@ def test_urdf_and_mjcf_of_one_boom_move_alike(tmp_path):
     # to the step's discretisation error (within 1 % of the swing), not to round-off
     t = mjcf.t
     assert urdf.t[1] - urdf.t[0] == pytest.approx(0.002)
-    np.testing.assert_allclose(np.interp(t, urdf.t, urdf["qpos_0"]), mjcf["qpos_0"],
-                               atol=0.01 * np.ptp(mjcf["qpos_0"]))
+    np.testing.assert_allclose(np.interp(t, urdf.t, urdf["qpos_0"]), mjcf["qpos_0"], atol=0.01 * np.ptp(mjcf["qpos_0"]))
 
 
 def test_urdf_with_the_mjcf_timestep_matches_closely(tmp_path):
@@ -52,32 +51,40 @@ def test_urdf_with_the_mjcf_timestep_matches_closely(tmp_path):
 
 
 def test_dropping_own_actuators_and_missing_meshes_is_noted(tmp_path):
-    extra = ('<asset><mesh name="shell" file="shell.stl"/></asset>'
-             '<actuator><motor name="servo" joint="hinge"/></actuator>')
+    extra = (
+        '<asset><mesh name="shell" file="shell.stl"/></asset><actuator><motor name="servo" joint="hinge"/></actuator>'
+    )
     text = write_boom(tmp_path, extra=extra).read_text()
-    model = (tmp_path / "boom.xml").read_text().replace(
-        '<site name="boom_pin" ', '<geom type="mesh" mesh="shell"/><site name="boom_pin" ')
+    model = (
+        (tmp_path / "boom.xml")
+        .read_text()
+        .replace('<site name="boom_pin" ', '<geom type="mesh" mesh="shell"/><site name="boom_pin" ')
+    )
     (tmp_path / "boom.xml").write_text(model)
     with pytest.raises(ActuatorlabError, match=r"own actuators \['servo'\].*drop_actuators = true"):
         _run(tmp_path / "boom.toml")
     (tmp_path / "boom.toml").write_text(text.replace('duration = "1 s"', 'duration = "1 s"\ndrop_actuators = true'))
     with pytest.raises(ActuatorlabError, match="shell.stl.*drop_missing_assets = true"):
         _run(tmp_path / "boom.toml")
-    (tmp_path / "boom.toml").write_text(text.replace(
-        'duration = "1 s"', 'duration = "1 s"\ndrop_actuators = true\ndrop_missing_assets = true'))
+    (tmp_path / "boom.toml").write_text(
+        text.replace('duration = "1 s"', 'duration = "1 s"\ndrop_actuators = true\ndrop_missing_assets = true')
+    )
     _, notes = _run(tmp_path / "boom.toml")
     assert any("servo" in n for n in notes) and any("shell" in n and "1 geoms" in n for n in notes)
     assert (tmp_path / "boom.xml").read_text() == model
 
 
-PLUGIN = ('<extension><plugin plugin="mujoco.not_installed_here"><instance name="terrain"/></plugin></extension>')
+PLUGIN = '<extension><plugin plugin="mujoco.not_installed_here"><instance name="terrain"/></plugin></extension>'
 
 
 def test_a_plugin_that_is_not_installed_is_named_and_can_be_dropped(tmp_path):
     scenario = write_closed_chain_boom(tmp_path, extension=PLUGIN)
     model = (tmp_path / "linkage.xml").read_text()
-    with pytest.raises(ActuatorlabError, match=r"plugin mujoco\.not_installed_here, which is not installed here "
-                                               r"\(Element 'plugin', line 3\): set drop_plugins = true"):
+    with pytest.raises(
+        ActuatorlabError,
+        match=r"plugin mujoco\.not_installed_here, which is not installed here "
+        r"\(Element 'plugin', line 3\): set drop_plugins = true",
+    ):
         _run(scenario)
     scenario.write_text(scenario.read_text().replace('duration = "1 s"', 'duration = "1 s"\ndrop_plugins = true'))
     result, notes = _run(scenario)
@@ -90,13 +97,19 @@ def test_dropping_plugins_keeps_included_parts_and_assets_beside_the_file(tmp_pa
     the included file's bodies kept and its relative asset folder still found."""
     write_closed_chain_boom(tmp_path, extension=PLUGIN)
     (tmp_path / "assets").mkdir()
-    (tmp_path / "assets" / "marker.obj").write_text("v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n"
-                                                    "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
-    (tmp_path / "boom_part.xml").write_text('<mujoco><asset><mesh name="marker" file="marker.obj"/></asset>'
-                                            '<worldbody><body name="tip" pos="3 0 2"><geom type="mesh" mesh="marker"/>'
-                                            '</body></worldbody></mujoco>')
-    main = (tmp_path / "linkage.xml").read_text().replace(
-        '<option ', '<compiler meshdir="assets"/><include file="boom_part.xml"/><option ')
+    (tmp_path / "assets" / "marker.obj").write_text(
+        "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n"
+    )
+    (tmp_path / "boom_part.xml").write_text(
+        '<mujoco><asset><mesh name="marker" file="marker.obj"/></asset>'
+        '<worldbody><body name="tip" pos="3 0 2"><geom type="mesh" mesh="marker"/>'
+        "</body></worldbody></mujoco>"
+    )
+    main = (
+        (tmp_path / "linkage.xml")
+        .read_text()
+        .replace("<option ", '<compiler meshdir="assets"/><include file="boom_part.xml"/><option ')
+    )
     (tmp_path / "linkage.xml").write_text(main)
     scenario = tmp_path / "linkage.toml"
     scenario.write_text(scenario.read_text().replace('duration = "1 s"', 'duration = "0.1 s"\ndrop_plugins = true'))
@@ -125,11 +138,17 @@ def test_a_constraint_that_could_carry_the_cylinders_load_is_refused(tmp_path):
     the cylinder: the split of the load between them is not determined, and the pose is refused
     rather than given a least-squares share."""
     scenario = write_closed_chain_boom(tmp_path)
-    model = (tmp_path / "linkage.xml").read_text().replace(
-        "</equality>", '<joint joint1="telescope" polycoef="0 0 0 0 0"/></equality>')
+    model = (
+        (tmp_path / "linkage.xml")
+        .read_text()
+        .replace("</equality>", '<joint joint1="telescope" polycoef="0 0 0 0 0"/></equality>')
+    )
     (tmp_path / "linkage.xml").write_text(model)
-    with pytest.raises(ActuatorlabError, match="holding forces of lift are not determined at the initial pose: the "
-                                               "model's equality constraints could carry the same load"):
+    with pytest.raises(
+        ActuatorlabError,
+        match="holding forces of lift are not determined at the initial pose: the "
+        "model's equality constraints could carry the same load",
+    ):
         _run(scenario)
 
 
@@ -138,16 +157,30 @@ def test_a_run_stopped_at_its_stroke_on_a_limited_slide_joint_says_how_to_let_th
     the run as MuJoCo's soft limit lets the rod pass by a fraction of a millimetre. The message
     gives the limit in pin-to-pin length and a stroke that lets it be the end stop."""
     low, high = CLOSED_CHAIN_LENGTH - 0.05, CLOSED_CHAIN_LENGTH + 0.3
-    scenario = write_closed_chain_boom(tmp_path, **{
-        'stroke = "0.6 m"': 'stroke = "0.35 m"', 'retracted_length = "0.8 m"': f'retracted_length = "{low!r} m"',
-        "values = [0.6, 0.0]": "values = [1.0, 1.0]", 'duration = "1 s"': 'duration = "4 s"'})
-    model = (tmp_path / "linkage.xml").read_text().replace(
-        '<joint name="telescope" type="slide" axis="1 0 0"/>',
-        '<joint name="telescope" type="slide" axis="1 0 0" limited="true" range="-0.05 0.3"/>')
+    scenario = write_closed_chain_boom(
+        tmp_path,
+        **{
+            'stroke = "0.6 m"': 'stroke = "0.35 m"',
+            'retracted_length = "0.8 m"': f'retracted_length = "{low!r} m"',
+            "values = [0.6, 0.0]": "values = [1.0, 1.0]",
+            'duration = "1 s"': 'duration = "4 s"',
+        },
+    )
+    model = (
+        (tmp_path / "linkage.xml")
+        .read_text()
+        .replace(
+            '<joint name="telescope" type="slide" axis="1 0 0"/>',
+            '<joint name="telescope" type="slide" axis="1 0 0" limited="true" range="-0.05 0.3"/>',
+        )
+    )
     (tmp_path / "linkage.xml").write_text(model)
-    with pytest.raises(ActuatorlabError, match=rf"the slide joint's limit in the model stops ℓ at \[{low:.6g}, "
-                                               rf"{high:.6g}\] m: to let it be the end stop, give retracted_length = "
-                                               rf"{low - 0.005:.6g} m and stroke = 0\.36 m"):
+    with pytest.raises(
+        ActuatorlabError,
+        match=rf"the slide joint's limit in the model stops ℓ at \[{low:.6g}, "
+        rf"{high:.6g}\] m: to let it be the end stop, give retracted_length = "
+        rf"{low - 0.005:.6g} m and stroke = 0\.36 m",
+    ):
         _run(scenario)
 
 
@@ -164,24 +197,43 @@ def test_a_closed_chain_machine_starts_at_rest(tmp_path):
 
 
 BAD = {
-    "unknown site": ({"rod": '{ site = "no_such_pin" }'}, r"cylinders\[0\] \(lift\): unknown site 'no_such_pin'.*"
-                     r"'ground_pin', 'boom_pin', 'boom_pin_2'"),
-    "unknown body": ({"rod": '{ body = "stick", point = [0, 0, 0] }'},
-                     r"cylinders\[0\]\.rod\.body: unknown body 'stick'.*'world', 'boom'"),
-    "unknown joint": ({"replace": {'hinge = "0 deg"': 'knee = "0 deg"'}},
-                      r"initial_pose\.knee.*unknown joint 'knee'.*\['hinge'\]"),
+    "unknown site": (
+        {"rod": '{ site = "no_such_pin" }'},
+        r"cylinders\[0\] \(lift\): unknown site 'no_such_pin'.*"
+        r"'ground_pin', 'boom_pin', 'boom_pin_2'",
+    ),
+    "unknown body": (
+        {"rod": '{ body = "stick", point = [0, 0, 0] }'},
+        r"cylinders\[0\]\.rod\.body: unknown body 'stick'.*'world', 'boom'",
+    ),
+    "unknown joint": (
+        {"replace": {'hinge = "0 deg"': 'knee = "0 deg"'}},
+        r"initial_pose\.knee.*unknown joint 'knee'.*\['hinge'\]",
+    ),
     "pins on one body": ({"base": '{ site = "boom_pin_2" }'}, r"same body \('boom'\)"),
-    "outside the stroke": ({"replace": {'retracted_length = "0.8 m"': 'retracted_length = "1.1 m"'}},
-                           r"ℓ = 0\.98\d* m.*spans \[1\.1, 1\.7\] m, stroke 0\.6 m"),
-    "unstable relaxation": ({"replace": {'stiffness = "5e7 N/m"': 'stiffness = "5e10 N/m"'}},
-                            r"stiffness = 5e\+10 N/m.*stiffness below"),
-    "sample time": ({"replace": {'command = { type = "steps", times = [0.2, 0.7], values = [0.6, 0.0] }':
-                                 '[cylinders.control]\nstroke = "0.35 m"\nkp = 10.0\nsample_time = "2.5 ms"'}},
-                    r"sample_time = 0\.0025 s is not a multiple of the model's timestep 0\.001 s; give 0\.002 s or "
-                    r"0\.003 s"),
-    "relief cannot hold": ({"replace": {'bore = "80 mm"': 'bore = "12 mm"', 'rod_diameter = "45 mm"':
-                                        'rod_diameter = "8 mm"'}},
-                           r"holding the initial pose needs f = .* beyond the chamber relief range"),
+    "outside the stroke": (
+        {"replace": {'retracted_length = "0.8 m"': 'retracted_length = "1.1 m"'}},
+        r"ℓ = 0\.98\d* m.*spans \[1\.1, 1\.7\] m, stroke 0\.6 m",
+    ),
+    "unstable relaxation": (
+        {"replace": {'stiffness = "5e7 N/m"': 'stiffness = "5e10 N/m"'}},
+        r"stiffness = 5e\+10 N/m.*stiffness below",
+    ),
+    "sample time": (
+        {
+            "replace": {
+                'command = { type = "steps", times = [0.2, 0.7], values = [0.6, 0.0] }': (
+                    '[cylinders.control]\nstroke = "0.35 m"\nkp = 10.0\nsample_time = "2.5 ms"'
+                )
+            }
+        },
+        r"sample_time = 0\.0025 s is not a multiple of the model's timestep 0\.001 s; give 0\.002 s or "
+        r"0\.003 s",
+    ),
+    "relief cannot hold": (
+        {"replace": {'bore = "80 mm"': 'bore = "12 mm"', 'rod_diameter = "45 mm"': 'rod_diameter = "8 mm"'}},
+        r"holding the initial pose needs f = .* beyond the chamber relief range",
+    ),
 }
 
 
@@ -199,8 +251,9 @@ def test_bad_input_is_one_line_naming_the_field_and_writes_nothing(tmp_path, cas
 
 def test_a_model_file_that_does_not_parse_names_the_line(tmp_path):
     path = write_boom(tmp_path)
-    (tmp_path / "boom.xml").write_text((tmp_path / "boom.xml").read_text().replace("<site name=\"boom_pin\"",
-                                                                                     "<sight name=\"boom_pin\""))
+    (tmp_path / "boom.xml").write_text(
+        (tmp_path / "boom.xml").read_text().replace('<site name="boom_pin"', '<sight name="boom_pin"')
+    )
     out = tmp_path / "out"
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
     assert_clean_refusal(result, out, "parse")
@@ -210,9 +263,14 @@ def test_a_model_file_that_does_not_parse_names_the_line(tmp_path):
 
 def test_a_urdf_link_without_inertia_is_named(tmp_path):
     path = write_boom(tmp_path, urdf=True)
-    (tmp_path / "boom.urdf").write_text(URDF.replace('<inertial><origin xyz="1.2 0 0"/><mass value="400"/>\n'
-                                                     '      <inertia ixx="200" iyy="200" izz="200" ixy="0" ixz="0" '
-                                                     'iyz="0"/></inertial>', ""))
+    (tmp_path / "boom.urdf").write_text(
+        URDF.replace(
+            '<inertial><origin xyz="1.2 0 0"/><mass value="400"/>\n'
+            '      <inertia ixx="200" iyy="200" izz="200" ixy="0" ixz="0" '
+            'iyz="0"/></inertial>',
+            "",
+        )
+    )
     out = tmp_path / "out"
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
     assert_clean_refusal(result, out, "urdf inertia")
@@ -241,20 +299,34 @@ def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):
 
 
 SCHEMA = {
-    "constant supply without its pressure": ({'pump_flow = "100 L/min"': 'supply = "constant-pressure"'},
-                                             r"circuits\[0\]\.supply_pressure: required"),
-    "both valve sizes": ({'bleed = 0.3': 'bleed = 0.3\nvalve_area = "1 cm^2"\nvalve_rated_flow = "60 L/min"'},
-                         r"circuits\[0\]: give valve_area or valve_rated_flow, not both"),
-    "size twice": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\nhead_area = "50 cm^2"\nrod_area = "30 cm^2"'},
-                   r"cylinders\[0\]: give the size as bore and rod_diameter, or as head_area and rod_area"),
-    "unknown circuit": ({'circuit = "pump"': 'circuit = "pumps"'},
-                        r"cylinders\[0\]\.circuit = 'pumps' is not a circuit; the circuits are \['pump'\]"),
-    "regeneration, quasistatic": ({'retracted_length = "0.8 m"': 'retracted_length = "0.8 m"\nregeneration = 0.5'},
-                                  r"cylinders\[0\]\.regeneration: .*pressure-dynamics"),
-    "stroke no cylinder has": ({'stroke = "0.6 m"': 'stroke = "50 m"', 'retracted_length = "0.8 m"': 'retracted_length = "1 cm"'},
-                               r"cylinders\[0\]: stroke = 50 m on retracted_length = 0.01 m: no cylinder fits"),
-    "sites and joint": ({'stroke = "0.6 m"': 'stroke = "0.6 m"\njoint = "hinge"'},
-                        r"cylinders\[0\]: give the pins \(base, rod\) or joint, not both"),
+    "constant supply without its pressure": (
+        {'pump_flow = "100 L/min"': 'supply = "constant-pressure"'},
+        r"circuits\[0\]\.supply_pressure: required",
+    ),
+    "both valve sizes": (
+        {"bleed = 0.3": 'bleed = 0.3\nvalve_area = "1 cm^2"\nvalve_rated_flow = "60 L/min"'},
+        r"circuits\[0\]: give valve_area or valve_rated_flow, not both",
+    ),
+    "size twice": (
+        {'stroke = "0.6 m"': 'stroke = "0.6 m"\nhead_area = "50 cm^2"\nrod_area = "30 cm^2"'},
+        r"cylinders\[0\]: give the size as bore and rod_diameter, or as head_area and rod_area",
+    ),
+    "unknown circuit": (
+        {'circuit = "pump"': 'circuit = "pumps"'},
+        r"cylinders\[0\]\.circuit = 'pumps' is not a circuit; the circuits are \['pump'\]",
+    ),
+    "regeneration, quasistatic": (
+        {'retracted_length = "0.8 m"': 'retracted_length = "0.8 m"\nregeneration = 0.5'},
+        r"cylinders\[0\]\.regeneration: .*pressure-dynamics",
+    ),
+    "stroke no cylinder has": (
+        {'stroke = "0.6 m"': 'stroke = "50 m"', 'retracted_length = "0.8 m"': 'retracted_length = "1 cm"'},
+        r"cylinders\[0\]: stroke = 50 m on retracted_length = 0.01 m: no cylinder fits",
+    ),
+    "sites and joint": (
+        {'stroke = "0.6 m"': 'stroke = "0.6 m"\njoint = "hinge"'},
+        r"cylinders\[0\]: give the pins \(base, rod\) or joint, not both",
+    ),
 }
 
 

@@ -53,12 +53,14 @@ def test_constant_supply_extends_at_the_orifice_law_velocity(model):
     circuit = ValveCircuit(head_area=5.0e-3, rod_area=3.4e-3, pump_relief_pressure=20e6)
     supply, load, u = 20e6, 50e3, 0.5
     if model == "quasistatic":
-        cylinder = QuasistaticCylinder("c", joint="x", length_offset=1.0, circuit=circuit,
-                                       relaxation=Relaxation(5e7, 2e5), supply_pressure=supply)
+        cylinder = QuasistaticCylinder(
+            "c", joint="x", length_offset=1.0, circuit=circuit, relaxation=Relaxation(5e7, 2e5), supply_pressure=supply
+        )
     else:
         fluid = PressureDynamics(stroke=2.0, laminar_pressure=1e3, head_dead_volume=1e-3, rod_dead_volume=1e-3)
-        cylinder = PressureCylinder("c", joint="x", length_offset=1.0, circuit=circuit, fluid=fluid,
-                                    supply_pressure=supply)
+        cylinder = PressureCylinder(
+            "c", joint="x", length_offset=1.0, circuit=circuit, fluid=fluid, supply_pressure=supply
+        )
     system = HydraulicMujocoSystem(SLIDE, [cylinder])
     result = system.simulate(1.0, {"c": u}, 0.0, [SiteLoad("eye", [-load, 0.0, 0.0])], qpos=[0.2])
     expected = _steady_velocity(circuit, u, supply, load)
@@ -84,9 +86,27 @@ QN = (500.0 / 60000.0) / math.sqrt(P_S)
 ROD = (LM * math.cos(math.pi + ALPHA), LM * math.sin(math.pi + ALPHA))
 _D = (math.cos(math.pi + ALPHA + math.pi / 2), math.sin(math.pi + ALPHA + math.pi / 2))
 BASE = (ROD[0] + L_CYL0 * _D[0], ROD[1] + L_CYL0 * _D[1])
-PEER = SimpleNamespace(M=M, J_COM=J_COM, LG=LG, G=G, A0=A0, A1=A1, BETA=BETA, P_SUPPLY=P_S, V_DEAD=V_DEAD,
-                       L_OFFSET=L_OFFSET, L_STROKE=L_STROKE, R_LOC=ROD, BASE=BASE, P0_INIT=2e6, T_OPEN=3.0,
-                       T_CLOSE=6.0, T_END=10.0, U_OPEN=0.5, valve_coefficient=lambda rating: QN)
+PEER = SimpleNamespace(
+    M=M,
+    J_COM=J_COM,
+    LG=LG,
+    G=G,
+    A0=A0,
+    A1=A1,
+    BETA=BETA,
+    P_SUPPLY=P_S,
+    V_DEAD=V_DEAD,
+    L_OFFSET=L_OFFSET,
+    L_STROKE=L_STROKE,
+    R_LOC=ROD,
+    BASE=BASE,
+    P0_INIT=2e6,
+    T_OPEN=3.0,
+    T_CLOSE=6.0,
+    T_END=10.0,
+    U_OPEN=0.5,
+    valve_coefficient=lambda rating: QN,
+)
 
 
 def _length(theta):
@@ -111,9 +131,12 @@ def _reference(grid):
         length, dl = _length(th)
         s, sd = length - L_OFFSET, dl * om
         f = -p0 * A0 + p1 * A1
-        return [om, (-f * dl - M * G * LG * math.cos(th)) / j_pivot,
-                BETA / (V_DEAD + A0 * s) * (orifice(u[0], p0) - A0 * sd),
-                BETA / (V_DEAD + A1 * (L_STROKE - s)) * (orifice(u[1], p1) + A1 * sd)]
+        return [
+            om,
+            (-f * dl - M * G * LG * math.cos(th)) / j_pivot,
+            BETA / (V_DEAD + A0 * s) * (orifice(u[0], p0) - A0 * sd),
+            BETA / (V_DEAD + A1 * (L_STROKE - s)) * (orifice(u[1], p1) + A1 * sd),
+        ]
 
     _, dl0 = _length(0.0)
     p1 = (-M * G * LG / dl0 + 2e6 * A0) / A1
@@ -122,8 +145,7 @@ def _reference(grid):
     for a, b, valves in ((0.0, 3.0, (0.0, 0.0)), (3.0, 6.0, (-0.5, 0.5)), (6.0, 10.0, (0.0, 0.0))):
         u[:] = valves
         inside = grid[(grid >= a) & ((grid < b) if b < 10.0 else (grid <= b))]
-        sol = solve_ivp(rhs, (a, b), y, method="Radau", rtol=1e-10, atol=[1e-12, 1e-12, 1e-3, 1e-3],
-                        t_eval=inside)
+        sol = solve_ivp(rhs, (a, b), y, method="Radau", rtol=1e-10, atol=[1e-12, 1e-12, 1e-3, 1e-3], t_eval=inside)
         theta.append(sol.y[0])
         prod.append(sol.y[3])
         y = solve_ivp(rhs, (a, b), y, method="Radau", rtol=1e-10, atol=[1e-12, 1e-12, 1e-3, 1e-3]).y[:, -1]
@@ -175,13 +197,16 @@ def test_pi_step_law_saturation_and_anti_windup():
     assert integral == pytest.approx(0.4999)
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    (dict(kp=1.0, ki=-1.0), "mixed signs"),
-    (dict(kp=0.0), "give a feedback gain"),
-    (dict(kp=1.0, limit=1.5), "controller.limit"),
-    (dict(kp=1.0, sample_time=0.0), "controller.sample_time"),
-    (dict(kp=math.inf), "controller.kp"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        (dict(kp=1.0, ki=-1.0), "mixed signs"),
+        (dict(kp=0.0), "give a feedback gain"),
+        (dict(kp=1.0, limit=1.5), "controller.limit"),
+        (dict(kp=1.0, sample_time=0.0), "controller.sample_time"),
+        (dict(kp=math.inf), "controller.kp"),
+    ],
+)
 def test_pi_controller_is_validated(kwargs, field):
     with pytest.raises(ParameterError, match=field):
         PIController(**kwargs)

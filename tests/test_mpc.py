@@ -63,7 +63,10 @@ def test_mpc_respects_input_and_rate_limits_on_a_large_step():
 def test_mpc_tracks_sine_on_its_own_model():
     mpc = LinearMPC(PAPER_G1, e_max=E_MAX)
     ts = mpc.settings.ts
-    ref = lambda k: 5e-3 * np.sin(np.pi * k * ts)
+
+    def ref(k):
+        return 5e-3 * np.sin(np.pi * k * ts)
+
     ys, _ = _linear_loop(mpc, ref, 1000)
     err = ref(np.arange(1000)) - ys
     assert np.max(np.abs(err[250:])) < 0.02 * 5e-3

@@ -58,8 +58,17 @@ def arm_relief():
 def test_mujoco_arm_reproduces_native_arm(arm_relief):
     scenario, t, inputs = arm_relief
     arm, circuit, relaxation = scenario.arm.build(), scenario.circuit.build(), scenario.relaxation.build()
-    args = (arm, circuit, relaxation, t, inputs["valve_command"], inputs["bleed"], inputs["external_force"],
-            scenario.arm.initial_angle, scenario.arm.initial_rate)
+    args = (
+        arm,
+        circuit,
+        relaxation,
+        t,
+        inputs["valve_command"],
+        inputs["bleed"],
+        inputs["external_force"],
+        scenario.arm.initial_angle,
+        scenario.arm.initial_rate,
+    )
     native = simulate_arm(*args)
     mj = simulate_mujoco_arm(*args)
     assert t[-1] == pytest.approx(10.0)
@@ -131,12 +140,16 @@ def test_pump_network_members_match_standalone_step():
     h = 1e-3
     circuit = ValveCircuit.paper_example()
     relaxation = Relaxation()
-    cylinders = [QuasistaticCylinder(f"arm{j}", f"{ARM_BASE_SITE}{j}", f"{ARM_ROD_SITE}{j}", circuit, relaxation,
-                                     pump="main") for j in (1, 2)]
+    cylinders = [
+        QuasistaticCylinder(f"arm{j}", f"{ARM_BASE_SITE}{j}", f"{ARM_ROD_SITE}{j}", circuit, relaxation, pump="main")
+        for j in (1, 2)
+    ]
     system = HydraulicMujocoSystem(_two_arm_mjcf(arm, h), cylinders)
     qpos = [math.radians(-30), math.radians(20)]
-    commands = {"arm1": lambda t: np.where((t >= 0.5) & (t < 2.5), -0.6, 0.0),
-                "arm2": lambda t: np.where((t >= 1.0) & (t < 2.0), 0.4, 0.0)}
+    commands = {
+        "arm1": lambda t: np.where((t >= 0.5) & (t < 2.5), -0.6, 0.0),
+        "arm2": lambda t: np.where((t >= 1.0) & (t < 2.0), 0.4, 0.0),
+    }
     result = system.simulate(3.0, commands, 0.2, qpos=qpos, consistent=True)
     init = system.initial_state(qpos, bleed0={"arm1": 0.2, "arm2": 0.2})
     # both arms move, and arm 1 (retracting, arm up) slows while arm 2 draws oil (Sec. 6.2)
@@ -155,8 +168,9 @@ def test_pump_network_members_match_standalone_step():
     forces = np.column_stack([result["arm1.force"], result["arm2.force"]])
     for k in range(0, t.size, 1):
         openings = [Openings.from_command(u_c[k, j], 0.2) for j in range(2)]
-        pressure, p_new, f_new = relaxed_network_step(network, openings, relaxation.stiffness, relaxation.damping, h,
-                                                      p_prev, l_prev, lengths[k])
+        pressure, p_new, f_new = relaxed_network_step(
+            network, openings, relaxation.stiffness, relaxation.damping, h, p_prev, l_prev, lengths[k]
+        )
         np.testing.assert_allclose(f_new, forces[k], rtol=1e-7, atol=1e-3)
         assert pressure == pytest.approx(pump[k], rel=1e-6, abs=10.0)
         p_prev, l_prev = p_new, lengths[k]
@@ -166,8 +180,16 @@ def test_own_pump_cylinder_matches_relaxed_step(arm_relief):
     scenario, t, inputs = arm_relief
     arm, circuit, relaxation = scenario.arm.build(), scenario.circuit.build(), scenario.relaxation.build()
     n = 4000
-    mj = simulate_mujoco_arm(arm, circuit, relaxation, t[:n], inputs["valve_command"][:n], inputs["bleed"][:n],
-                             inputs["external_force"][:n], consistent=True)
+    mj = simulate_mujoco_arm(
+        arm,
+        circuit,
+        relaxation,
+        t[:n],
+        inputs["valve_command"][:n],
+        inputs["bleed"][:n],
+        inputs["external_force"][:n],
+        consistent=True,
+    )
     lengths = mj["length"]
     openings = Openings.from_command(inputs["valve_command"][:n], inputs["bleed"][:n])
     p_prev, l_prev = lengths[0] + mj["stretch"][0], lengths[0]
@@ -207,8 +229,10 @@ def test_bad_input_errors(tmp_path):
     with pytest.raises(ParameterError, match="distinct"):
         HydraulicMujocoSystem(xml, [QuasistaticCylinder("c", ARM_BASE_SITE, ARM_ROD_SITE)] * 2)
     with pytest.raises(ParameterError, match="RK4"):
-        HydraulicMujocoSystem(xml.replace('integrator="Euler"', 'integrator="RK4"'),
-                              [QuasistaticCylinder("c", ARM_BASE_SITE, ARM_ROD_SITE)])
+        HydraulicMujocoSystem(
+            xml.replace('integrator="Euler"', 'integrator="RK4"'),
+            [QuasistaticCylinder("c", ARM_BASE_SITE, ARM_ROD_SITE)],
+        )
     # a file path works like the XML text
     path = tmp_path / "arm.xml"
     path.write_text(xml)
@@ -238,8 +262,9 @@ def test_bad_input_errors(tmp_path):
     with pytest.raises(SimulationError, match="no physical holding state"):
         system.simulate(0.01, {}, 0.3, heavy, qpos=[0.0])
     # within the relief force range, but not with the low chamber at 20 MPa
-    pressure = HydraulicMujocoSystem(xml, [PressureCylinder("c", ARM_BASE_SITE, ARM_ROD_SITE, circuit,
-                                                            initial_low_pressure=20e6)])
+    pressure = HydraulicMujocoSystem(
+        xml, [PressureCylinder("c", ARM_BASE_SITE, ARM_ROD_SITE, circuit, initial_low_pressure=20e6)]
+    )
     with pytest.raises(SimulationError, match="beyond the relief settings"):
         pressure.initial_state([0.0], [SiteLoad(ARM_LOAD_SITE, [0.0, -60e3, 0.0])])
 
@@ -357,15 +382,17 @@ def test_stability_is_checked_along_the_run():
     (later,) = system.stability([2.0])
     assert later.effective_mass == pytest.approx(1250.0) and not later.stable
     # driven out, the run is refused at the first check past the bound, with the time named
-    with pytest.raises(SimulationError, match=r"'c'.* at the pose reached at t = 0\.4 s \(effective mass 12\d\d kg "
-                                              r"along the pin line.*set stiffness below"):
+    with pytest.raises(
+        SimulationError,
+        match=r"'c'.* at the pose reached at t = 0\.4 s \(effective mass 12\d\d kg "
+        r"along the pin line.*set stiffness below",
+    ):
         system.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8])
     # unchecked, the same run does go unstable a little later (the step-to-step chatter test)
     with pytest.raises(SimulationError, match="chattering"):
         system.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8], check_interval=None)
     # a stable damping passes the checks along the whole run
-    ok = HydraulicMujocoSystem(_CART_XML, [QuasistaticCylinder("c", "base", "pin",
-                                                               relaxation=Relaxation(5e7, 1.0e6))])
+    ok = HydraulicMujocoSystem(_CART_XML, [QuasistaticCylinder("c", "base", "pin", relaxation=Relaxation(5e7, 1.0e6))])
     result = ok.simulate(3.0, {"c": 1.0}, 0.0, qpos=[1.8])
     assert result["qpos_0"][-1] > 2.2
 
@@ -378,6 +405,9 @@ def test_excavator_with_default_damping_is_refused_when_the_bucket_curls():
 
     params = ExcavatorParameters(relaxation=Relaxation(5.0e7, 2.5e6))
     assert all(lim.stable for lim in excavator_system("quasistatic", params).stability(list(DIG_START_POSE)))
-    with pytest.raises(SimulationError, match=r"'bucket'.* at the pose reached at t = \d\.\d+ s \(effective mass "
-                                              r"1\d\d\d kg"):
+    with pytest.raises(
+        SimulationError,
+        match=r"'bucket'.* at the pose reached at t = \d\.\d+ s \(effective mass "
+        r"1\d\d\d kg",
+    ):
         run_dig_cycle("quasistatic", cycle=DigCycle().shortened(0.4), params=params)

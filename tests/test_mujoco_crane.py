@@ -20,11 +20,7 @@ PAPER_TOLERANCE = 2e-3  # Sec. 7: "relative error up to 0.2 %"
 @pytest.mark.parametrize("pose", [None, (30.0, -60.0, 0.2), (60.0, -110.0, 0.9)])
 def test_gravity_only_static_pose_matches_mujoco(variant, pose):
     crane = lab_crane(variant)
-    q = (
-        lab_crane_initial_pose()
-        if pose is None
-        else [*crane_q_from_theta(*np.radians(pose[:2])), pose[2]]
-    )
+    q = lab_crane_initial_pose() if pose is None else [*crane_q_from_theta(*np.radians(pose[:2])), pose[2]]
     f68, f_mj = static_pose_forces(crane, q)
     np.testing.assert_allclose(f68, f_mj, rtol=1e-7)
     assert np.abs(f68[:2]).min() > 1e4  # a loaded pose, not a trivial zero
@@ -32,14 +28,10 @@ def test_gravity_only_static_pose_matches_mujoco(variant, pose):
 
 def test_random_smooth_trajectories_match_mujoco():
     for seed in (0, 1):
-        stats = compare_inverse_dynamics(
-            lab_crane(), duration=8.0, samples=200, seed=seed
-        )
+        stats = compare_inverse_dynamics(lab_crane(), duration=8.0, samples=200, seed=seed)
         assert stats.samples == 200
         assert np.all(stats.max_relative_error < PAPER_TOLERANCE)
-        assert np.all(
-            stats.max_relative_error < 1e-6
-        )  # both are exact rigid-body models
+        assert np.all(stats.max_relative_error < 1e-6)  # both are exact rigid-body models
         # the trajectory is dynamic: the forces differ clearly from the static ones
         assert np.ptp(stats.forces_mujoco[:, 0]) > 1e3
 

@@ -97,7 +97,7 @@ def test_phi_b_equal_coefficients_cases_3_and_4():
     """a1 = a0 makes cases 3 and 4 linear; the rationalised forms stay valid."""
     for x1, c in ((-0.5, 0.1), (0.5, -0.1)):
         x = phi_b(1.0, c, 1.0, 1.0, x1)
-        ref = _root(lambda y: S(y) + S(y - x1) + y + c, 2.0)
+        ref = _root(lambda y, x1=x1, c=c: S(y) + S(y - x1) + y + c, 2.0)
         assert abs(x - ref) < 1e-14
 
 

@@ -222,8 +222,9 @@ def test_small_leader_run_beats_the_baselines_and_resumes(tmp_path):
     cache = tmp_path / "bilevel.json"
     seen = []
     leader = LeaderSettings(max_evaluations=6, n_directions=1, workers=1)
-    result = run_bilevel(task=TrajectoryTask(), follower_settings=SMALL, settings=leader,
-                         cache_path=cache, progress=seen.append)
+    result = run_bilevel(
+        task=TrajectoryTask(), follower_settings=SMALL, settings=leader, cache_path=cache, progress=seen.append
+    )
     assert len(seen) == 6 and result.n_solved == 6
     assert set(result.baselines) == set(BASELINES)
     best = result.optimum.score(leader.criterion)
@@ -237,8 +238,9 @@ def test_small_leader_run_beats_the_baselines_and_resumes(tmp_path):
     again = run_bilevel(task=TrajectoryTask(), follower_settings=SMALL, settings=leader, cache_path=cache)
     assert again.n_solved == 0 and again.n_cached == 6 and again.weights == result.weights
     with pytest.raises(ParameterError, match="another problem"):
-        run_bilevel(task=TrajectoryTask(duration_bounds=(1.0, 6.0)), follower_settings=SMALL,
-                    settings=leader, cache_path=cache)
+        run_bilevel(
+            task=TrajectoryTask(duration_bounds=(1.0, 6.0)), follower_settings=SMALL, settings=leader, cache_path=cache
+        )
 
 
 def test_leader_in_parallel_workers():
@@ -246,9 +248,7 @@ def test_leader_in_parallel_workers():
     result = run_bilevel(follower_settings=SMALL, settings=leader)
     assert result.n_solved == 4
     assert all(ev.success for ev in result.evaluations)
-    assert result.optimum.score(leader.criterion) >= max(
-        ev.score(leader.criterion) for ev in result.baselines.values()
-    )
+    assert result.optimum.score(leader.criterion) >= max(ev.score(leader.criterion) for ev in result.baselines.values())
     assert not math.isnan(result.efficiency_total)
 
 

@@ -157,11 +157,17 @@ def test_the_temporary_folder_of_a_killed_writer_is_removed_by_the_next_write(tm
     """Issue 28: `kill -9` during the write left a hidden `.NAME-*.tmp` that no later run cleaned."""
     target = tmp_path / "run"
     writer = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from actuatorlab.io.atomic import atomic_directory\n"
-         f"with atomic_directory({str(target)!r}) as work:\n"
-         "    (work / 'half.parquet').write_text('x'); print('writing', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from actuatorlab.io.atomic import atomic_directory\n"
+            f"with atomic_directory({str(target)!r}) as work:\n"
+            "    (work / 'half.parquet').write_text('x'); print('writing', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     assert writer.stdout.readline().strip() == "writing"
     writer.send_signal(signal.SIGKILL)
     writer.wait()
@@ -195,8 +201,9 @@ def test_an_experiment_name_is_a_plain_name_too():
         actuatorlab.load("identify-2dof").set("experiments", [{"name": "../x", "angles": [0, 0], "driven": [1]}])
 
 
-@pytest.mark.parametrize("command", [["run", "{file}"], ["sweep", "{file}", "--grid", "points=11,21"],
-                                     ["export", "fmu", "{file}"]])
+@pytest.mark.parametrize(
+    "command", [["run", "{file}"], ["sweep", "{file}", "--grid", "points=11,21"], ["export", "fmu", "{file}"]]
+)
 def test_no_command_writes_by_a_name_outside_its_folder(quick, tmp_path, monkeypatch, command):
     work = tmp_path / "work" / "deeper"
     work.mkdir(parents=True)

@@ -48,9 +48,7 @@ def _one_segment(base_angle=0.4):
         case=_zbody("B3", 15.0, 0.3, 0.0, 0.9),
         rod=_zbody("B4", 10.0, 0.35, 0.02, 0.5),
     )
-    return ParallelSerialManipulator(
-        FrameOffset.planar(base_angle, 0.2, -0.1, "base"), (seg,)
-    )
+    return ParallelSerialManipulator(FrameOffset.planar(base_angle, 0.2, -0.1, "base"), (seg,))
 
 
 def _random_pose(manip):
@@ -124,18 +122,14 @@ def test_theorem3_and_theorem4_against_direct_solve():
     assert f[0] == pytest.approx(x[2], rel=1e-10)  # (67): f_c = x_f^T B4F
     b1 = _planar([x[7], x[8], 0.0])
     b3 = _planar([x[5], x[6], 0.0])
-    b0 = (
-        fstar[0, B0] + transform_matrix(rot_z(q[0]), np.array([L, 0.0, 0.0])) @ b1
-    )  # (62)
+    b0 = fstar[0, B0] + transform_matrix(rot_z(q[0]), np.array([L, 0.0, 0.0])) @ b1  # (62)
     b2 = transform_matrix(rot_z(q1), np.zeros(3)) @ b3  # (65)
     np.testing.assert_allclose(fc[0], b0 + b2, rtol=1e-10, atol=1e-9)  # (66) vs (69)
 
 
 def test_closed_form_compiled_and_python_agree():
     args = (0.3, 0.7, 1.1, -0.9, *(RNG.normal(size=(4, 6))))
-    assert revolute_actuator_force(*args) == pytest.approx(
-        revolute_actuator_force.py_func(*args), rel=1e-14
-    )
+    assert revolute_actuator_force(*args) == pytest.approx(revolute_actuator_force.py_func(*args), rel=1e-14)
 
 
 @pytest.mark.parametrize("sample", range(3))
@@ -147,14 +141,10 @@ def test_power_balance(sample):
     fstar = RNG.normal(scale=50.0, size=work.fstar.shape) * (inert[:, :, :1] > 0)
     tool = RNG.normal(scale=50.0, size=6)
     f = np.empty(3)
-    backward_pass(
-        CRANE.arrays[0], CRANE.arrays[2], work.lk, q, fstar, tool, f, work.fc, work.tmp
-    )
+    backward_pass(CRANE.arrays[0], CRANE.arrays[2], work.lk, q, fstar, tool, f, work.fc, work.tmp)
     body_power = np.einsum("jki,jki->", work.v[:, :N_BODIES], fstar)
     piston_rates = np.array([work.lk[0, 4], work.lk[1, 4], qd[2]])
-    assert body_power == pytest.approx(
-        f @ piston_rates - work.v[-1, EXIT] @ tool, rel=1e-10
-    )
+    assert body_power == pytest.approx(f @ piston_rates - work.v[-1, EXIT] @ tool, rel=1e-10)
 
 
 def _lagrange_force(manip, q_val, qd_val, qdd_val):
@@ -222,19 +212,14 @@ def test_joint_space_mass_matrix_is_symmetric_positive_definite():
     jac = np.eye(3)
     for j in range(2):
         jac[j, j] = (
-            -CRANE.segments[j].linkage.length
-            * CRANE.segments[j].linkage.length1
-            * math.sin(q[j])
-            / work.lk[j, 0]
+            -CRANE.segments[j].linkage.length * CRANE.segments[j].linkage.length1 * math.sin(q[j]) / work.lk[j, 0]
         )
     m_q = jac @ CRANE.actuator_inertia(q)
     np.testing.assert_allclose(m_q, m_q.T, rtol=1e-9, atol=1e-9 * np.abs(m_q).max())
     assert np.linalg.eigvalsh(0.5 * (m_q + m_q.T)).min() > 0.0
 
 
-@pytest.mark.parametrize(
-    "theta", [(45.0, -90.0, 0.5), (30.0, -60.0, 0.2), (60.0, -110.0, 0.9)]
-)
+@pytest.mark.parametrize("theta", [(45.0, -90.0, 0.5), (30.0, -60.0, 0.2), (60.0, -110.0, 0.9)])
 def test_lab_crane_tool_position_matches_authors_closed_form(theta):
     """Spec 3.2: TCP forward kinematics `WrWD22.m` [R] with q1 = −π/2 − β1 − β2 + Θ1, q2 = Θ2 − β3 − β4."""
     th1, th2, xt2 = math.radians(theta[0]), math.radians(theta[1]), theta[2]
@@ -248,18 +233,8 @@ def test_lab_crane_tool_position_matches_authors_closed_form(theta):
     )
     y = (
         0.85
-        + math.sin(th1)
-        * (
-            1.59687
-            + (1.99949 + xt2) * math.cos(th2)
-            + (-0.154167 - 0.000928646 * xt2) * math.sin(th2)
-        )
-        + math.cos(th1)
-        * (
-            0.100002
-            + (0.154167 + 0.000928646 * xt2) * math.cos(th2)
-            + (1.99949 + xt2) * math.sin(th2)
-        )
+        + math.sin(th1) * (1.59687 + (1.99949 + xt2) * math.cos(th2) + (-0.154167 - 0.000928646 * xt2) * math.sin(th2))
+        + math.cos(th1) * (0.100002 + (0.154167 + 0.000928646 * xt2) * math.cos(th2) + (1.99949 + xt2) * math.sin(th2))
     )
     pos, _ = CRANE.tool_pose([*crane_q_from_theta(th1, th2), xt2])
     np.testing.assert_allclose(pos, [x, y, -0.0092303], atol=2e-5)
@@ -271,9 +246,7 @@ def test_lab_crane_static_forces_are_near_the_authors_initial_pressures():
     damping and its own body split, so agree within 3 %."""
     q0 = lab_crane_initial_pose()
     area_a, area_b = math.pi * 0.04**2, math.pi * (0.04**2 - 0.0225**2)
-    held = np.array(
-        [area_a * 130e5 - area_b * 30.9148e5, area_a * 90e5 - area_b * 35.7169e5]
-    )
+    held = np.array([area_a * 130e5 - area_b * 30.9148e5, area_a * 90e5 - area_b * 35.7169e5])
     for variant in ("corrected", "as_given"):
         f = lab_crane(variant).actuator_forces(q0, np.zeros(3), np.zeros(3))
         np.testing.assert_allclose(f[:2], held, rtol=0.03)

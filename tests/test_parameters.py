@@ -21,8 +21,18 @@ from actuatorlab.machines.excavator import ExcavatorParameters
 from actuatorlab.simulation.robot_experiments import LockedStep
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "actuatorlab"
-CHECKED_PACKAGES = ("hydraulics", "mechanics", "electromech", "machines", "control", "optimization",
-                    "identification", "multibody", "simulation", "numerics")
+CHECKED_PACKAGES = (
+    "hydraulics",
+    "mechanics",
+    "electromech",
+    "machines",
+    "control",
+    "optimization",
+    "identification",
+    "multibody",
+    "simulation",
+    "numerics",
+)
 
 COMPUTED = {
     "control/rdsc.py:RDSCCommand": "the controller's output of one sample",
@@ -81,11 +91,16 @@ def _dataclasses() -> dict[str, ast.ClassDef]:
 
 
 def test_every_parameter_class_validates_its_fields():
-    unchecked = [name for name, node in _dataclasses().items()
-                 if name not in COMPUTED
-                 and not any(isinstance(item, ast.FunctionDef) and item.name == "__post_init__" for item in node.body)]
-    assert not unchecked, ("validate these parameter classes in __post_init__ (or list a computed result in "
-                           f"COMPUTED with what it is): {unchecked}")
+    unchecked = [
+        name
+        for name, node in _dataclasses().items()
+        if name not in COMPUTED
+        and not any(isinstance(item, ast.FunctionDef) and item.name == "__post_init__" for item in node.body)
+    ]
+    assert not unchecked, (
+        "validate these parameter classes in __post_init__ (or list a computed result in "
+        f"COMPUTED with what it is): {unchecked}"
+    )
 
 
 def test_the_list_of_computed_results_names_existing_classes():
@@ -96,27 +111,35 @@ def test_the_check_sees_a_missing_validation(tmp_path, monkeypatch):
     """The walk would catch a parameter class without __post_init__."""
     module = tmp_path / "actuatorlab" / "hydraulics" / "new_valve.py"
     module.parent.mkdir(parents=True)
-    module.write_text("from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Valve:\n    area: float = 1e-4\n")
+    module.write_text(
+        "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Valve:\n    area: float = 1e-4\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path / "actuatorlab")
     assert list(_dataclasses()) == ["hydraulics/new_valve.py:Valve"]
 
 
-@pytest.mark.parametrize(("cls", "field", "value"), [
-    (ValveCircuit, "pump_flow", -1.0),
-    (ExcavatorParameters, "pump_flow", float("nan")),
-    (PressureDynamics, "bulk_modulus", 0.0),
-])
+@pytest.mark.parametrize(
+    ("cls", "field", "value"),
+    [
+        (ValveCircuit, "pump_flow", -1.0),
+        (ExcavatorParameters, "pump_flow", float("nan")),
+        (PressureDynamics, "bulk_modulus", 0.0),
+    ],
+)
 def test_a_bad_value_is_refused_naming_its_field(cls, field, value):
     with pytest.raises(ParameterError, match=field):
         cls(**{field: value})
 
 
-@pytest.mark.parametrize(("angles", "driven", "field"), [
-    ((0.1, float("nan")), (0,), "angles"),
-    ((0.1, 0.2), (), "driven"),
-    ((0.1, 0.2), (1, 1), "driven"),
-    ((0.1, 0.2), (-1,), "driven"),
-])
+@pytest.mark.parametrize(
+    ("angles", "driven", "field"),
+    [
+        ((0.1, float("nan")), (0,), "angles"),
+        ((0.1, 0.2), (), "driven"),
+        ((0.1, 0.2), (1, 1), "driven"),
+        ((0.1, 0.2), (-1,), "driven"),
+    ],
+)
 def test_a_locked_step_is_checked_when_it_is_built(angles, driven, field):
     with pytest.raises(ParameterError, match=field):
         LockedStep("step", angles, driven)

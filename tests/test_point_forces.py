@@ -43,8 +43,9 @@ TREE = """
 
 @nb.njit(cache=True)
 def _generalized(qfrc, cdof, subtree_com, chains, dof_parent, body, point, force, moment):
-    add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, body, point[0], point[1], point[2], force[0],
-                    force[1], force[2])
+    add_point_force(
+        qfrc, cdof, subtree_com, chains, dof_parent, body, point[0], point[1], point[2], force[0], force[1], force[2]
+    )
     add_body_moment(qfrc, cdof, chains, dof_parent, body, moment[0], moment[1], moment[2])
 
 

@@ -46,8 +46,9 @@ def test_analytic_jacobians_match_central_differences(seed):
     f_ey = rng.normal(0, 1e4, (4, 2))
     stack = lambda x: np.array([x.kernel_array()] * 2)  # noqa: E731
     args = (stack(CIRCUIT), stack(fluid), stack(ARM), u, f_ey, 1e-3)
-    y = np.concatenate([rng.uniform([-0.3, -0.5, 0.5e6, 0.5e6], [0.5, 0.5, 30e6, 30e6], (2, 4)).ravel(),
-                        [rng.uniform(1e6, 35e6)]])
+    y = np.concatenate(
+        [rng.uniform([-0.3, -0.5, 0.5e6, 0.5e6], [0.5, 0.5, 30e6, 30e6], (2, 4)).ravel(), [rng.uniform(1e6, 35e6)]]
+    )
     t = 1.7e-3
     fd = _finite_difference(arms_pressure_rhs, args, t, y)
     np.testing.assert_allclose(jacobian_at(arms_pressure_jac, args, t, y), fd, atol=1e-6 * np.abs(fd).max())

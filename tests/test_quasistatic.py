@@ -169,8 +169,15 @@ def test_relaxed_step_is_backward_euler_of_the_inclusion():
     v = p / h
     assert np.allclose(f, K * (p - l_now) + B * (v - (l_now - 0.001) / h), rtol=1e-12, atol=1e-3)
     moving = v != 0
-    np.testing.assert_allclose(f[moving], gamma(CIRCUIT, Openings.from_command(np.broadcast_to(
-        np.array([-0.5, 0.0, 0.5])[:, None], v.shape)[moving], 0.3), v[moving]), rtol=1e-9)
+    np.testing.assert_allclose(
+        f[moving],
+        gamma(
+            CIRCUIT,
+            Openings.from_command(np.broadcast_to(np.array([-0.5, 0.0, 0.5])[:, None], v.shape)[moving], 0.3),
+            v[moving],
+        ),
+        rtol=1e-9,
+    )
     low, high = gamma_interval(CIRCUIT, o)
     low, high = np.broadcast_to(low, v.shape), np.broadcast_to(high, v.shape)
     assert np.all((f[~moving] >= low[~moving] - 1e-6) & (f[~moving] <= high[~moving] + 1e-6))
@@ -186,7 +193,11 @@ def test_relaxed_rate_solves_the_dai():
 
 @pytest.mark.parametrize(
     "kwargs,field",
-    [({"head_area": -0.01}, "head_area"), ({"max_area": {"ph": 1e-4}}, "max_area"), ({"oil_density": 0}, "oil_density")],
+    [
+        ({"head_area": -0.01}, "head_area"),
+        ({"max_area": {"ph": 1e-4}}, "max_area"),
+        ({"oil_density": 0}, "oil_density"),
+    ],
 )
 def test_circuit_rejects_bad_parameters(kwargs, field):
     with pytest.raises(ParameterError, match=field):

@@ -136,14 +136,17 @@ def test_closed_loop_tracking_under_disturbances():
     t, x, v, f = _references()
     r = simulate_tracking(ACTS, t, x, v, f)
     assert r.positions.shape == (1001, 3) and r.phi.shape == (1001, 3, 4)
-    assert np.abs(r.errors).max() < 1e-6          # m (high-gain RDSC: errors of order 10 nm)
+    assert np.abs(r.errors).max() < 1e-6  # m (high-gain RDSC: errors of order 10 nm)
     assert np.abs(r.velocity_errors).max() < 1e-4  # m/s
-    assert np.abs(r.i_d).max() < 0.05              # A
+    assert np.abs(r.i_d).max() < 0.05  # A
     assert not r.current_limited.any() and not r.voltage_limited.any()
     assert np.all(np.isfinite(r.phi)) and r.phi.max() < 1.0
     # the transmitted force carries the load plus the disturbance (Fig. 22's "force error")
     d = Disturbance()
-    assert np.abs(r.force_errors[:, 0]).max() < 1.2 * (d.bias + d.amplitude + d.friction + d.spring) * ACTS["lift"].max_force
+    assert (
+        np.abs(r.force_errors[:, 0]).max()
+        < 1.2 * (d.bias + d.amplitude + d.friction + d.spring) * ACTS["lift"].max_force
+    )
     assert r.counters["real_time_factor"] > 0
     assert r.to_dataframe().shape == (1001, 1 + 12 * 3)
 
@@ -206,8 +209,8 @@ def test_voltage_clip_scales_the_vector():
     _id1, iq1, vd, vq, clipped = _implicit_currents(e, i_d, i_q, w, g, g, 0.0, a.motor.max_current, h)
     assert clipped
     assert math.hypot(vd, vq) == pytest.approx(a.max_phase_voltage, rel=1e-12)
-    assert vq > 0.5 * a.max_phase_voltage           # the q axis keeps most of the voltage
-    assert abs(iq1 - a.motor.max_current) < 0.2     # A, not the back-EMF's ~0.45 A/step drift
+    assert vq > 0.5 * a.max_phase_voltage  # the q axis keeps most of the voltage
+    assert abs(iq1 - a.motor.max_current) < 0.2  # A, not the back-EMF's ~0.45 A/step drift
     # the same step with v_q = 0 (the old clip's result here) moves i_q by the back-EMF alone
     m = a.motor
     drift = h * m.pole_pairs * w * m.flux_linkage / m.inductance_q
@@ -218,20 +221,24 @@ def test_current_limit_holds_when_the_reference_asks_for_more():
     """An accelerating reference that needs more than i_max (0.2 s out-and-back at half the load
     rating, then 0.1 s hold): i_q,ref is clipped, the current stays within CURRENT_TOL of i_max,
     and the loop recovers (scenario gains: the clips stop, the errors return to the sub-mm level)."""
-    refs = [smooth_reference(a, 0.2, 201, phase=j, force_fraction=0.5, speed_fraction=0.6)
-            for j, a in enumerate(ACTS.values())]
+    refs = [
+        smooth_reference(a, 0.2, 201, phase=j, force_fraction=0.5, speed_fraction=0.6)
+        for j, a in enumerate(ACTS.values())
+    ]
     t_move = refs[0][0]
     hold = np.linspace(0.0, 0.1, 101)[1:]
     t = np.concatenate([t_move, t_move[-1] + hold])
-    x, v, f = (np.vstack([m, np.repeat(m[-1:], hold.size, axis=0)])
-               for m in (np.column_stack([r[i] for r in refs]) for i in (1, 2, 3)))
-    v[t_move.size:] = 0.0
+    x, v, f = (
+        np.vstack([m, np.repeat(m[-1:], hold.size, axis=0)])
+        for m in (np.column_stack([r[i] for r in refs]) for i in (1, 2, 3))
+    )
+    v[t_move.size :] = 0.0
     r = simulate_tracking(ACTS, t, x, v, f, gains=_scenario_gains())
-    assert r.current_limited.any(axis=0).all()      # every actuator hits its current limit
+    assert r.current_limited.any(axis=0).all()  # every actuator hits its current limit
     assert np.all(np.abs(r.i_q).max(axis=0) <= IMAX + CURRENT_TOL)
-    assert np.abs(r.errors).max() < 3e-3            # m, during the overload
+    assert np.abs(r.errors).max() < 3e-3  # m, during the overload
     assert not (r.current_limited[-60:] | r.voltage_limited[-60:]).any()
-    assert np.abs(r.errors[-20:]).max() < 1e-3      # m, recovered
+    assert np.abs(r.errors[-20:]).max() < 1e-3  # m, recovered
 
 
 def test_equilibrium_start_holds_a_moving_load_with_a_slow_current_loop():
@@ -244,10 +251,11 @@ def test_equilibrium_start_holds_a_moving_load_with_a_slow_current_loop():
     x = np.array([0.2, 0.3, 0.5]) + np.outer(t, vel)
     v = np.tile(vel, (n, 1))
     f = np.tile([20e3, -8e3, 5e3], (n, 1))
-    r = simulate_tracking(ACTS, t, x, v, f, gains=RDSCGains(delta=(100.0, 4000.0, 200.0, 200.0)),
-                          disturbance=Disturbance.none())
-    assert np.abs(r.errors - r.errors[0]).max() < 1e-6          # m
-    assert np.abs(r.i_q - r.i_q[0]).max() < 0.01                 # A
+    r = simulate_tracking(
+        ACTS, t, x, v, f, gains=RDSCGains(delta=(100.0, 4000.0, 200.0, 200.0)), disturbance=Disturbance.none()
+    )
+    assert np.abs(r.errors - r.errors[0]).max() < 1e-6  # m
+    assert np.abs(r.i_q - r.i_q[0]).max() < 0.01  # A
     assert np.abs(r.forces - f).max() < 1e-3 * np.abs(f).max() + 1000.0 * 0.2  # f_x = f_L + b_BS v
 
 
@@ -259,7 +267,10 @@ def optimal_motion():
 
     s = run_bilevel(settings=LeaderSettings(workers=1, max_evaluations=3)).samples
     t = np.linspace(s.t[0], s.t[-1], 2001)
-    pick = lambda a: np.column_stack([np.interp(t, s.t, a[:, j]) for j in range(3)])
+
+    def pick(a):
+        return np.column_stack([np.interp(t, s.t, a[:, j]) for j in range(3)])
+
     return t, pick(s.position), pick(s.velocity), pick(s.force)
 
 
@@ -271,13 +282,13 @@ def test_optimal_motion_is_tracked_within_the_limits(optimal_motion):
     the extension on a third of the samples."""
     t, x, v, f = optimal_motion
     r = simulate_tracking(ACTS, t, x, v, f, gains=_scenario_gains(), disturbance=Disturbance())
-    assert r.counters["reference_mismatch"] > 0.01   # m/s
+    assert r.counters["reference_mismatch"] > 0.01  # m/s
     assert not r.current_limited.any() and not r.voltage_limited.any()
-    assert np.abs(r.errors).max() < 8e-4                        # m
+    assert np.abs(r.errors).max() < 8e-4  # m
     assert np.all(np.abs(r.i_q).max(axis=0) <= 0.93 * IMAX)
     vmax = np.array([a.max_phase_voltage for a in ACTS.values()])
     assert np.all(np.hypot(r.v_d, r.v_q).max(axis=0) <= vmax + 1e-9)
-    assert np.abs(r.i_d).max() < 0.05                            # A
+    assert np.abs(r.i_d).max() < 0.05  # A
 
 
 def test_paper_gains_overshoot_the_current_only_under_voltage_saturation(optimal_motion):

@@ -130,7 +130,9 @@ def test_valve_has_no_effect_outside_extend_mode_or_with_u_tr_closed(openings):
     """Condition C of (98): û ∉ 𝒰₊; and u_tr = 0, which Sec. 5 assumes away (module docstring)."""
     np.testing.assert_array_equal(gamma_regeneration(CIRCUIT, openings, 1.0, V), gamma(CIRCUIT, openings, V))
     fbar = np.linspace(-2.2e6, 1.2e6, 69)
-    np.testing.assert_array_equal(lam_regeneration(CIRCUIT, openings, 1.0, 1e5, fbar), lam(CIRCUIT, openings, 1e5, fbar))
+    np.testing.assert_array_equal(
+        lam_regeneration(CIRCUIT, openings, 1.0, 1e5, fbar), lam(CIRCUIT, openings, 1e5, fbar)
+    )
 
 
 opening = st.floats(0.01, 1.0)

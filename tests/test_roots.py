@@ -49,14 +49,33 @@ gains = st.lists(st.floats(0.0, 1e3), min_size=6, max_size=6)
 @given(knots=points, slopes=gains, centres=points, weights=gains, offset=st.floats(-1e4, 1e4))
 # found by hypothesis: f at an end underflows to a subnormal and its scaled weight to 0, which
 # once flipped the bracket's sign test and once divided by zero
-@example(knots=[0.0, 0.0, 0.0, 0.0, 0.5], slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0], centres=[0.0, 3.0, 0.0],
-         weights=[0.0, 285.0, 5e-324, 0.0, 0.0, 0.0], offset=0.0)
-@example(knots=[0.0, 0.0, 0.0, 0.0, 0.5], slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0], centres=[0.0],
-         weights=[0.0] * 6, offset=5e-324)
+@example(
+    knots=[0.0, 0.0, 0.0, 0.0, 0.5],
+    slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0],
+    centres=[0.0, 3.0, 0.0],
+    weights=[0.0, 285.0, 5e-324, 0.0, 0.0, 0.0],
+    offset=0.0,
+)
+@example(
+    knots=[0.0, 0.0, 0.0, 0.0, 0.5],
+    slopes=[0.0, 0.0, 0.0, 0.0, 478.0, 0.0],
+    centres=[0.0],
+    weights=[0.0] * 6,
+    offset=5e-324,
+)
 def test_matches_brentq_on_monotone_piecewise_functions(knots, slopes, centres, weights, offset):
-    args = (np.array(knots), np.array(slopes[: len(knots)]), np.array(centres), np.array(weights[: len(centres)]), offset)
+    args = (
+        np.array(knots),
+        np.array(slopes[: len(knots)]),
+        np.array(centres),
+        np.array(weights[: len(centres)]),
+        offset,
+    )
     lo, hi = -20.0, 20.0
-    f = lambda x: kinked(x, *args)
+
+    def f(x):
+        return kinked(x, *args)
+
     assume(f(lo) < 0.0 < f(hi))  # a root inside; test_no_bracket_status covers the rest
     ref = brentq(f, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
     xtol = 1e-10

@@ -86,8 +86,11 @@ def test_to_si(value, dimension, expected):
 
 
 def test_to_si_errors_name_the_field_and_a_remedy():
-    with pytest.raises(ScenarioError, match=r'^circuit\.pump_relief_pressure: "36 m" is a length; '
-                       r'expected a pressure such as "36 MPa"$'):
+    with pytest.raises(
+        ScenarioError,
+        match=r'^circuit\.pump_relief_pressure: "36 m" is a length; '
+        r'expected a pressure such as "36 MPa"$',
+    ):
         to_si("36 m", "pressure", "circuit.pump_relief_pressure")
     with pytest.raises(ScenarioError, match=r"^a\.b: \"36 pascalz\" could not be read as a quantity: write a"):
         to_si("36 pascalz", "pressure", "a.b")
@@ -245,7 +248,10 @@ def test_wrong_unit(tmp_path):
 
 
 def test_wrong_unit_deep_in_a_signal(tmp_path):
-    text = ARM + '\n[inputs.external_force]\ntype = "sum"\nterms = [{type = "sine", amplitude = "8 m", frequency = "1 Hz"}]\n'
+    text = (
+        ARM
+        + '\n[inputs.external_force]\ntype = "sum"\nterms = [{type = "sine", amplitude = "8 m", frequency = "1 Hz"}]\n'
+    )
     message = load_error(tmp_path, text)
     assert 'inputs.external_force.terms[0].amplitude: "8 m" is a length; expected a force' in message
 
@@ -269,7 +275,9 @@ def test_valve_command_reaching_out_of_range(tmp_path):
 def test_negative_area(tmp_path):
     message = load_error(tmp_path, ARM + '\n[circuit]\nhead_area = "-0.024 m^2"\n')
     assert "circuit.head_area = -0.024 m^2: must be a finite number > 0" in message
-    message = load_error(tmp_path, ARM + "\n[circuit.max_area]\nph = 1e-4\ntr = 1e-4\npr = -1e-4\nth = 1e-4\nb = 1e-4\n")
+    message = load_error(
+        tmp_path, ARM + "\n[circuit.max_area]\nph = 1e-4\ntr = 1e-4\npr = -1e-4\nth = 1e-4\nb = 1e-4\n"
+    )
     assert "circuit.max_area.pr = -0.0001 m^2: must be a finite number > 0" in message
 
 
@@ -283,9 +291,15 @@ def test_bad_signal_parameters_name_the_signal(tmp_path):
 
 def test_unknown_kind(tmp_path):
     message = load_error(tmp_path, ARM.replace('"arm"', '"robot"'))
-    assert 'kind = "robot" is not a scenario kind; valid kinds are "arm", "model-comparison", "arms-one-pump", "gamma-map", "network-map"' in message
+    assert (
+        'kind = "robot" is not a scenario kind; valid kinds are "arm", "model-comparison", "arms-one-pump", '
+        '"gamma-map", "network-map"' in message
+    )
     message = load_error(tmp_path, ARM.replace('kind = "arm"\n', ""))
-    assert 'kind: missing; add kind = one of "arm", "model-comparison", "arms-one-pump", "gamma-map", "network-map"' in message
+    assert (
+        'kind: missing; add kind = one of "arm", "model-comparison", "arms-one-pump", "gamma-map", "network-map"'
+        in message
+    )
 
 
 def test_unknown_model(tmp_path):
@@ -336,8 +350,10 @@ def test_common_units_convert_as_pint_does(unit, monkeypatch):
 
 def test_a_common_unit_file_is_read_without_pint():
     """The built-in arm scenario, written in common units, loads without importing pint."""
-    code = ("import sys; from actuatorlab.scenarios.loading import load_scenario; load_scenario('arm-relief'); "
-            "print('pint' in sys.modules)")
+    code = (
+        "import sys; from actuatorlab.scenarios.loading import load_scenario; load_scenario('arm-relief'); "
+        "print('pint' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -346,17 +362,21 @@ def test_showing_an_arm_scenario_imports_no_numba():
     """``actuatorlab show`` (load, validate, build every parameter class, write the TOML) of the
     arm kinds imports no numba (issue 19): the parameter classes the arm schema builds live in
     modules without compiled kernels."""
-    code = ("import sys, actuatorlab\n"
-            "for name in ('arm-relief', 'two-arms-one-pump', 'gamma-map'):\n"
-            "    actuatorlab.load(name).show()\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('numba', 'llvmlite'))))")
+    code = (
+        "import sys, actuatorlab\n"
+        "for name in ('arm-relief', 'two-arms-one-pump', 'gamma-map'):\n"
+        "    actuatorlab.load(name).show()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('numba', 'llvmlite'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def test_listing_the_built_in_scenarios_imports_no_schema():
     """``actuatorlab scenarios`` reads the TOML files only: no pydantic, numba or numpy."""
-    code = ("import sys; from actuatorlab.scenarios.sources import builtin_scenarios; names = builtin_scenarios(); "
-            "print('arm-relief' in names, [m for m in ('pydantic', 'numba', 'numpy') if m in sys.modules])")
+    code = (
+        "import sys; from actuatorlab.scenarios.sources import builtin_scenarios; names = builtin_scenarios(); "
+        "print('arm-relief' in names, [m for m in ('pydantic', 'numba', 'numpy') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True []"

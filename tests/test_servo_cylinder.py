@@ -26,17 +26,13 @@ from actuatorlab.hydraulics.servo_cylinder import (
 
 # lift cylinder of the lab crane, spec 3.2 [R]: bore 80 mm, rod 45 mm, stroke 0.59 m
 PAPER = Cylinder.from_diameters(0.08, 0.045, 0.59)
-DEAD = Cylinder.from_diameters(
-    0.08, 0.045, 0.59, dead_volume_a=3e-3, dead_volume_b=3e-3, leakage=1e-12
-)
+DEAD = Cylinder.from_diameters(0.08, 0.045, 0.59, dead_volume_a=3e-3, dead_volume_b=3e-3, leakage=1e-12)
 VALVE = ServoValve(6.3e-7, 5.9e-7, 6.1e-7, 6.6e-7, 185e5, 10e5, u_max=10.0)
 RNG = np.random.default_rng(5)
 
 
 def test_areas_from_diameters():
-    assert PAPER.head_area == pytest.approx(
-        5.026548e-3, rel=1e-6
-    )  # spec 3.2 [V-computed]
+    assert PAPER.head_area == pytest.approx(5.026548e-3, rel=1e-6)  # spec 3.2 [V-computed]
     assert PAPER.rod_area == pytest.approx(3.436117e-3, rel=1e-6)
 
 
@@ -50,9 +46,7 @@ def test_force_rate_law_follows_from_chamber_equations(cyl):
         qa, qb = RNG.normal(scale=1e-4, size=2)
         dpa, dpb = chamber_rates(c, qa, qb, x, xd, pa, pb)
         lhs = cyl.head_area * dpa - cyl.rod_area * dpb
-        rhs = cyl.bulk_modulus * (
-            voltage_term(c, qa, qb, x) - motion_term(c, x, xd, pa, pb)
-        )
+        rhs = cyl.bulk_modulus * (voltage_term(c, qa, qb, x) - motion_term(c, x, xd, pa, pb))
         assert lhs == pytest.approx(rhs, rel=1e-10)
 
 
@@ -84,13 +78,9 @@ def test_valve_flow_directions():
     """u > 0: supply into A, B to return; u < 0: the reverse (82)–(84)."""
     v = VALVE.packed()
     qa, qb = valve_flows(v, 5.0, 100e5, 50e5)
-    assert qa == pytest.approx(6.3e-7 * math.sqrt(85e5) * 5.0) and qb == pytest.approx(
-        -6.6e-7 * math.sqrt(40e5) * 5.0
-    )
+    assert qa == pytest.approx(6.3e-7 * math.sqrt(85e5) * 5.0) and qb == pytest.approx(-6.6e-7 * math.sqrt(40e5) * 5.0)
     qa, qb = valve_flows(v, -5.0, 100e5, 50e5)
-    assert qa == pytest.approx(-5.9e-7 * math.sqrt(90e5) * 5.0) and qb == pytest.approx(
-        6.1e-7 * math.sqrt(135e5) * 5.0
-    )
+    assert qa == pytest.approx(-5.9e-7 * math.sqrt(90e5) * 5.0) and qb == pytest.approx(6.1e-7 * math.sqrt(135e5) * 5.0)
 
 
 def test_signed_root_is_continuous_and_exact_outside_the_band():
@@ -110,18 +100,14 @@ def test_friction_is_increasing_and_odd():
 
 def test_pressure_floor_and_saturation_and_spool():
     c = Cylinder.from_diameters(0.08, 0.045, 0.59, p_min=1e5).packed()
-    dpa, dpb = chamber_rates(
-        c, 0.0, 0.0, 0.2, 0.1, 1e5, 50e5
-    )  # extending with no flow: p_a would drop
+    dpa, dpb = chamber_rates(c, 0.0, 0.0, 0.2, 0.1, 1e5, 50e5)  # extending with no flow: p_a would drop
     assert dpa == 0.0 and dpb > 0.0
     v = VALVE.packed()
     assert saturate(v, 25.0) == 10.0 and saturate(v, -25.0) == -10.0
     assert spool_rate(v, 5.0, 0.0) == 0.0  # static valve
     slow = ServoValve(*(6e-7,) * 4, 185e5, 10e5, tau=0.01).packed()
     assert spool_rate(slow, 20.0, 2.0) == pytest.approx((10.0 - 2.0) / 0.01)
-    assert piston_force(c, 100e5, 50e5) == pytest.approx(
-        PAPER.head_area * 100e5 - PAPER.rod_area * 50e5
-    )
+    assert piston_force(c, 100e5, 50e5) == pytest.approx(PAPER.head_area * 100e5 - PAPER.rod_area * 50e5)
 
 
 def test_bad_parameters_raise():

@@ -55,16 +55,10 @@ def test_transforms_match_eq5_and_conserve_power(compiled):
     f2p = force_to_parent if compiled else force_to_parent.py_func
     v2c = velocity_to_child if compiled else velocity_to_child.py_func
     u = transform_matrix(rot, r)
-    np.testing.assert_allclose(
-        f2p(rot, r, force), u @ force, rtol=1e-13, atol=1e-13
-    )  # eq. (4)
-    np.testing.assert_allclose(
-        v2c(rot, r, vel), u.T @ vel, rtol=1e-13, atol=1e-13
-    )  # eq. (3)
+    np.testing.assert_allclose(f2p(rot, r, force), u @ force, rtol=1e-13, atol=1e-13)  # eq. (4)
+    np.testing.assert_allclose(v2c(rot, r, vel), u.T @ vel, rtol=1e-13, atol=1e-13)  # eq. (3)
     # virtual power is frame-invariant: (U^T V)^T F_B = V^T (U F_B)
-    assert v2c(rot, r, vel) @ force == pytest.approx(
-        vel @ f2p(rot, r, force), rel=1e-13
-    )
+    assert v2c(rot, r, vel) @ force == pytest.approx(vel @ f2p(rot, r, force), rel=1e-13)
 
 
 def test_velocity_transform_is_rigid_body_kinematics():
@@ -79,9 +73,7 @@ def test_velocity_transform_is_rigid_body_kinematics():
 def test_coriolis_matrix_is_skew_symmetric_and_mass_matrix_positive():
     body = _body()
     c = coriolis_matrix(body, RNG.normal(size=3))
-    np.testing.assert_allclose(
-        c + c.T, 0.0, atol=1e-12
-    )  # used by the stability proof (App. C)
+    np.testing.assert_allclose(c + c.T, 0.0, atol=1e-12)  # used by the stability proof (App. C)
     assert np.linalg.eigvalsh(mass_matrix(body)).min() > 0.0
 
 
@@ -92,24 +84,13 @@ def test_fused_net_force_matches_matrix_form(compiled):
     rot_aw, g_w = _rotation(0.1, 0.2, 0.3), np.array([0.0, 9.8066, 0.0])
     nf = net_force if compiled else net_force.py_func
     g_body = rot_aw @ g_w
-    expected = (
-        mass_matrix(body) @ dv
-        + coriolis_matrix(body, v[3:]) @ v
-        + gravity_force(body, rot_aw, g_w)
-    )
-    np.testing.assert_allclose(
-        nf(body, dv, v, v[3:], g_body), expected, rtol=1e-12
-    )  # eq. (7)
+    expected = mass_matrix(body) @ dv + coriolis_matrix(body, v[3:]) @ v + gravity_force(body, rot_aw, g_w)
+    np.testing.assert_allclose(nf(body, dv, v, v[3:], g_body), expected, rtol=1e-12)  # eq. (7)
     gain = np.diag(RNG.uniform(1, 5, size=6))
     expected_r = (
-        mass_matrix(body) @ dvr
-        + coriolis_matrix(body, v[3:]) @ vr
-        + gravity_force(body, rot_aw, g_w)
-        + gain @ (vr - v)
+        mass_matrix(body) @ dvr + coriolis_matrix(body, v[3:]) @ vr + gravity_force(body, rot_aw, g_w) + gain @ (vr - v)
     )
-    np.testing.assert_allclose(
-        required_net_force(body, dvr, vr, v, gain, g_body), expected_r, rtol=1e-12
-    )  # (8)
+    np.testing.assert_allclose(required_net_force(body, dvr, vr, v, gain, g_body), expected_r, rtol=1e-12)  # (8)
 
 
 def test_net_force_equals_newton_euler_of_a_tumbling_body():
@@ -121,9 +102,7 @@ def test_net_force_equals_newton_euler_of_a_tumbling_body():
     g_up = np.array([0.0, 9.8066, 0.0])
 
     def pose(t):
-        return rot_z(0.8 * t + 0.3 * t**2) @ rot_x(0.5 * np.sin(t)), np.array(
-            [np.sin(t), t**2, 0.3 * t**3]
-        )
+        return rot_z(0.8 * t + 0.3 * t**2) @ rot_x(0.5 * np.sin(t)), np.array([np.sin(t), t**2, 0.3 * t**3])
 
     def omega_world(t, h=1e-6):
         (r1, _), (r0, _) = pose(t + h), pose(t - h)
@@ -134,7 +113,10 @@ def test_net_force_equals_newton_euler_of_a_tumbling_body():
     def momenta(t):
         rot, _ = pose(t)
         h = 1e-6
-        pc = lambda s: pose(s)[1] + pose(s)[0] @ com
+
+        def pc(s):
+            return pose(s)[1] + pose(s)[0] @ com
+
         vc = (pc(t + h) - pc(t - h)) / (2 * h)
         return m * vc, rot @ inertia @ rot.T @ omega_world(t)
 
@@ -155,9 +137,7 @@ def test_net_force_equals_newton_euler_of_a_tumbling_body():
     v = body_velocity(t)
     dv = (body_velocity(t + h) - body_velocity(t - h)) / (2 * h)
     got = net_force(body, dv, v, v[3:], rot.T @ g_up)
-    np.testing.assert_allclose(
-        got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max()
-    )
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from actuatorlab.errors import ScenarioError
 from actuatorlab.io.results import as_dataframe, read_table
 from actuatorlab.scenarios.kinds import arm as arm_kind
 from actuatorlab.scenarios.kinds import arms_one_pump
@@ -38,12 +37,28 @@ def _single(scenario, variants: Variants, i: int):
     return {"arm": arm_kind, "arms-one-pump": arms_one_pump}[variant.kind].run(variant)
 
 
-@pytest.mark.parametrize("name, specs", [
-    ("arm-relief", ["arm.mass=normal(1000 kg, 900 kg)", "circuit.pump_flow=uniform(300 L/min, 600 L/min)",
-                    "inputs.bleed=uniform(0.0, 0.4)", "relaxation.stiffness=loguniform(1e7 N/m, 1e12 N/m)"]),
-    ("two-arms-one-pump", ["arms[0].mass=uniform(300 kg, 3000 kg)", "bleed=uniform(0.1, 0.5)",
-                           "relaxation.damping=uniform(1e6 N s/m, 4e6 N s/m)"]),
-])
+@pytest.mark.parametrize(
+    "name, specs",
+    [
+        (
+            "arm-relief",
+            [
+                "arm.mass=normal(1000 kg, 900 kg)",
+                "circuit.pump_flow=uniform(300 L/min, 600 L/min)",
+                "inputs.bleed=uniform(0.0, 0.4)",
+                "relaxation.stiffness=loguniform(1e7 N/m, 1e12 N/m)",
+            ],
+        ),
+        (
+            "two-arms-one-pump",
+            [
+                "arms[0].mass=uniform(300 kg, 3000 kg)",
+                "bleed=uniform(0.1, 0.5)",
+                "relaxation.damping=uniform(1e6 N s/m, 4e6 N s/m)",
+            ],
+        ),
+    ],
+)
 def test_batched_variants_equal_their_single_runs_bit_for_bit(tmp_path, name, specs):
     scenario = _short(load_scenario(name), 3.0)
     variants = sample_variants(scenario, specs, 24, seed=7)
@@ -54,7 +69,7 @@ def test_batched_variants_equal_their_single_runs_bit_for_bit(tmp_path, name, sp
     for i in range(len(variants)):
         try:
             single = _single(scenario, variants, i)
-        except Exception as error:  # the single run refuses it: the batch records the same error
+        except Exception as error:  # noqa: BLE001 — the single run refuses it: the batch records the same error
             assert index.loc[i, "status"] == "failed", i
             message = str(error).removeprefix(f"variant {i}: ")  # a refused file's name is not part of it
             assert index.loc[i, "error"] == f"{type(error).__name__}: {message}"
@@ -73,13 +88,15 @@ def test_batched_variants_equal_their_single_runs_bit_for_bit(tmp_path, name, sp
     if name == "arm-relief":  # the sample reaches the failures: a mass below 0, an unstable stiffness
         assert statuses.count("failed") >= 2 and statuses.count("ok") >= 12
     assert sorted(p.name for p in (tmp_path / "s" / SERIES).iterdir()) == [
-        f"{i:07d}.parquet" for i in (0, 5, 17) if statuses[i] == "ok"]
+        f"{i:07d}.parquet" for i in (0, 5, 17) if statuses[i] == "ok"
+    ]
 
 
 def test_envelopes_are_the_quantiles_of_the_variants_series(tmp_path, monkeypatch):
     scenario = _short(load_scenario("arm-relief"), 2.0)
-    variants = sample_variants(scenario, ["inputs.bleed=uniform(0.1, 0.5)", "arm.mass=uniform(1500 kg, 2500 kg)"], 120,
-                               seed=2)
+    variants = sample_variants(
+        scenario, ["inputs.bleed=uniform(0.1, 0.5)", "arm.mass=uniform(1500 kg, 2500 kg)"], 120, seed=2
+    )
     one = run_sweep(scenario, variants, tmp_path / "one", workers=1)  # 120 // 4 = 30 per batch: four batches
     assert len(list((tmp_path / "one" / BATCHES).glob("*.envelope.parquet"))) == 4
     t = scenario.simulation.times()
@@ -96,7 +113,9 @@ def test_envelopes_are_the_quantiles_of_the_variants_series(tmp_path, monkeypatc
     single = run_sweep(scenario, variants[:30], tmp_path / "single", workers=1)  # one batch: exact quantiles
     assert len(list((tmp_path / "single" / BATCHES).glob("*.envelope.parquet"))) == 1
     for suffix, rank in LEVELS.items():
-        assert np.array_equal(single.envelopes[f"theta_{suffix}"].to_numpy(), np.quantile(theta[:30], RANKS[rank], axis=0))
+        assert np.array_equal(
+            single.envelopes[f"theta_{suffix}"].to_numpy(), np.quantile(theta[:30], RANKS[rank], axis=0)
+        )
     assert pq.read_table(tmp_path / "one" / "envelopes.parquet").schema.field("theta_q50").metadata[b"unit"] == b"rad"
 
 
@@ -118,8 +137,13 @@ def _reference_and_columns(scenario, variants, out: Path):
 
 
 def _exactly_once(out: Path, count: int) -> None:
-    ids = np.concatenate([pq.read_table(p, columns=["variant"])["variant"].to_numpy()
-                          for p in (out / BATCHES).glob("*.parquet") if not p.name.endswith(".envelope.parquet")])
+    ids = np.concatenate(
+        [
+            pq.read_table(p, columns=["variant"])["variant"].to_numpy()
+            for p in (out / BATCHES).glob("*.parquet")
+            if not p.name.endswith(".envelope.parquet")
+        ]
+    )
     assert sorted(ids) == list(range(count))  # every variant in one batch file, once
     assert not list(out.rglob(".*.tmp*"))
 
@@ -141,17 +165,36 @@ main()
 
 def test_a_kill_between_a_batch_files_temporary_write_and_its_rename_resumes_exactly(tmp_path):
     scenario = _short(load_scenario("arm-relief"), 1.0)
-    specs = ["inputs.bleed=uniform(0.1, 0.5)", "arm.mass=uniform(1500 kg, 2500 kg)",
-             "circuit.pump_flow=uniform(300 L/min, 600 L/min)"]
+    specs = [
+        "inputs.bleed=uniform(0.1, 0.5)",
+        "arm.mass=uniform(1500 kg, 2500 kg)",
+        "circuit.pump_flow=uniform(300 L/min, 600 L/min)",
+    ]
     variants = sample_variants(scenario, specs, 200, seed=5)
     reference, columns = _reference_and_columns(scenario, variants, tmp_path / "reference")
     toml = tmp_path / "short.toml"
     toml.write_text(scenario_to_toml(scenario))
     out = tmp_path / "s"
-    args = ["sweep", str(toml), "--samples", "200", "--seed", "5", *[a for spec in specs for a in ("--vary", spec)],
-            "--workers", "2", "--out", str(out), "--quiet"]  # 200 // (4 * 2) = 25 variants per batch
-    killed = subprocess.run([sys.executable, "-c", KILL_BEFORE_RENAME, "0000100.parquet", *args],
-                            start_new_session=True, capture_output=True, timeout=300)
+    args = [
+        "sweep",
+        str(toml),
+        "--samples",
+        "200",
+        "--seed",
+        "5",
+        *[a for spec in specs for a in ("--vary", spec)],
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]  # 200 // (4 * 2) = 25 variants per batch
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_BEFORE_RENAME, "0000100.parquet", *args],
+        start_new_session=True,
+        capture_output=True,
+        timeout=300,
+    )
     assert killed.returncode == -signal.SIGKILL
     assert list((out / BATCHES).glob(".0000100-*.tmp.parquet"))  # written, not renamed
     assert (out / BATCHES / "0000100.envelope.parquet").exists() and not (out / BATCHES / "0000100.parquet").exists()
@@ -164,13 +207,30 @@ def test_a_kill_between_a_batch_files_temporary_write_and_its_rename_resumes_exa
 
 def test_a_sweep_killed_while_batches_are_written_resumes_with_every_variant_once(tmp_path):
     scenario = load_scenario("arm-relief")
-    specs = ["inputs.bleed=uniform(0.1, 0.5)", "arm.mass=uniform(1500 kg, 2500 kg)",
-             "relaxation.damping=uniform(2e6 N s/m, 3e6 N s/m)"]
+    specs = [
+        "inputs.bleed=uniform(0.1, 0.5)",
+        "arm.mass=uniform(1500 kg, 2500 kg)",
+        "relaxation.damping=uniform(2e6 N s/m, 3e6 N s/m)",
+    ]
     total = 3000
     out = tmp_path / "s"
-    args = [str(BIN / "actuatorlab"), "sweep", "arm-relief", "--samples", str(total), "--seed", "3",
-            *[a for spec in specs for a in ("--vary", spec)], "--workers", "2", "--keep-series", "2",
-            "--out", str(out), "--quiet"]
+    args = [
+        str(BIN / "actuatorlab"),
+        "sweep",
+        "arm-relief",
+        "--samples",
+        str(total),
+        "--seed",
+        "3",
+        *[a for spec in specs for a in ("--vary", spec)],
+        "--workers",
+        "2",
+        "--keep-series",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     proc = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while time.time() < deadline and not [p for p in (out / BATCHES).glob("*.parquet") if p.name[0] != "."]:
@@ -193,8 +253,19 @@ def test_a_batched_sweep_on_a_full_disk_is_one_line_and_resumes(tmp_path):
     """Issue 28: under a file-size limit (as on a full disk) a batch's write raised in its worker
     and the command ended in an OSError traceback."""
     out = tmp_path / "s"
-    args = ["sweep", "arm-relief", "--samples", "16", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)", "--workers", "2",
-            "--out", str(out), "--quiet"]
+    args = [
+        "sweep",
+        "arm-relief",
+        "--samples",
+        "16",
+        "--vary",
+        "arm.mass=uniform(1800 kg, 2200 kg)",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     full = run_with_file_limit(10_000, *args)  # a batch's sketch (about 15 kB) cannot be written
     line = one_error_line(full.stderr)
     assert full.returncode == 2
@@ -231,17 +302,31 @@ def test_a_batch_out_of_memory_is_run_again_by_resume_not_recorded_failed(tmp_pa
     toml = tmp_path / "short.toml"
     toml.write_text(scenario_to_toml(scenario))
     out = tmp_path / "s"
-    args = ["sweep", str(toml), "--samples", "40", "--seed", "2", "--vary", "arm.mass=uniform(1800 kg, 2200 kg)",
-            "--workers", "2", "--out", str(out), "--quiet"]  # 8 batches of 5
-    failed = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY_WITH_VARIANT_7, *args], capture_output=True,
-                            text=True, timeout=300)
+    args = [
+        "sweep",
+        str(toml),
+        "--samples",
+        "40",
+        "--seed",
+        "2",
+        "--vary",
+        "arm.mass=uniform(1800 kg, 2200 kg)",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]  # 8 batches of 5
+    failed = subprocess.run(
+        [sys.executable, "-c", OUT_OF_MEMORY_WITH_VARIANT_7, *args], capture_output=True, text=True, timeout=300
+    )
     assert failed.returncode == 2
     assert one_error_line(failed.stderr).startswith(
         "error: 5 of 40 variants did not finish for reasons outside the scenario: "
-        "5 by MemoryError (out of memory? use fewer --workers)"), failed.stderr
+        "5 by MemoryError (out of memory? use fewer --workers)"
+    ), failed.stderr
     told = [a for a in args if a != "--quiet"]
-    resumed = subprocess.run([str(BIN / "actuatorlab"), *told, "--resume"], capture_output=True, text=True,
-                             timeout=300)
+    resumed = subprocess.run([str(BIN / "actuatorlab"), *told, "--resume"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert "40 variants: 5 run, 35 already complete, 0 failed" in resumed.stdout, resumed.stdout
     _exactly_once(out, 40)

@@ -69,7 +69,9 @@ def test_frequency_response_of_integrator_with_lags():
     # |G1(jω)| → K/ω at low frequency; phase −90° − Σ atan(λω)
     omega = np.array([0.5, 5.0])
     g = frequency_response(G1_STRUCTURE, PAPER_G1, omega)
-    np.testing.assert_allclose(np.abs(g) * omega, PAPER_G1[0] / np.prod(np.sqrt(1 + (PAPER_G1[1:, None] * omega) ** 2), axis=0))
+    np.testing.assert_allclose(
+        np.abs(g) * omega, PAPER_G1[0] / np.prod(np.sqrt(1 + (PAPER_G1[1:, None] * omega) ** 2), axis=0)
+    )
     np.testing.assert_allclose(np.angle(g), -np.pi / 2 - np.sum(np.arctan(PAPER_G1[1:, None] * omega), axis=0))
 
 
@@ -110,8 +112,23 @@ def test_data_that_cannot_identify_the_structure_is_refused_naming_why(tmp_path,
     from actuatorlab.cli import app
 
     path = _log(tmp_path / "log.csv", *make(np.arange(0.0, 2.0, 1e-3)))
-    result = CliRunner().invoke(app, ["identify", "transfer-function", str(path), "--input", "x", "--output", "y",
-                                      "--structure", "G2", "--out", str(tmp_path / "out"), "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "identify",
+            "transfer-function",
+            str(path),
+            "--input",
+            "x",
+            "--output",
+            "y",
+            "--structure",
+            "G2",
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 2 and f"{path}: " in result.output and message in result.output, result.output
     assert not (tmp_path / "out").exists()
 

@@ -107,17 +107,13 @@ def test_force_error_law(sample):
     """Spec 6 item 9 [V]: with the exact valve inverse (91), ė_f = −β k_f e_f − β k_x e_v."""
     q, qd, pa, pb = _random_state()
     dfpr = RNG.normal(scale=1e4, size=3)
-    _, x, xd, xd_r, f_pr, u = _control(
-        q, qd, pa, pb, q + 0.01, qd + 0.02, np.zeros(3), dfpr
-    )
+    _, x, xd, xd_r, f_pr, u = _control(q, qd, pa, pb, q + 0.01, qd + 0.02, np.zeros(3), dfpr)
     assert np.all(np.abs(u) < 10.0), "state chosen inside the unsaturated range"
     dfp, _ = _plant(q, qd, pa, pb, x, xd, u)
     cyl = HYD.packed()[0]
     e_f = f_pr - (cyl[:, 0] * pa - cyl[:, 1] * pb)
     beta, kx, kf = 800e6, np.array(GAINS.kx), np.array(GAINS.kf)
-    np.testing.assert_allclose(
-        dfpr - dfp, -beta * kf * e_f - beta * kx * (xd_r - xd), rtol=1e-8, atol=1e-6
-    )
+    np.testing.assert_allclose(dfpr - dfp, -beta * kf * e_f - beta * kx * (xd_r - xd), rtol=1e-8, atol=1e-6)
 
 
 @pytest.mark.parametrize("sample", range(4))
@@ -149,13 +145,7 @@ def test_lyapunov_function_decreases_on_exact_model(sample):
     beta, kx, kf = 800e6, np.array(GAINS.kx), np.array(GAINS.kf)
     vdot = vdot_mech + np.sum(e_f * (dfpr - dfp) / (beta * kx))
     friction_term = np.sum(
-        (xd_r - xd)
-        * np.array(
-            [
-                friction_force(fric[i], xd_r[i]) - friction_force(fric[i], xd[i])
-                for i in range(3)
-            ]
-        )
+        (xd_r - xd) * np.array([friction_force(fric[i], xd_r[i]) - friction_force(fric[i], xd[i]) for i in range(3)])
     )
     expected = -damping - np.sum(kf / kx * e_f**2) - friction_term
     assert vdot == pytest.approx(expected, rel=1e-7, abs=1e-6)
@@ -200,9 +190,7 @@ def test_derivative_filter():
 
 
 def test_quintic_segments_are_rest_to_rest():
-    t, p, pd, _ = quintic_segments(
-        np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]]), 2.0, 1e-3
-    )
+    t, p, pd, _ = quintic_segments(np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]]), 2.0, 1e-3)
     k = np.searchsorted(t, [0.0, 2.0, 4.0])
     np.testing.assert_allclose(p[k], [[0, 0], [1, 2], [0, 1]], atol=1e-12)
     np.testing.assert_allclose(pd[k], 0.0, atol=1e-12)
@@ -215,18 +203,12 @@ def test_closed_loop_tracks_first_diamond_segment():
     q0 = lab_crane_initial_pose()
     start, _ = CRANE.tool_pose(q0)
     waypoints = diamond_waypoints(start[:2], loops=1)[:2]
-    reference = joint_reference(
-        CRANE, np.vstack([waypoints, waypoints[-1:]]), 2.0, 1e-3, q0
-    )
+    reference = joint_reference(CRANE, np.vstack([waypoints, waypoints[-1:]]), 2.0, 1e-3, q0)
     run = simulate_crane(reference, CRANE, HYD, GAINS, substeps=2)
     err = np.linalg.norm(run.tip - run.tip_ref, axis=1)
     assert err.max() < 5e-3
     assert err[-1] < 1e-3  # converging while holding A (100)
-    assert (
-        run.p_a.min() > 10e5
-        and run.p_b.min() > 10e5
-        and max(run.p_a.max(), run.p_b.max()) < 185e5
-    )
+    assert run.p_a.min() > 10e5 and run.p_b.min() > 10e5 and max(run.p_a.max(), run.p_b.max()) < 185e5
     assert run.counters["saturated_fraction"] == 0.0
     # achieved piston forces follow the required ones (Fig. 14): lift and tilt within 2 % of their
     # peak, the extension within 6 % (its force loop is slow: β k_f = 6.4 1/s with the [R] gains)
@@ -247,9 +229,7 @@ def test_closed_loop_with_spool_dynamics_and_bad_initial_pressures():
     segment; initial pressures violating Assumption 5 are rejected."""
     q0 = lab_crane_initial_pose()
     start, _ = CRANE.tool_pose(q0)
-    reference = joint_reference(
-        CRANE, diamond_waypoints(start[:2], loops=1)[:2], 2.0, 1e-3, q0
-    )
+    reference = joint_reference(CRANE, diamond_waypoints(start[:2], loops=1)[:2], 2.0, 1e-3, q0)
     slow = lab_crane_hydraulics(spool_time_constant=0.01)
     run = simulate_crane(reference, CRANE, slow, GAINS)
     assert np.linalg.norm(run.tip - run.tip_ref, axis=1).max() < 1e-2

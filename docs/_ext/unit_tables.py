@@ -30,11 +30,20 @@ class UnitsTable(Directive):
 
         which = self.arguments[0]
         if which == "dimensions":
-            rows = [[f"``{name}``", f"``{d.si}``", f"``{d.display}``" if d.display else "a plain number",
-                     f"``{d.example}``"] for name, d in DIMENSIONS.items()]
+            rows = [
+                [
+                    f"``{name}``",
+                    f"``{d.si}``",
+                    f"``{d.display}``" if d.display else "a plain number",
+                    f"``{d.example}``",
+                ]
+                for name, d in DIMENSIONS.items()
+            ]
             lines = _table(["dimension", "SI unit (a bare number)", "written by ``show`` in", "example"], rows)
         elif which == "common":
-            rows = [[f'``"{unit}"``', dimension, f"{factor:.10g}"] for unit, (dimension, factor, _) in COMMON_UNITS.items()]
+            rows = [
+                [f'``"{unit}"``', dimension, f"{factor:.10g}"] for unit, (dimension, factor, _) in COMMON_UNITS.items()
+            ]
             lines = _table(["unit as written", "dimension", "one unit in SI"], rows)
         else:
             raise self.error(f"units-table: give 'dimensions' or 'common', not {which!r}")

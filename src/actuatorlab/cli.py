@@ -25,8 +25,12 @@ from .numerics.kernel_loading import COMPILING
 
 HELP = {"rich_markup_mode": None}
 """Help texts are printed as written: "[log]" and "[default: cores]" are not read as rich markup."""
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Model, simulate and report on hydraulic and electro-mechanical actuators.", **HELP)
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Model, simulate and report on hydraulic and electro-mechanical actuators.",
+    **HELP,
+)
 err = Console(stderr=True)
 out = Console()
 
@@ -74,14 +78,21 @@ class DelayedProgress:
         if stage == COMPILING:
             if not self.compile_said:
                 self.compile_said = True
-                err.print("compiling kernels, once per machine (later runs load them from the cache) …",
-                          highlight=False)
+                err.print(
+                    "compiling kernels, once per machine (later runs load them from the cache) …", highlight=False
+                )
             return
         if self.bar is None:
             if time.perf_counter() - self.start < self.delay:
                 return
-            self.bar = Progress(TextColumn("{task.description:<14}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                                TimeElapsedColumn(), console=err, transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description:<14}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
             self.bar.start()
             self.task = self.bar.add_task(stage, total=1.0)
         self.bar.update(self.task, description=stage, completed=fraction)
@@ -149,8 +160,15 @@ def _counter(what: str, quiet: bool):
         yield None
         return
     # redrawn when a count arrives, not by rich's refresh thread: a process with one thread may fork its workers
-    bar = Progress(TextColumn(what), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                   console=err, transient=True, auto_refresh=False)
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        auto_refresh=False,
+    )
     bar.start()
     task = bar.add_task(what, total=None)
     try:
@@ -165,19 +183,27 @@ def sweep(
     scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
     grid: Annotated[list[str], typer.Option("--grid", help="PATH=V1,V2,... (repeat for a product grid).")] = [],  # noqa: B006
     samples: Annotated[int, typer.Option("--samples", help="Monte Carlo: number of variants.")] = 0,
-    vary: Annotated[list[str], typer.Option(
-        "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH).")] = [],  # noqa: B006
+    vary: Annotated[
+        list[str], typer.Option("--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH).")
+    ] = [],  # noqa: B006
     seed: Annotated[int, typer.Option("--seed", help="Seed of the Monte Carlo draws.")] = 0,
-    workers: Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")] = None,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")
+    ] = None,
+    scheduler: Annotated[
+        Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")
+    ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sweeps/NAME].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
-    figure: Annotated[list[str], typer.Option(
-        "--figure", help="A key figure (summary.json key) to plot in the report; repeatable.")] = [],  # noqa: B006
-    keep_series: Annotated[int, typer.Option(
-        "--keep-series", help="Batched kinds: keep the time series of the first N variants.")] = 0,
-    keep_variant: Annotated[list[int], typer.Option(
-        "--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")] = [],  # noqa: B006
+    figure: Annotated[
+        list[str], typer.Option("--figure", help="A key figure (summary.json key) to plot in the report; repeatable.")
+    ] = [],  # noqa: B006
+    keep_series: Annotated[
+        int, typer.Option("--keep-series", help="Batched kinds: keep the time series of the first N variants.")
+    ] = 0,
+    keep_variant: Annotated[
+        list[int], typer.Option("--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")
+    ] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
@@ -188,32 +214,65 @@ def sweep(
     spec = _load(scenario)
     target = out_dir if out_dir is not None else Path("sweeps") / spec.name
     with _resumable("variants", target), _counter("variants", quiet) as progress:
-        result = run_sweep(spec, grid=grid or None, vary=vary or None, samples=samples, seed=seed, workers=workers,
-                           scheduler=scheduler, out=target, resume=resume, figures=figure or None,
-                           keep_series=keep_series, keep_variants=keep_variant, progress=progress, overwrite=overwrite)
+        result = run_sweep(
+            spec,
+            grid=grid or None,
+            vary=vary or None,
+            samples=samples,
+            seed=seed,
+            workers=workers,
+            scheduler=scheduler,
+            out=target,
+            resume=resume,
+            figures=figure or None,
+            keep_series=keep_series,
+            keep_variants=keep_variant,
+            progress=progress,
+            overwrite=overwrite,
+        )
     if quiet:
         return
     failed = int((result.index["status"] != "ok").sum())
     files = "index.parquet, envelopes.parquet, batches/, series/" if result.batched else "index.parquet, variants/"
-    out.print(f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
-              f"{result.wall_time_s:.1f} s. Wrote {target}/: {files}, report.html")
+    out.print(
+        f"{len(result.index)} variants: {result.ran} run, {result.skipped} already complete, {failed} failed; "
+        f"{result.wall_time_s:.1f} s. Wrote {target}/: {files}, report.html"
+    )
 
 
 @app.command()
 @_friendly
 def sensitivity(
     scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
-    vary: Annotated[list[str], typer.Option(
-        "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH); one per parameter.")] = [],  # noqa: B006
-    method: Annotated[str, typer.Option("--method", help="sobol (S1, ST; N(2D+2) runs) or morris (mu*; N(D+1) runs).")] = "sobol",
-    samples: Annotated[int, typer.Option("--samples", help="N: Sobol' base sample (a power of 2) or Morris trajectories.")] = 1024,
-    figure: Annotated[list[str], typer.Option(
-        "--figure", help="A key figure to analyse; repeatable [default: all that describe the design].")] = [],  # noqa: B006
+    vary: Annotated[
+        list[str],
+        typer.Option(
+            "--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH); one per parameter."
+        ),
+    ] = [],  # noqa: B006
+    method: Annotated[
+        str, typer.Option("--method", help="sobol (S1, ST; N(2D+2) runs) or morris (mu*; N(D+1) runs).")
+    ] = "sobol",
+    samples: Annotated[
+        int, typer.Option("--samples", help="N: Sobol' base sample (a power of 2) or Morris trajectories.")
+    ] = 1024,
+    figure: Annotated[
+        list[str],
+        typer.Option("--figure", help="A key figure to analyse; repeatable [default: all that describe the design]."),
+    ] = [],  # noqa: B006
     seed: Annotated[int, typer.Option("--seed", help="Seed of the design.")] = 0,
-    workers: Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")] = None,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")] = None,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")] = False,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")
+    ] = None,
+    scheduler: Annotated[
+        Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")
+    ] = None,
+    out_dir: Annotated[
+        Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no table.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
@@ -224,9 +283,20 @@ def sensitivity(
     spec = _load(scenario)
     target = out_dir if out_dir is not None else Path("sensitivity") / spec.name
     with _resumable("runs", target), _counter("runs", quiet) as progress:
-        result = analyse(spec, vary, method=method, samples=samples, figures=figure or None, seed=seed,
-                         workers=workers, scheduler=scheduler, out=target, resume=resume, progress=progress,
-                         overwrite=overwrite)
+        result = analyse(
+            spec,
+            vary,
+            method=method,
+            samples=samples,
+            figures=figure or None,
+            seed=seed,
+            workers=workers,
+            scheduler=scheduler,
+            out=target,
+            resume=resume,
+            progress=progress,
+            overwrite=overwrite,
+        )
     if quiet:
         return
     table = Table(title=f"{spec.name}: {method} indices (95 % confidence half-widths)", show_header=True)
@@ -235,8 +305,10 @@ def sensitivity(
     for row in result.table.itertuples(index=False):
         table.add_row(*(f"{v:.3g}" if isinstance(v, float) else str(v) for v in row))
     out.print(table)
-    out.print(f"{len(result.index)} runs ({result.skipped} already complete), {result.wall_time_s:.1f} s. "
-              f"Wrote {target}/: sensitivity.parquet, sensitivity.csv, index.parquet, report.html")
+    out.print(
+        f"{len(result.index)} runs ({result.skipped} already complete), {result.wall_time_s:.1f} s. "
+        f"Wrote {target}/: sensitivity.parquet, sensitivity.csv, index.parquet, report.html"
+    )
 
 
 @app.command()
@@ -272,8 +344,9 @@ def export_fmu(
     scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file of kind arm.")],
     out_file: Annotated[Optional[Path], typer.Option("--out", help="The FMU file [default: NAME.fmu].")] = None,
     fmi: Annotated[str, typer.Option("--fmi", help="FMI version: 3 or 2.")] = "3",
-    model: Annotated[Optional[str], typer.Option(
-        "--model", help="quasistatic or pressure-dynamics [default: the scenario's model].")] = None,
+    model: Annotated[
+        Optional[str], typer.Option("--model", help="quasistatic or pressure-dynamics [default: the scenario's model].")
+    ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an --out file that is not an FMU.")] = False,
 ) -> None:
     """Write the scenario's actuator as a co-simulation FMU (FMI 3.0 or 2.0) that runs without Python:
@@ -281,8 +354,9 @@ def export_fmu(
     from .api import export_fmu as export
 
     loaded = _load(scenario)
-    path = export(loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model,
-                  overwrite=overwrite)
+    path = export(
+        loaded, out_file if out_file is not None else Path(f"{loaded.name}.fmu"), fmi, model, overwrite=overwrite
+    )
     out.print(f"wrote {path} (FMI {fmi.removesuffix('.0')}.0 co-simulation)", highlight=False)
 
 
@@ -297,55 +371,111 @@ def _print_summary(title: str, summary, notes: bool = False) -> None:
     out.print(table)
 
 
-LayoutColumn = Annotated[list[str], typer.Option(
-    "--column", help="QUANTITY=COLUMN: the log column holding a quantity (e.g. q1=ANGLE_1); repeatable.")]
-LayoutUnit = Annotated[list[str], typer.Option(
-    "--unit", help="QUANTITY=UNIT: the column's unit as pint reads it (e.g. q1=deg, p_plus1=bar, t=ms); repeatable.")]
-LayoutScale = Annotated[list[str], typer.Option(
-    "--scale", help="QUANTITY=SCALE: a factor or quantity multiplying the column (e.g. u1='0.12 mm/V'); repeatable.")]
-LayoutOffset = Annotated[list[str], typer.Option(
-    "--offset", help="QUANTITY=OFFSET: added to the raw column first, in its unit (e.g. q1=-90); repeatable.")]
+LayoutColumn = Annotated[
+    list[str],
+    typer.Option("--column", help="QUANTITY=COLUMN: the log column holding a quantity (e.g. q1=ANGLE_1); repeatable."),
+]
+LayoutUnit = Annotated[
+    list[str],
+    typer.Option(
+        "--unit", help="QUANTITY=UNIT: the column's unit as pint reads it (e.g. q1=deg, p_plus1=bar, t=ms); repeatable."
+    ),
+]
+LayoutScale = Annotated[
+    list[str],
+    typer.Option(
+        "--scale", help="QUANTITY=SCALE: a factor or quantity multiplying the column (e.g. u1='0.12 mm/V'); repeatable."
+    ),
+]
+LayoutOffset = Annotated[
+    list[str],
+    typer.Option(
+        "--offset", help="QUANTITY=OFFSET: added to the raw column first, in its unit (e.g. q1=-90); repeatable."
+    ),
+]
 LayoutTime = Annotated[Optional[str], typer.Option("--time-column", help="The time column (same as --column t=NAME).")]
-LayoutRate = Annotated[Optional[str], typer.Option(
-    "--sample-rate", help="The sample rate of a log without a time column, e.g. '500 Hz'.")]
-LayoutHeader = Annotated[Optional[int], typer.Option(
-    "--header-row", help="The line (from 1) holding the column names; the lines above are skipped.")]
-LayoutSkip = Annotated[Optional[int], typer.Option(
-    "--skip-rows", help="Lines below the header that are not data (e.g. a units row).")]
-LayoutDelimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Column delimiter [default: from the header].")]
-LayoutWindow = Annotated[list[str], typer.Option(
-    "--window", help="START:END, the time kept [s] (e.g. 2:10, or '500 ms:9.5 s'; END may be left out); "
-                     "FILE=START:END for one log; repeatable.")]
-LayoutGap = Annotated[Optional[int], typer.Option(
-    "--max-gap", help="Missing samples filled by linear interpolation (default 0: refuse gaps).")]
+LayoutRate = Annotated[
+    Optional[str], typer.Option("--sample-rate", help="The sample rate of a log without a time column, e.g. '500 Hz'.")
+]
+LayoutHeader = Annotated[
+    Optional[int],
+    typer.Option("--header-row", help="The line (from 1) holding the column names; the lines above are skipped."),
+]
+LayoutSkip = Annotated[
+    Optional[int], typer.Option("--skip-rows", help="Lines below the header that are not data (e.g. a units row).")
+]
+LayoutDelimiter = Annotated[
+    Optional[str], typer.Option("--delimiter", help="Column delimiter [default: from the header].")
+]
+LayoutWindow = Annotated[
+    list[str],
+    typer.Option(
+        "--window",
+        help="START:END, the time kept [s] (e.g. 2:10, or '500 ms:9.5 s'; END may be left out); "
+        "FILE=START:END for one log; repeatable.",
+    ),
+]
+LayoutGap = Annotated[
+    Optional[int],
+    typer.Option("--max-gap", help="Missing samples filled by linear interpolation (default 0: refuse gaps)."),
+]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Print what would be read from the logs and stop.")]
-Bootstrap = Annotated[Optional[int], typer.Option(
-    "--bootstrap", help="Parametric bootstrap re-identifications for bias and 95 % intervals (0: none) [default: 200].")]
+Bootstrap = Annotated[
+    Optional[int],
+    typer.Option(
+        "--bootstrap",
+        help="Parametric bootstrap re-identifications for bias and 95 % intervals (0: none) [default: 200].",
+    ),
+]
 
 
-def _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
-            max_gap, **extra) -> dict:
+def _layout(
+    column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window, max_gap, **extra
+) -> dict:
     from .scenarios.log_layout import options_table, parse_windows
 
-    return options_table([*column, *([f"t={time_column}"] if time_column else [])], unit, scale, offset,
-                         sample_rate=sample_rate, header_row=header_row, skip_rows=skip_rows, delimiter=delimiter,
-                         max_gap=max_gap, **parse_windows(window), **extra)
+    return options_table(
+        [*column, *([f"t={time_column}"] if time_column else [])],
+        unit,
+        scale,
+        offset,
+        sample_rate=sample_rate,
+        header_row=header_row,
+        skip_rows=skip_rows,
+        delimiter=delimiter,
+        max_gap=max_gap,
+        **parse_windows(window),
+        **extra,
+    )
 
 
 @identify_app.command("hydraulic-robot")
 @_friendly
 def identify_hydraulic_robot(
     data: Annotated[list[Path], typer.Argument(help="Logs (CSV or Parquet), one per locked-joint experiment.")],
-    known: Annotated[Path, typer.Option("--known", help="TOML file of the known robot values, options and [log] layout.")],
-    validate: Annotated[list[Path], typer.Option(
-        "--validate", help="A held-out log to cross-validate on; repeatable.")] = [],  # noqa: B006
-    column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
-    time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
+    known: Annotated[
+        Path, typer.Option("--known", help="TOML file of the known robot values, options and [log] layout.")
+    ],
+    validate: Annotated[
+        list[Path], typer.Option("--validate", help="A held-out log to cross-validate on; repeatable.")
+    ] = [],  # noqa: B006
+    column: LayoutColumn = [],  # noqa: B006 — typer reads the default, never mutated
+    unit: LayoutUnit = [],  # noqa: B006 — typer reads the default, never mutated
+    scale: LayoutScale = [],  # noqa: B006 — typer reads the default, never mutated
+    offset: LayoutOffset = [],  # noqa: B006
+    time_column: LayoutTime = None,
+    sample_rate: LayoutRate = None,
+    header_row: LayoutHeader = None,
+    skip_rows: LayoutSkip = None,
+    delimiter: LayoutDelimiter = None,
+    window: LayoutWindow = [],  # noqa: B006
     max_gap: LayoutGap = None,
-    spool_unit: Annotated[Optional[str], typer.Option(
-        "--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm].")] = None,
-    bootstrap: Bootstrap = None, dry_run: DryRun = False,
+    spool_unit: Annotated[
+        Optional[str],
+        typer.Option("--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm]."),
+    ] = None,
+    bootstrap: Bootstrap = None,
+    dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
@@ -355,8 +485,20 @@ def identify_hydraulic_robot(
     from .api.identify import identify_hydraulic_robot, inspect_hydraulic_robot_logs
     from .io.output_target import check_run_folder
 
-    layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
-                     max_gap, spool_unit=spool_unit)
+    layout = _layout(
+        column,
+        unit,
+        scale,
+        offset,
+        time_column,
+        sample_rate,
+        header_row,
+        skip_rows,
+        delimiter,
+        window,
+        max_gap,
+        spool_unit=spool_unit,
+    )
     if dry_run:
         print(inspect_hydraulic_robot_logs(data, known, validate, layout))
         return
@@ -374,26 +516,41 @@ def identify_transfer_function(
     data: Annotated[Path, typer.Argument(help="A log (CSV or Parquet) with a time column or a --sample-rate.")],
     inputs: Annotated[list[str], typer.Option("--input", help="An input quantity; repeatable.")],
     output: Annotated[str, typer.Option("--output", help="The output quantity.")],
-    structure: Annotated[list[str], typer.Option(
-        "--structure", help="G1, G2, I+N (integrator and N lags) or N (N lags): one per --input, or one for all.")] = [
-        "G1"],  # noqa: B006
-    layout_file: Annotated[Optional[Path], typer.Option(
-        "--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known).")] = None,
-    column: LayoutColumn = [], unit: LayoutUnit = [], scale: LayoutScale = [], offset: LayoutOffset = [],  # noqa: B006
-    time_column: LayoutTime = None, sample_rate: LayoutRate = None, header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None, delimiter: LayoutDelimiter = None, window: LayoutWindow = [],  # noqa: B006
-    max_gap: LayoutGap = None, dry_run: DryRun = False,
+    structure: Annotated[
+        list[str],
+        typer.Option(
+            "--structure", help="G1, G2, I+N (integrator and N lags) or N (N lags): one per --input, or one for all."
+        ),
+    ] = ["G1"],  # noqa: B006
+    layout_file: Annotated[
+        Optional[Path],
+        typer.Option("--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known)."),
+    ] = None,
+    column: LayoutColumn = [],  # noqa: B006 — typer reads the default, never mutated
+    unit: LayoutUnit = [],  # noqa: B006 — typer reads the default, never mutated
+    scale: LayoutScale = [],  # noqa: B006 — typer reads the default, never mutated
+    offset: LayoutOffset = [],  # noqa: B006
+    time_column: LayoutTime = None,
+    sample_rate: LayoutRate = None,
+    header_row: LayoutHeader = None,
+    skip_rows: LayoutSkip = None,
+    delimiter: LayoutDelimiter = None,
+    window: LayoutWindow = [],  # noqa: B006
+    max_gap: LayoutGap = None,
+    dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Fit continuous-time transfer functions to a logged record by output error: writes the
-    parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an overlay plot and report.html."""
+    parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an
+    overlay plot and report.html."""
     from .api.identify import identify_transfer_function, inspect_transfer_function_log
     from .io.output_target import check_run_folder
 
-    layout = _layout(column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window,
-                     max_gap)
+    layout = _layout(
+        column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window, max_gap
+    )
     if dry_run:
         print(inspect_transfer_function_log(data, inputs, output, layout_file, layout))
         return

@@ -56,7 +56,8 @@ def stroke_fits(stroke: float, retracted_length: float, where: str) -> None:
         raise ParameterError(
             f"{where}: stroke = {stroke:g} m on retracted_length = {retracted_length:g} m: no cylinder fits "
             f"(a stroke is at most {MAX_STROKE_RATIO:g} times the retracted pin-to-pin length, for a "
-            f"{MAX_STROKE_RATIO:g}-stage telescopic cylinder); check the two values and their units")
+            f"{MAX_STROKE_RATIO:g}-stage telescopic cylinder); check the two values and their units"
+        )
 
 
 def check_fields(instance, check, fields: tuple[tuple[str, str], ...], prefix: str = "") -> None:

@@ -8,20 +8,25 @@ from pathlib import Path
 from .scenario import Scenario, load
 
 
-def export_fmu(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str], fmi: int | str = 3,
-               model: str | None = None, overwrite: bool = False) -> Path:
+def export_fmu(
+    scenario: Scenario | str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    fmi: int | str = 3,
+    model: str | None = None,
+    overwrite: bool = False,
+) -> Path:
     """Write the actuator of an ``arm`` scenario as an FMU that runs without Python; returns its path.
 
-    ``scenario``: a :class:`~actuatorlab.api.scenario.Scenario`, a built-in name or a TOML file. ``fmi``: 3 (FMI 3.0) or 2
-    (FMI 2.0). ``model``: ``"quasistatic"`` (the relaxed actuator, one step (72) per communication
-    step) or ``"pressure-dynamics"``; default: the scenario's ``model``. The scenario's circuit,
-    relaxation or fluid become the parameters' start values, its inputs at t = 0 and the arm's
-    initial cylinder length the inputs' start values. The FMU holds a binary for this platform
-    (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
+    ``scenario``: a :class:`~actuatorlab.api.scenario.Scenario`, a built-in name or a TOML file.
+    ``fmi``: 3 (FMI 3.0) or 2 (FMI 2.0). ``model``: ``"quasistatic"`` (the relaxed actuator, one
+    step (72) per communication step) or ``"pressure-dynamics"``; default: the scenario's ``model``.
+    The scenario's circuit, relaxation or fluid become the parameters' start values, its inputs at
+    t = 0 and the arm's initial cylinder length the inputs' start values. The FMU holds a binary for
+    this platform (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
     ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` whose folder
-    is missing, not a folder or read-only, ``OutputTaken`` (a ``ScenarioError``) for an ``out``
-    that exists and is not an FMU archive unless ``overwrite``, ``ExportError`` without a working
-    C compiler or when the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is
+    is missing, not a folder or read-only, ``OutputTaken`` (a ``ScenarioError``) for an ``out`` that
+    exists and is not an FMU archive unless ``overwrite``, ``ExportError`` without a working C
+    compiler or when the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is
     written then.
 
     Examples

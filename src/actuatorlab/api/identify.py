@@ -17,9 +17,13 @@ Log = pd.DataFrame | str | os.PathLike
 """A log: a CSV or Parquet file, or a DataFrame (units in ``attrs["units"]`` if any)."""
 
 
-def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | None = None,
-                             validate: Sequence[Log] = (), layout: Mapping | None = None,
-                             bootstrap: int | None = None) -> RunResult:
+def identify_hydraulic_robot(
+    logs: Sequence[Log],
+    known: str | os.PathLike | None = None,
+    validate: Sequence[Log] = (),
+    layout: Mapping | None = None,
+    bootstrap: int | None = None,
+) -> RunResult:
     """Identify every parameter of a hydraulic robot (Sakai & Maeshima) from logs of locked-joint
     experiments by one coupled least-squares solve, as ``actuatorlab identify hydraulic-robot``.
 
@@ -43,16 +47,24 @@ def identify_hydraulic_robot(logs: Sequence[Log], known: str | os.PathLike | Non
     from ..scenarios.robot_identification import identify_logs
 
     if bootstrap is not None and bootstrap < 0:
-        raise ParameterError(f"--bootstrap {bootstrap}: give the number of bootstrap re-identifications, 0 or more "
-                             "(0: none)")
+        raise ParameterError(
+            f"--bootstrap {bootstrap}: give the number of bootstrap re-identifications, 0 or more (0: none)"
+        )
     spec, text, experiments, held_out = _robot_logs(logs, known, validate, layout)
-    output, _ = identify_logs(spec, [e for e, _ in experiments], [e for e, _ in held_out],
-                              [m for _, m in experiments + held_out], bootstrap)
-    return RunResult(output, "hydraulic-robot identification", f"Coupled least squares on {len(experiments)} logs", text)
+    output, _ = identify_logs(
+        spec, [e for e, _ in experiments], [e for e, _ in held_out], [m for _, m in experiments + held_out], bootstrap
+    )
+    return RunResult(
+        output, "hydraulic-robot identification", f"Coupled least squares on {len(experiments)} logs", text
+    )
 
 
-def inspect_hydraulic_robot_logs(logs: Sequence[Log], known: str | os.PathLike | None = None,
-                                 validate: Sequence[Log] = (), layout: Mapping | None = None) -> str:
+def inspect_hydraulic_robot_logs(
+    logs: Sequence[Log],
+    known: str | os.PathLike | None = None,
+    validate: Sequence[Log] = (),
+    layout: Mapping | None = None,
+) -> str:
     """What :func:`identify_hydraulic_robot` would read from ``logs`` (columns found and mapped,
     units, duration, sample rate, jitter, gaps, locked joints), as ``--dry-run`` prints it; the
     arguments are those of :func:`identify_hydraulic_robot`. A log it cannot read is refused as
@@ -74,8 +86,10 @@ def inspect_hydraulic_robot_logs(logs: Sequence[Log], known: str | os.PathLike |
     lines = []
     for role, group in (("identification", experiments), ("validation", held_out)):
         for experiment, mapped in group:
-            lines += [f"[{role}] " + row if i == 0 else row
-                      for i, row in enumerate(describe_robot_log(experiment, mapped, tolerance))]
+            lines += [
+                f"[{role}] " + row if i == 0 else row
+                for i, row in enumerate(describe_robot_log(experiment, mapped, tolerance))
+            ]
     return "\n".join(lines)
 
 
@@ -96,9 +110,14 @@ def _robot_logs(logs, known, validate, layout):
     return spec, text, read[0], read[1]
 
 
-def identify_transfer_function(record: Log, inputs: str | Sequence[str], output: str,
-                               structures: str | Sequence[str] = "G1", layout_file: str | os.PathLike | None = None,
-                               layout: Mapping | None = None) -> RunResult:
+def identify_transfer_function(
+    record: Log,
+    inputs: str | Sequence[str],
+    output: str,
+    structures: str | Sequence[str] = "G1",
+    layout_file: str | os.PathLike | None = None,
+    layout: Mapping | None = None,
+) -> RunResult:
     """Fit continuous-time transfer functions (an integrator and first-order lags: ``G1``,
     ``G2``, ``I+N``, ``N``), one per input, to a logged record by output error, as
     ``actuatorlab identify transfer-function``, with standard errors and 95 % intervals that
@@ -124,13 +143,23 @@ def identify_transfer_function(record: Log, inputs: str | Sequence[str], output:
     mapped = _record(record, inputs, output, layout_file, layout)
     result = fit_record(mapped, inputs, output, structures)
     source = mapped.source
-    command = f"# actuatorlab identify transfer-function {source} --output {output} " + " ".join(
-        [f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structures]) + "\n"
-    return RunResult(result, f"transfer functions of {Path(source).name}", f"{output} from {', '.join(inputs)}", command)
+    command = (
+        f"# actuatorlab identify transfer-function {source} --output {output} "
+        + " ".join([f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structures])
+        + "\n"
+    )
+    return RunResult(
+        result, f"transfer functions of {Path(source).name}", f"{output} from {', '.join(inputs)}", command
+    )
 
 
-def inspect_transfer_function_log(record: Log, inputs: str | Sequence[str], output: str,
-                                  layout_file: str | os.PathLike | None = None, layout: Mapping | None = None) -> str:
+def inspect_transfer_function_log(
+    record: Log,
+    inputs: str | Sequence[str],
+    output: str,
+    layout_file: str | os.PathLike | None = None,
+    layout: Mapping | None = None,
+) -> str:
     """What :func:`identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it.
 
     Examples
@@ -157,8 +186,10 @@ def _record(record, inputs, output, layout_file, layout):
     base = {} if layout_file is None else read_layout_file(layout_file)
     spec = merge_layout(base, dict(layout or {}), "--layout" if layout_file is None else f"--layout {layout_file}")
     if spec.spool_unit != "mm":
-        raise ParameterError("spool_unit applies to hydraulic-robot logs; give a transfer-function input's unit "
-                             "with --unit and its gain with --scale")
+        raise ParameterError(
+            "spool_unit applies to hydraulic-robot logs; give a transfer-function input's unit "
+            "with --unit and its gain with --scale"
+        )
     check_windows(spec, [record])
     source = "the record" if isinstance(record, pd.DataFrame) else os.fspath(record)
     return read_mapped_log(record, spec, {name: None for name in [*inputs, output]}, source=source)
@@ -168,6 +199,12 @@ def _experiment(log: Log, spec, layout, index: int):
     from ..scenarios.robot_logs import read_robot_log
 
     frame = isinstance(log, pd.DataFrame)
-    return read_robot_log(log, len(spec.cylinders), layout, spec.identification.lock_tolerance,
-                          source=f"log {index + 1}" if frame else None, name=f"log{index + 1}" if frame else None,
-                          supply_pressure=spec.supply_pressure)
+    return read_robot_log(
+        log,
+        len(spec.cylinders),
+        layout,
+        spec.identification.lock_tolerance,
+        source=f"log {index + 1}" if frame else None,
+        name=f"log{index + 1}" if frame else None,
+        supply_pressure=spec.supply_pressure,
+    )

@@ -65,8 +65,15 @@ class RunResult:
     ('N', 4)
     """
 
-    def __init__(self, output: ScenarioOutput, title: str, description: str, source_toml: str,
-                 csv: bool = False, plots: bool = True):
+    def __init__(
+        self,
+        output: ScenarioOutput,
+        title: str,
+        description: str,
+        source_toml: str,
+        csv: bool = False,
+        plots: bool = True,
+    ):
         self._output = output
         self._title, self._description, self._source = title, description, source_toml
         self._csv, self._plots = csv, plots
@@ -104,8 +111,14 @@ class RunResult:
                 display(figure)
         return figures
 
-    def save(self, folder: str | os.PathLike[str], progress: StageProgress | None = None, *,
-             overwrite: bool = False, processes: int = 1) -> list[str]:
+    def save(
+        self,
+        folder: str | os.PathLike[str],
+        progress: StageProgress | None = None,
+        *,
+        overwrite: bool = False,
+        processes: int = 1,
+    ) -> list[str]:
         """Write the run's files into ``folder`` as ``actuatorlab run`` does; returns the file names.
 
         An earlier run's folder there is replaced whole; nothing is left on failure. A folder
@@ -114,15 +127,30 @@ class RunResult:
         The figures are drawn in this process unless ``processes=2`` (a forked child draws half
         of them, as ``actuatorlab run`` does)."""
         check_processes(processes)
-        return write_output(Path(folder), self._output, self._title, self._description, self._source,
-                            self._csv, self._plots, progress, overwrite, processes)
+        return write_output(
+            Path(folder),
+            self._output,
+            self._title,
+            self._description,
+            self._source,
+            self._csv,
+            self._plots,
+            progress,
+            overwrite,
+            processes,
+        )
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"
-                       f"</td><td>{escape(f.unit)}</td></tr>" for f in self.summary.values())
+        rows = "".join(
+            f"<tr><td>{escape(f.label)}</td><td style='text-align:right'>{escape(format_number(f.value))}"
+            f"</td><td>{escape(f.unit)}</td></tr>"
+            for f in self.summary.values()
+        )
         table = self._output.table
-        return (f"<b>{escape(self._title)}</b>: {row_count(table)} rows × {len(column_names(table))} columns"
-                f"<table>{rows}</table>")
+        return (
+            f"<b>{escape(self._title)}</b>: {row_count(table)} rows × {len(column_names(table))} columns"
+            f"<table>{rows}</table>"
+        )
 
     def __repr__(self) -> str:
         return f"<RunResult {self._title!r}: {row_count(self._output.table)} rows, {len(self.summary)} key figures>"
@@ -153,8 +181,9 @@ def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None)
     missing = {name: cols for name, cols in missing.items() if cols}
     if missing:
         name, cols = next(iter(missing.items()))
-        raise KeyError(f"compare: run {name!r} has no column {', '.join(cols)}; its columns are "
-                       f"{', '.join(tables[name].columns)}")
+        raise KeyError(
+            f"compare: run {name!r} has no column {', '.join(cols)}; its columns are {', '.join(tables[name].columns)}"
+        )
     return pd.concat({name: t[list(columns)] for name, t in tables.items()}, axis=1)
 
 

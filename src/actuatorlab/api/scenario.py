@@ -85,7 +85,8 @@ class Scenario:
         >>> actuatorlab.load("arm-relief").set("arm.mass", "-5 kg")
         Traceback (most recent call last):
         ...
-        actuatorlab.errors.ScenarioError: arm-relief with arm.mass = -5 kg: arm.mass = -5.0 kg: must be a finite number > 0
+        actuatorlab.errors.ScenarioError: arm-relief with arm.mass = -5 kg: arm.mass = -5.0 kg:
+        must be a finite number > 0
         """
         from ..scenarios.variants import set_path
 
@@ -98,7 +99,9 @@ class Scenario:
             raise ScenarioError("set: give the field path with its value, e.g. set('circuit.pump_flow', '300 L/min')")
         changes.update({key.replace("__", "."): v for key, v in fields.items()})
         if not changes:
-            raise ScenarioError("set: no field given; e.g. set('circuit.pump_flow', '300 L/min') or set(inputs__bleed=0.2)")
+            raise ScenarioError(
+                "set: no field given; e.g. set('circuit.pump_flow', '300 L/min') or set(inputs__bleed=0.2)"
+            )
         data = self._spec.model_dump()
         for field_path, new in changes.items():
             data = set_path(data, field_path, new)
@@ -135,12 +138,17 @@ class Scenario:
 
         check_processes(processes)
         report = progress or (lambda stage, fraction: None)
-        output = simulate(self._spec, lambda fraction: report("simulate", fraction),
-                          on_compile=lambda: report(COMPILING, 0.0), processes=processes)
+        output = simulate(
+            self._spec,
+            lambda fraction: report("simulate", fraction),
+            on_compile=lambda: report(COMPILING, 0.0),
+            processes=processes,
+        )
         from .results import RunResult
 
-        return RunResult(output, self.name, self._spec.description, self.show(), self._spec.outputs.csv,
-                         self._spec.outputs.plots)
+        return RunResult(
+            output, self.name, self._spec.description, self.show(), self._spec.outputs.csv, self._spec.outputs.plots
+        )
 
     def __str__(self) -> str:
         return self.show()

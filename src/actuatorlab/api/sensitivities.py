@@ -37,8 +37,9 @@ class SensitivityResult:
     (['figure', 'parameter', 'mu_star', 'mu_star_conf', 'mu', 'sigma'], 8, 'report.html')
     """
 
-    def __init__(self, table: pd.DataFrame, index: pd.DataFrame, folder: Path, ran: int, skipped: int,
-                 wall_time_s: float):
+    def __init__(
+        self, table: pd.DataFrame, index: pd.DataFrame, folder: Path, ran: int, skipped: int, wall_time_s: float
+    ):
         self.table, self.index, self.folder = table, index, folder
         self.ran, self.skipped, self.wall_time_s = ran, skipped, wall_time_s
 
@@ -48,7 +49,9 @@ class SensitivityResult:
         return self.folder / "report.html"
 
     def __repr__(self) -> str:
-        return f"<SensitivityResult {self.table['figure'].nunique()} key figures, {len(self.index)} runs in {self.folder}>"
+        return (
+            f"<SensitivityResult {self.table['figure'].nunique()} key figures, {len(self.index)} runs in {self.folder}>"
+        )
 
 
 def sensitivity(
@@ -78,9 +81,10 @@ def sensitivity(
     --------
     >>> import actuatorlab, tempfile
     >>> short = actuatorlab.load("arm-relief").set("simulation.duration", "1 s")
-    >>> result = actuatorlab.sensitivity(short, {"inputs.bleed": "uniform(0.1, 0.5)", "arm.mass": "uniform(1.8 t, 2.2 t)"},
-    ...                                  samples=16, figures=["final_angle_rad"], workers=1,
-    ...                                  out=tempfile.mkdtemp() + "/which")
+    >>> result = actuatorlab.sensitivity(
+    ...     short, {"inputs.bleed": "uniform(0.1, 0.5)", "arm.mass": "uniform(1.8 t, 2.2 t)"},
+    ...     samples=16, figures=["final_angle_rad"], workers=1, out=tempfile.mkdtemp() + "/which",
+    ... )
     >>> list(result.table.columns), len(result.index)
     (['figure', 'parameter', 'S1', 'S1_conf', 'ST', 'ST_conf'], 96)
     >>> result.table.set_index("parameter")["ST"].idxmax()  # the mass holds the arm down, the bleed barely matters
@@ -91,6 +95,7 @@ def sensitivity(
         raise ScenarioError("sensitivity: vary takes a mapping or a list of 'PATH=DIST' strings, not one string")
     specs = [f"{path}={dist}" for path, dist in vary.items()] if isinstance(vary, Mapping) else list(vary)
     folder = Path(out) if out is not None else Path("sensitivity") / spec.name
-    result = run_sensitivity(spec, specs, method, samples, figures, seed, folder, workers, scheduler, resume, progress,
-                             overwrite)
+    result = run_sensitivity(
+        spec, specs, method, samples, figures, seed, folder, workers, scheduler, resume, progress, overwrite
+    )
     return SensitivityResult(result.table, result.index, folder, result.ran, result.skipped, result.wall_time_s)

@@ -44,8 +44,16 @@ class SweepResult:
     actuatorlab.errors.ScenarioError: variant 1 failed: SimulationError: relaxation.stiffness = 1e+12 N/m ...
     """
 
-    def __init__(self, index: pd.DataFrame, folder: Path, ran: int, skipped: int, wall_time_s: float,
-                 batched: bool = False, envelopes: pd.DataFrame | None = None):
+    def __init__(
+        self,
+        index: pd.DataFrame,
+        folder: Path,
+        ran: int,
+        skipped: int,
+        wall_time_s: float,
+        batched: bool = False,
+        envelopes: pd.DataFrame | None = None,
+    ):
         self.index = index
         self.folder = folder
         self.ran, self.skipped, self.wall_time_s = ran, skipped, wall_time_s
@@ -64,11 +72,16 @@ class SweepResult:
             raise ScenarioError(f"variant {variant_id}: not in this sweep (variants 0 … {len(self.index) - 1})")
         if row["status"].iloc[0] != "ok":
             raise ScenarioError(f"variant {variant_id} {row['status'].iloc[0]}: {row['error'].iloc[0]}")
-        path = (self.folder / SERIES / f"{variant_id:07d}.parquet" if self.batched
-                else self.folder / RECORDS / f"{variant_id:05d}.parquet")
+        path = (
+            self.folder / SERIES / f"{variant_id:07d}.parquet"
+            if self.batched
+            else self.folder / RECORDS / f"{variant_id:05d}.parquet"
+        )
         if not path.exists():
-            raise ScenarioError(f"variant {variant_id}: its time series were not kept; run the sweep with "
-                                f"--keep-variant {variant_id} (keep_variants=[{variant_id}]) or --keep-series N")
+            raise ScenarioError(
+                f"variant {variant_id}: its time series were not kept; run the sweep with "
+                f"--keep-variant {variant_id} (keep_variants=[{variant_id}]) or --keep-series N"
+            )
         table, units = read_table(path)
         table.attrs["units"] = units
         return table
@@ -123,8 +136,9 @@ def sweep(
     grid_specs = _specs(grid, "grid", lambda path, values: f"{path}={','.join(map(str, values))}")
     vary_specs = _specs(vary, "vary", lambda path, dist: f"{path}={dist}")
     if bool(grid_specs) == bool(samples or vary_specs):
-        raise ScenarioError("give either --grid PATH=VALUES (grid=) or --samples N with --vary PATH=DISTRIBUTION "
-                            "(samples=, vary=)")
+        raise ScenarioError(
+            "give either --grid PATH=VALUES (grid=) or --samples N with --vary PATH=DISTRIBUTION (samples=, vary=)"
+        )
     if vary_specs and samples < 1:
         raise ScenarioError(f"--samples {samples}: give the number of Monte Carlo variants to draw, at least 1")
     if samples and not vary_specs:
@@ -132,10 +146,21 @@ def sweep(
     variants = grid_variants(spec, grid_specs) if grid_specs else sample_variants(spec, vary_specs, samples, seed)
     keep = keep_set(variants, keep_series, keep_variants)
     folder = Path(out) if out is not None else Path("sweeps") / spec.name
-    result = run_sweep(spec, variants, folder, workers=workers, scheduler=scheduler, resume=resume, progress=progress,
-                       figures=list(figures) if figures else None, keep=keep, overwrite=overwrite)
-    return SweepResult(result.index, folder, result.ran, result.skipped, result.wall_time_s, result.batched,
-                       result.envelopes)
+    result = run_sweep(
+        spec,
+        variants,
+        folder,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        progress=progress,
+        figures=list(figures) if figures else None,
+        keep=keep,
+        overwrite=overwrite,
+    )
+    return SweepResult(
+        result.index, folder, result.ran, result.skipped, result.wall_time_s, result.batched, result.envelopes
+    )
 
 
 def _specs(value, name: str, write) -> list[str]:

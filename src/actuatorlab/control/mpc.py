@@ -98,9 +98,20 @@ class MPCSettings:
     r_measurement: float = 1e-5
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("ts", "s"), ("w_y", "(dimensionless)"), ("y_scale", "m"), ("max_rate", "m/s"),
-                                      ("q_disturbance", "m"), ("q_state", "(state units)"), ("r_measurement", "m")),
-                     prefix="mpc.")
+        check_fields(
+            self,
+            positive,
+            (
+                ("ts", "s"),
+                ("w_y", "(dimensionless)"),
+                ("y_scale", "m"),
+                ("max_rate", "m/s"),
+                ("q_disturbance", "m"),
+                ("q_state", "(state units)"),
+                ("r_measurement", "m"),
+            ),
+            prefix="mpc.",
+        )
         check_fields(self, non_negative, (("w_du", "(dimensionless)"),), prefix="mpc.")
         if int(self.horizon) != self.horizon or self.horizon < 1:
             raise ParameterError(f"mpc.horizon = {self.horizon!r} samples: must be an integer >= 1")
@@ -157,8 +168,17 @@ class LinearMPC:
         self._upper = -self._lower
         self.solver = osqp.OSQP()
         self.solver.setup(
-            sparse.triu(sparse.csc_matrix(p)).tocsc(), np.zeros(h), constraints, self._lower.copy(), self._upper.copy(),
-            verbose=False, warm_starting=True, polishing=False, eps_abs=1e-6, eps_rel=1e-6, max_iter=4000,
+            sparse.triu(sparse.csc_matrix(p)).tocsc(),
+            np.zeros(h),
+            constraints,
+            self._lower.copy(),
+            self._upper.copy(),
+            verbose=False,
+            warm_starting=True,
+            polishing=False,
+            eps_abs=1e-6,
+            eps_rel=1e-6,
+            max_iter=4000,
         )
         # steady-state Kalman filter on y = C x
         q = np.full(self.n, s.q_state**2)

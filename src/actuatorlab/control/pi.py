@@ -55,8 +55,9 @@ class PIController:
         positive("controller.sample_time", self.sample_time, "s")
         limit = positive("controller.limit", self.limit, "")
         if limit > 1.0:
-            raise ParameterError(f"controller.limit = {limit!r}: the valve command saturates within [-1, 1]; "
-                                 "give a limit in (0, 1]")
+            raise ParameterError(
+                f"controller.limit = {limit!r}: the valve command saturates within [-1, 1]; give a limit in (0, 1]"
+            )
         signs = {math.copysign(1.0, g) for g in (self.kp, self.ki, self.kff) if g != 0.0}
         if len(signs) > 1:
             raise ParameterError(

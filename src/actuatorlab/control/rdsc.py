@@ -73,8 +73,10 @@ def _per_subsystem(name: str, value) -> tuple[float, ...]:
     except ValueError:
         raise ParameterError(f"RDSC gain {name} = {value!r}: give a scalar or 4 values (ν = 1..4)") from None
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0.0):
-        raise ParameterError(f"RDSC gain {name} = {np.asarray(value).tolist()!r}: must be finite and > 0 "
-                             "(a scalar or one value per subsystem ν = 1..4)")
+        raise ParameterError(
+            f"RDSC gain {name} = {np.asarray(value).tolist()!r}: must be finite and > 0 "
+            "(a scalar or one value per subsystem ν = 1..4)"
+        )
     return tuple(float(a) for a in arr)
 
 

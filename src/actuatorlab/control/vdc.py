@@ -78,9 +78,7 @@ class VDCGains:
         for name in ("lam", "kx", "kf"):
             values = tuple(float(v) for v in getattr(self, name))
             if len(values) != n:
-                raise ParameterError(
-                    f"VDCGains.{name} has {len(values)} entries; give one per coordinate ({n})"
-                )
+                raise ParameterError(f"VDCGains.{name} has {len(values)} entries; give one per coordinate ({n})")
             for v in values:
                 positive(
                     f"VDCGains.{name}",
@@ -88,22 +86,19 @@ class VDCGains:
                     {"lam": "1/s", "kx": "m", "kf": "m^2/(N s)"}[name],
                 )
             object.__setattr__(self, name, values)
-        object.__setattr__(
-            self, "body_gain", positive("VDCGains.body_gain", self.body_gain, "N s/m")
-        )
+        object.__setattr__(self, "body_gain", positive("VDCGains.body_gain", self.body_gain, "N s/m"))
         object.__setattr__(self, "dt", positive("VDCGains.dt", self.dt, "s"))
         cutoff = positive("VDCGains.derivative_cutoff", self.derivative_cutoff, "Hz")
         if cutoff >= 0.5 / self.dt:
             raise ParameterError(
-                f"VDCGains.derivative_cutoff = {cutoff:g} Hz is not below the Nyquist frequency {0.5 / self.dt:g} Hz; lower it"
+                f"VDCGains.derivative_cutoff = {cutoff:g} Hz is not below the Nyquist frequency "
+                f"{0.5 / self.dt:g} Hz; lower it"
             )
         object.__setattr__(self, "derivative_cutoff", cutoff)
 
     def body_gains(self, n_structures: int) -> np.ndarray:
         """K_A for every body as an (n, 7, 6, 6) array."""
-        return np.broadcast_to(
-            self.body_gain * np.eye(6), (n_structures, N_BODIES, 6, 6)
-        ).copy()
+        return np.broadcast_to(self.body_gain * np.eye(6), (n_structures, N_BODIES, 6, 6)).copy()
 
 
 def lab_crane_gains() -> VDCGains:
@@ -152,9 +147,7 @@ def piston_motion(seg, lk, q, qd, qd_r, x, xd, xd_r):
 
 
 @nb.njit(cache=True)
-def required_actuator_forces(
-    seg, inert, trf, base, gains, q, qd, qd_r, qdd_r, tool_r, work_r, work_m, f_cr
-):
+def required_actuator_forces(seg, inert, trf, base, gains, q, qd, qd_r, qdd_r, tool_r, work_r, work_m, f_cr):
     """Required actuator forces f_cr [N] (76), (73) into ``f_cr``: required velocities (38)–(48),
     required net forces (8), required forces (70)–(77). ``work_r`` ends holding the required
     state (lk with ẋ_r), ``work_m`` the measured velocities and poses."""
@@ -172,12 +165,7 @@ def force_command(cyl, valve, kx, kf, fpr, dfpr, pa, pb, x, xd, xd_r):
     """Piston force control (90)/(92) and the valve inverse (91)/(93): returns (u_fr [m²/s], u)
     with u **not** saturated."""
     fp = piston_force(cyl, pa, pb)
-    ufr = (
-        dfpr / cyl[C_BETA]
-        + motion_term(cyl, x, xd, pa, pb)
-        + kx * (xd_r - xd)
-        + kf * (fpr - fp)
-    )
+    ufr = dfpr / cyl[C_BETA] + motion_term(cyl, x, xd, pa, pb) + kx * (xd_r - xd) + kf * (fpr - fp)
     return ufr, valve_inverse(cyl, valve, ufr, x, pa, pb)
 
 

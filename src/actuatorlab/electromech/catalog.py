@@ -31,7 +31,8 @@ def _build(cls, table: dict, where: str):
 
 
 def emla_from_table(name: str, table: dict) -> EMLA:
-    """Build one :class:`~actuatorlab.electromech.emla.EMLA` from a TOML table with sub-tables motor, screw[, gearbox, inverter]."""
+    """Build one :class:`~actuatorlab.electromech.emla.EMLA` from a TOML table with sub-tables
+    motor, screw[, gearbox, inverter]."""
     table = dict(table)
     for key in _INFO:
         table.pop(key, None)
@@ -47,8 +48,9 @@ def emla_from_table(name: str, table: dict) -> EMLA:
 
 
 def load_actuators(path: str | Path | None = None) -> dict[str, EMLA]:
-    """Joint name → :class:`~actuatorlab.electromech.emla.EMLA` for ``"lift"``, ``"tilt"`` and ``"extension"`` (the paper's
-    telescope), Table I. ``path`` defaults to the package's ``data/actuators.toml``."""
+    """Joint name → :class:`~actuatorlab.electromech.emla.EMLA` for ``"lift"``, ``"tilt"`` and
+    ``"extension"`` (the paper's telescope), Table I. ``path`` defaults to the package's
+    ``data/actuators.toml``."""
     path = Path(path) if path is not None else DATA_FILE
     try:
         with open(path, "rb") as fh:

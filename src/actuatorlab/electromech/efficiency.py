@@ -73,13 +73,45 @@ from .screw import lossy_torque
 # operating-point record layout
 OPERATING_POINT = Layout(
     "O_",
-    "pin", "pout", "eta", "id", "iq", "vd", "vq", "wm", "tau", "psw", "pd", "pcu", "pco", "pmech", "psc", "status",
+    "pin",
+    "pout",
+    "eta",
+    "id",
+    "iq",
+    "vd",
+    "vq",
+    "wm",
+    "tau",
+    "psw",
+    "pd",
+    "pcu",
+    "pco",
+    "pmech",
+    "psc",
+    "status",
 )
-(O_PIN, O_POUT, O_ETA, O_ID, O_IQ, O_VD, O_VQ, O_WM, O_TAU,
- O_PSW, O_PD, O_PCU, O_PCO, O_PMECH, O_PSC, O_STATUS) = OPERATING_POINT.indices
+(O_PIN, O_POUT, O_ETA, O_ID, O_IQ, O_VD, O_VQ, O_WM, O_TAU, O_PSW, O_PD, O_PCU, O_PCO, O_PMECH, O_PSC, O_STATUS) = (
+    OPERATING_POINT.indices
+)
 N_OP = len(OPERATING_POINT)
-OP_NAMES = ("P_in", "P_out", "eta", "i_d", "i_q", "v_d", "v_q", "omega_m", "tau_m",
-            "P_sw", "P_d", "P_cu", "P_co", "P_mech", "P_sc", "status")
+OP_NAMES = (
+    "P_in",
+    "P_out",
+    "eta",
+    "i_d",
+    "i_q",
+    "v_d",
+    "v_q",
+    "omega_m",
+    "tau_m",
+    "P_sw",
+    "P_d",
+    "P_cu",
+    "P_co",
+    "P_mech",
+    "P_sc",
+    "status",
+)
 
 # status bits (0 = feasible)
 LIMIT_CURRENT, LIMIT_VOLTAGE, LIMIT_SPEED, LIMIT_FORCE = 1, 2, 4, 8
@@ -207,12 +239,16 @@ def _pair(force, velocity) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
 def _check_limits(actuator: EMLA, f: np.ndarray, v: np.ndarray) -> None:
     if f.size and np.max(np.abs(f)) > actuator.max_force * (1.0 + 1e-9):
         k = int(np.argmax(np.abs(f)))
-        raise ParameterError(f"{actuator.name}: force {f[k]:.6g} N exceeds max_force = {actuator.max_force:.6g} N "
-                             "(screw rating / peak motor torque); scale the load or choose a stronger actuator")
+        raise ParameterError(
+            f"{actuator.name}: force {f[k]:.6g} N exceeds max_force = {actuator.max_force:.6g} N "
+            "(screw rating / peak motor torque); scale the load or choose a stronger actuator"
+        )
     if v.size and np.max(np.abs(v)) > actuator.max_velocity * (1.0 + 1e-9):
         k = int(np.argmax(np.abs(v)))
-        raise ParameterError(f"{actuator.name}: velocity {v[k]:.6g} m/s exceeds max_velocity = "
-                             f"{actuator.max_velocity:.6g} m/s (motor max speed / screw max speed); slow the motion")
+        raise ParameterError(
+            f"{actuator.name}: velocity {v[k]:.6g} m/s exceeds max_velocity = "
+            f"{actuator.max_velocity:.6g} m/s (motor max speed / screw max speed); slow the motion"
+        )
 
 
 def actuator_efficiency(actuator: EMLA, force, velocity, *, check: bool = True) -> np.ndarray:

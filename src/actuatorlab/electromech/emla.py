@@ -54,13 +54,71 @@ from .screw import Gearbox, Screw
 PACKED = Layout(
     "E_",
     *(f"{name}1" if name in ("j", "b") else name for name in MOTOR.names),
-    "lead", "n", "feq", "eta_s", "etab_s", "eta_g", "etab_g", "f0", "bbs", "fmax", "vmax", "ks", "cs", "ml", "vdc",
-    "vph", "fsw", "vce0", "rce", "vf0", "rf", "esw", "vref", "iref", "flim",
+    "lead",
+    "n",
+    "feq",
+    "eta_s",
+    "etab_s",
+    "eta_g",
+    "etab_g",
+    "f0",
+    "bbs",
+    "fmax",
+    "vmax",
+    "ks",
+    "cs",
+    "ml",
+    "vdc",
+    "vph",
+    "fsw",
+    "vce0",
+    "rce",
+    "vf0",
+    "rf",
+    "esw",
+    "vref",
+    "iref",
+    "flim",
 )
-(E_P, E_RS, E_LD, E_LQ, E_PSI, E_J1, E_B1, E_TC, E_IMAX, E_WMAX, E_KH, E_KE,
- E_LEAD, E_N, E_FEQ, E_ETA_S, E_ETAB_S, E_ETA_G, E_ETAB_G, E_F0, E_BBS, E_FMAX, E_VMAX,
- E_KS, E_CS, E_ML, E_VDC, E_VPH, E_FSW, E_VCE0, E_RCE, E_VF0, E_RF, E_ESW, E_VREF, E_IREF,
- E_FLIM) = PACKED.indices
+(
+    E_P,
+    E_RS,
+    E_LD,
+    E_LQ,
+    E_PSI,
+    E_J1,
+    E_B1,
+    E_TC,
+    E_IMAX,
+    E_WMAX,
+    E_KH,
+    E_KE,
+    E_LEAD,
+    E_N,
+    E_FEQ,
+    E_ETA_S,
+    E_ETAB_S,
+    E_ETA_G,
+    E_ETAB_G,
+    E_F0,
+    E_BBS,
+    E_FMAX,
+    E_VMAX,
+    E_KS,
+    E_CS,
+    E_ML,
+    E_VDC,
+    E_VPH,
+    E_FSW,
+    E_VCE0,
+    E_RCE,
+    E_VF0,
+    E_RF,
+    E_ESW,
+    E_VREF,
+    E_IREF,
+    E_FLIM,
+) = PACKED.indices
 N_EMLA = len(PACKED)
 
 # state indices
@@ -95,14 +153,19 @@ class EMLA:
         for f, cls in (("motor", PMSM), ("screw", Screw), ("gearbox", Gearbox), ("inverter", Inverter)):
             if not isinstance(getattr(self, f), cls):
                 raise ParameterError(f"{self.name}.{f} must be a {cls.__name__}, got {type(getattr(self, f)).__name__}")
-        object.__setattr__(self, "coupling_inertia",
-                           non_negative(f"{self.name}.coupling_inertia", self.coupling_inertia, "kg m^2"))
+        object.__setattr__(
+            self, "coupling_inertia", non_negative(f"{self.name}.coupling_inertia", self.coupling_inertia, "kg m^2")
+        )
         object.__setattr__(self, "load_mass", positive(f"{self.name}.load_mass", self.load_mass, "kg"))
-        object.__setattr__(self, "series_damping_ratio",
-                           non_negative(f"{self.name}.series_damping_ratio", self.series_damping_ratio, "-"))
+        object.__setattr__(
+            self,
+            "series_damping_ratio",
+            non_negative(f"{self.name}.series_damping_ratio", self.series_damping_ratio, "-"),
+        )
         if not (float(self.coupling_stiffness) > 0.0):
-            raise ParameterError(f"{self.name}.coupling_stiffness = {self.coupling_stiffness!r} N m/rad: "
-                                 "must be > 0 (inf = rigid)")
+            raise ParameterError(
+                f"{self.name}.coupling_stiffness = {self.coupling_stiffness!r} N m/rad: must be > 0 (inf = rigid)"
+            )
 
     # ---- transmission and reflected parameters (5), (15), (16)
     @property
@@ -129,9 +192,12 @@ class EMLA:
     def motor_side_inertia(self) -> float:
         """J_1 = J_m + J_c + (J_GB + J_BS)/n² + f_eq² M_BS [kg m²] (everything before the series spring;
         J_BS, the rotating screw, is 0 in the paper's (15))."""
-        return (self.motor.inertia + self.coupling_inertia
-                + (self.gearbox.inertia + self.screw.inertia) / self.gear_ratio**2
-                + self.force_factor**2 * self.screw.mass)
+        return (
+            self.motor.inertia
+            + self.coupling_inertia
+            + (self.gearbox.inertia + self.screw.inertia) / self.gear_ratio**2
+            + self.force_factor**2 * self.screw.mass
+        )
 
     @property
     def equivalent_inertia(self) -> float:
@@ -141,13 +207,19 @@ class EMLA:
     @property
     def equivalent_damping(self) -> float:
         """b_eq = b_m + b_GB/n² + f_eq² b_BS [N m s/rad] (energy-consistent reading of (15))."""
-        return self.motor.damping + self.gearbox.damping / self.gear_ratio**2 + self.force_factor**2 * self.screw.damping
+        return (
+            self.motor.damping + self.gearbox.damping / self.gear_ratio**2 + self.force_factor**2 * self.screw.damping
+        )
 
     @property
     def equivalent_compliance(self) -> float:
         """k_eq = 1/k_τ1 + n²/k_τ2 + (2πn/ρ)²/k_L [rad/(N m)] as printed in (15): a compliance."""
         n = self.gear_ratio
-        return 1.0 / self.coupling_stiffness + n**2 / self.gearbox.stiffness + (1.0 / self.force_factor) ** 2 / self.screw.stiffness
+        return (
+            1.0 / self.coupling_stiffness
+            + n**2 / self.gearbox.stiffness
+            + (1.0 / self.force_factor) ** 2 / self.screw.stiffness
+        )
 
     @property
     def stiffness(self) -> float:
@@ -188,15 +260,27 @@ class EMLA:
         out[[E_P, E_RS, E_LD, E_LQ, E_PSI]] = m.pole_pairs, m.resistance, m.inductance_d, m.inductance_q, m.flux_linkage
         out[E_J1] = self.motor_side_inertia
         out[E_B1] = m.damping + g.damping / g.ratio**2
-        out[[E_TC, E_IMAX, E_WMAX, E_KH, E_KE]] = m.friction_torque, m.max_current, m.max_speed, m.core_hysteresis, m.core_eddy
+        out[[E_TC, E_IMAX, E_WMAX, E_KH, E_KE]] = (
+            m.friction_torque,
+            m.max_current,
+            m.max_speed,
+            m.core_hysteresis,
+            m.core_eddy,
+        )
         out[[E_LEAD, E_N, E_FEQ]] = s.lead, g.ratio, self.force_factor
         out[[E_ETA_S, E_ETAB_S, E_ETA_G, E_ETAB_G]] = s.efficiency, s.back_efficiency, g.efficiency, g.back_efficiency
         out[[E_F0, E_BBS, E_FMAX, E_VMAX]] = s.drag_force, s.damping, s.max_force, s.max_speed
         out[[E_KS, E_CS, E_ML]] = (1e300 if math.isinf(k_s) else k_s), c_s, self.load_mass
         out[[E_VDC, E_VPH, E_FSW]] = inv.dc_voltage, inv.max_phase_voltage, inv.switching_frequency
-        out[[E_VCE0, E_RCE, E_VF0, E_RF, E_ESW, E_VREF, E_IREF]] = (inv.v_ce0, inv.r_ce, inv.v_f0, inv.r_f,
-                                                                    inv.switching_energy, inv.reference_voltage,
-                                                                    inv.reference_current)
+        out[[E_VCE0, E_RCE, E_VF0, E_RF, E_ESW, E_VREF, E_IREF]] = (
+            inv.v_ce0,
+            inv.r_ce,
+            inv.v_f0,
+            inv.r_f,
+            inv.switching_energy,
+            inv.reference_voltage,
+            inv.reference_current,
+        )
         out[E_FLIM] = self.max_force
         out.flags.writeable = False
         return out
@@ -207,7 +291,7 @@ class EMLA:
 
     def motor_packed(self) -> np.ndarray:
         """The motor block in ``pmsm.M_*`` layout (a view of :meth:`packed`)."""
-        return self._packed[:len(MOTOR)]
+        return self._packed[: len(MOTOR)]
 
     @property
     def rigid(self) -> bool:
@@ -219,8 +303,9 @@ class EMLA:
         x = np.asarray(x, dtype=np.float64)
         u = np.asarray(u, dtype=np.float64)
         if x.shape != (N_STATE,) or u.shape != (2,):
-            raise ParameterError(f"state must have shape (6,) {STATE_NAMES} and input (2,) [v_q, v_d]; "
-                                 f"got {x.shape} and {u.shape}")
+            raise ParameterError(
+                f"state must have shape (6,) {STATE_NAMES} and input (2,) [v_q, v_d]; got {x.shape} and {u.shape}"
+            )
         out = np.empty(N_STATE)
         emla_rhs(self._packed, x, u, float(load_force), out)
         return out
@@ -272,8 +357,9 @@ def linearise(actuator: EMLA, x0, u0, load_force: float = 0.0, method: str = "co
     if method not in ("complex", "central"):
         raise ParameterError(f"method = {method!r}: use 'complex' or 'central'")
     if actuator.rigid:
-        raise ParameterError(f"{actuator.name}: linearise needs a finite drive-train stiffness "
-                             "(set a screw or coupling stiffness)")
+        raise ParameterError(
+            f"{actuator.name}: linearise needs a finite drive-train stiffness (set a screw or coupling stiffness)"
+        )
     e = actuator.packed()
     x0 = np.asarray(x0, dtype=np.float64)
     u0 = np.asarray(u0, dtype=np.float64)

@@ -53,8 +53,12 @@ class Inverter:
     name: str = "inverter"
 
     def __post_init__(self) -> None:
-        for f, unit in (("dc_voltage", "V"), ("switching_frequency", "Hz"), ("reference_voltage", "V"),
-                        ("reference_current", "A")):
+        for f, unit in (
+            ("dc_voltage", "V"),
+            ("switching_frequency", "Hz"),
+            ("reference_voltage", "V"),
+            ("reference_current", "A"),
+        ):
             object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
         for f, unit in (("v_ce0", "V"), ("r_ce", "ohm"), ("v_f0", "V"), ("r_f", "ohm"), ("switching_energy", "J")):
             object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))

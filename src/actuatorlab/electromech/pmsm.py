@@ -61,12 +61,24 @@ class PMSM:
         if int(self.pole_pairs) != self.pole_pairs or self.pole_pairs < 1:
             raise ParameterError(f"{self.name}.pole_pairs = {self.pole_pairs!r}: must be an integer >= 1")
         object.__setattr__(self, "pole_pairs", int(self.pole_pairs))
-        for f, unit in (("inductance_d", "H"), ("inductance_q", "H"),
-                        ("flux_linkage", "Wb"), ("inertia", "kg m^2"), ("max_current", "A"),
-                        ("max_speed", "rad/s")):
+        for f, unit in (
+            ("inductance_d", "H"),
+            ("inductance_q", "H"),
+            ("flux_linkage", "Wb"),
+            ("inertia", "kg m^2"),
+            ("max_current", "A"),
+            ("max_speed", "rad/s"),
+        ):
             object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (("resistance", "ohm"), ("damping", "N m s/rad"), ("friction_torque", "N m"), ("core_hysteresis", "W s/rad"),
-                        ("core_eddy", "W s^2/rad^2"), ("rated_power", "W"), ("rated_speed", "rad/s")):
+        for f, unit in (
+            ("resistance", "ohm"),
+            ("damping", "N m s/rad"),
+            ("friction_torque", "N m"),
+            ("core_hysteresis", "W s/rad"),
+            ("core_eddy", "W s^2/rad^2"),
+            ("rated_power", "W"),
+            ("rated_speed", "rad/s"),
+        ):
             object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
 
     @property
@@ -81,9 +93,20 @@ class PMSM:
 
     def packed(self) -> np.ndarray:
         """The motor's parameters as the vector the compiled EMLA dynamics read (``MOTOR``, SI)."""
-        return MOTOR.pack(p=self.pole_pairs, rs=self.resistance, ld=self.inductance_d, lq=self.inductance_q,
-                          psi=self.flux_linkage, j=self.inertia, b=self.damping, tc=self.friction_torque,
-                          imax=self.max_current, wmax=self.max_speed, kh=self.core_hysteresis, ke=self.core_eddy)
+        return MOTOR.pack(
+            p=self.pole_pairs,
+            rs=self.resistance,
+            ld=self.inductance_d,
+            lq=self.inductance_q,
+            psi=self.flux_linkage,
+            j=self.inertia,
+            b=self.damping,
+            tc=self.friction_torque,
+            imax=self.max_current,
+            wmax=self.max_speed,
+            kh=self.core_hysteresis,
+            ke=self.core_eddy,
+        )
 
     def torque(self, i_d, i_q):
         """τ_m [N m] of (4), vectorised."""

@@ -41,8 +41,10 @@ def series_stiffness(*stiffnesses: float) -> float:
     """k = (Σ 1/k_i)^(−1) [N/m] of springs in series, eq. (16); ``inf`` entries are rigid."""
     if not stiffnesses:
         raise ParameterError("series_stiffness needs at least one stiffness")
-    ks = [positive(f"stiffness[{i}]", k, "N/m") if math.isfinite(float(k)) else math.inf
-          for i, k in enumerate(stiffnesses)]
+    ks = [
+        positive(f"stiffness[{i}]", k, "N/m") if math.isfinite(float(k)) else math.inf
+        for i, k in enumerate(stiffnesses)
+    ]
     compliance = sum(1.0 / k for k in ks)
     return math.inf if compliance == 0.0 else 1.0 / compliance
 
@@ -77,12 +79,12 @@ class Screw:
     def __post_init__(self) -> None:
         for f, unit in (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s")):
             object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"),
-                        ("inertia", "kg m^2")):
+        for f, unit in (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2")):
             object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
         object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
-        object.__setattr__(self, "back_efficiency",
-                           _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True))
+        object.__setattr__(
+            self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)
+        )
         for f in ("k_bearing", "k_screw", "k_nut", "k_tube"):
             v = float(getattr(self, f))
             if not (v > 0.0):
@@ -115,8 +117,9 @@ class Gearbox:
         for f, unit in (("inertia", "kg m^2"), ("damping", "N m s/rad")):
             object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
         object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
-        object.__setattr__(self, "back_efficiency",
-                           _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True))
+        object.__setattr__(
+            self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)
+        )
         if not (float(self.stiffness) > 0.0):
             raise ParameterError(f"{self.name}.stiffness = {self.stiffness!r} N m/rad: must be > 0 (inf = rigid)")
 

@@ -17,7 +17,10 @@ FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "
 (``-fvisibility=hidden``), so several FMUs load side by side in one process."""
 COMMON_SOURCES = ("instance.c", "quasistatic.c")
 HEADERS = ("instance.h", "quasistatic.h", "layouts.h", "fmi3_types.h", "fmi2_types.h")
-MODEL_FILES = {"quasistatic": ("model_quasistatic.c",), "pressure-dynamics": ("model_pressure.c", "pressure.c", "pressure.h")}
+MODEL_FILES = {
+    "quasistatic": ("model_quasistatic.c",),
+    "pressure-dynamics": ("model_pressure.c", "pressure.c", "pressure.h"),
+}
 """The files each model adds to the common ones."""
 
 
@@ -26,9 +29,11 @@ def compiler() -> list[str]:
     install when there is none."""
     command = shlex.split(os.environ.get("CC", "") or "cc")
     if not command or shutil.which(command[0]) is None:
-        raise ExportError(f"no C compiler found ({command[0] if command else 'CC is empty'!r} is not on PATH): "
-                          "install one (Debian/Ubuntu: apt-get install gcc; Fedora: dnf install gcc; macOS: "
-                          "xcode-select --install) or set CC to its path")
+        raise ExportError(
+            f"no C compiler found ({command[0] if command else 'CC is empty'!r} is not on PATH): "
+            "install one (Debian/Ubuntu: apt-get install gcc; Fedora: dnf install gcc; macOS: "
+            "xcode-select --install) or set CC to its path"
+        )
     return command
 
 
@@ -45,8 +50,12 @@ def compile_shared(sources: list[Path], include: list[Path], output: Path, expor
     if done.returncode != 0:
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         first = next((line for line in lines if "error" in line), lines[0] if lines else "no message")
-        raise ExportError(f"the C compiler {command[0]!r} failed on the FMU sources: {first}; check that the "
-                          "temporary folder has room (TMPDIR; disk space, ulimit -f) or set CC to gcc or clang")
+        raise ExportError(
+            f"the C compiler {command[0]!r} failed on the FMU sources: {first}; check that the "
+            "temporary folder has room (TMPDIR; disk space, ulimit -f) or set CC to gcc or clang"
+        )
     if not output.is_file() or output.stat().st_size == 0:
-        raise ExportError(f"the C compiler {command[0]!r} reported success but wrote no library {output.name}: "
-                          "set CC to a working C compiler (e.g. CC=gcc), or unset it to use cc")
+        raise ExportError(
+            f"the C compiler {command[0]!r} reported success but wrote no library {output.name}: "
+            "set CC to a working C compiler (e.g. CC=gcc), or unset it to use cc"
+        )

@@ -51,8 +51,9 @@ def platform_folders() -> tuple[str, str]:
     arch = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(machine)
     system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform)
     if arch is None or system is None:
-        raise ExportError(f"FMU export builds for linux, darwin or windows on x86_64/aarch64, not {sys.platform} on "
-                          f"{machine}")
+        raise ExportError(
+            f"FMU export builds for linux, darwin or windows on x86_64/aarch64, not {sys.platform} on {machine}"
+        )
     fmi2 = {"linux": "linux64", "darwin": "darwin64", "windows": "win64"}[system]
     return f"{arch}-{system}", fmi2
 
@@ -73,9 +74,11 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
     regeneration; the cylinder length of the arm's initial angle) as input start values."""
     kind = getattr(spec, "kind", None)
     if kind not in EXPORTABLE_KINDS:
-        raise ScenarioError(f"export fmu: scenario kind {kind!r} is not exported; give a scenario of kind "
-                            f"{' or '.join(map(repr, EXPORTABLE_KINDS))} (its actuator: model = \"quasistatic\" or "
-                            "\"pressure-dynamics\"), e.g. `actuatorlab show arm-relief > my.toml`")
+        raise ScenarioError(
+            f"export fmu: scenario kind {kind!r} is not exported; give a scenario of kind "
+            f'{" or ".join(map(repr, EXPORTABLE_KINDS))} (its actuator: model = "quasistatic" or '
+            '"pressure-dynamics"), e.g. `actuatorlab show arm-relief > my.toml`'
+        )
     model = model or spec.model
     if model not in (QUASISTATIC, PRESSURE_DYNAMICS):
         raise ScenarioError(f"export fmu: model {model!r}; choose {QUASISTATIC!r} or {PRESSURE_DYNAMICS!r}")
@@ -94,9 +97,11 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
     circuit = spec.circuit.build()
     if model == QUASISTATIC:
         if not spec.relaxation.stiffness > 0.0:
-            raise ScenarioError("export fmu: relaxation.stiffness = 0 N/m: an exported actuator needs K > 0 (with K = 0 "
-                                "the rod displacement does not follow the cylinder length and holds no static load); "
-                                "give e.g. stiffness = \"5e7 N/m\"")
+            raise ScenarioError(
+                "export fmu: relaxation.stiffness = 0 N/m: an exported actuator needs K > 0 (with K = 0 "
+                "the rod displacement does not follow the cylinder length and holds no static load); "
+                'give e.g. stiffness = "5e7 N/m"'
+            )
         variables = quasistatic_variables(circuit, spec.relaxation.build(), start, MAX_STRETCH)
     else:
         fluid = spec.pressure_dynamics
@@ -104,8 +109,14 @@ def scenario_ports(spec, model: str | None = None) -> tuple[str, list[Variable],
         lever0 = float(arm.cylinder_length(theta0)[1])
         f_ey0 = float(signals["external_force"].sample(t0)[0])
         holding = -float(arm.torque(theta0, 0.0, f_ey0)) / lever0  # as simulation/pressure_arm.py starts the arm
-        variables = pressure_variables(circuit, fluid.build(spec.cylinder), start, fluid.initial_low_pressure,
-                                       holding, min(DEFAULT_MAX_SUBSTEP, spec.simulation.step))
+        variables = pressure_variables(
+            circuit,
+            fluid.build(spec.cylinder),
+            start,
+            fluid.initial_low_pressure,
+            holding,
+            min(DEFAULT_MAX_SUBSTEP, spec.simulation.step),
+        )
     experiment = {"start_time": 0.0, "stop_time": spec.simulation.duration, "step": spec.simulation.step}
     return model, variables, experiment
 
@@ -123,8 +134,9 @@ def _check_out(out: Path, overwrite: bool = False) -> Path:
     if os.path.isdir(out):  # False for a name too long to look up; the write then says so
         raise ScenarioError(f"--out {out} is a folder; give a file name ending in .fmu")
     if os.path.exists(out) and not overwrite and not _is_fmu(out):  # False for a name too long to look up
-        raise OutputTaken(out, "exists and is not an FMU archive (a zip with modelDescription.xml)",
-                          "the file is then replaced")
+        raise OutputTaken(
+            out, "exists and is not an FMU archive (a zip with modelDescription.xml)", "the file is then replaced"
+        )
     return out
 
 
@@ -154,8 +166,9 @@ def write_sources(folder: Path, variables: list[Variable], model: str, token: st
     (folder / "model.h").write_text(model_header(variables, model, token), encoding="utf-8")
 
 
-def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | None = None,
-                    overwrite: bool = False) -> Path:
+def export_scenario(
+    spec, name: str, out, fmi: str | int = "3", model: str | None = None, overwrite: bool = False
+) -> Path:
     """Build the FMU of the actuator of the validated scenario ``spec`` into ``out`` (see the
     module docstring); nothing is written unless the whole archive is built. An ``out`` that
     exists and is not an FMU archive is replaced only if ``overwrite``."""
@@ -169,9 +182,15 @@ def export_scenario(spec, name: str, out, fmi: str | int = "3", model: str | Non
     identifier = model_identifier(name)
     token = _token(model_header(variables, model, "") + fmi + name)
     files = source_files(model, fmi)
-    info = ModelInfo(name=name, identifier=identifier, token=token, version=__version__,
-                     description=xml_text(_description(model, getattr(spec, "description", ""))),
-                     source_files=tuple(files), **experiment)
+    info = ModelInfo(
+        name=name,
+        identifier=identifier,
+        token=token,
+        version=__version__,
+        description=xml_text(_description(model, getattr(spec, "description", ""))),
+        source_files=tuple(files),
+        **experiment,
+    )
     try:
         with atomic_path(out) as partial:  # made first: a folder that takes no file fails before the build
             partial.write_bytes(_archive(info, variables, model, fmi, binaries))
@@ -206,13 +225,17 @@ def _archive(info: ModelInfo, variables: list[Variable], model: str, fmi: str, b
             return archive.getvalue()
     except OSError as exc:
         reason, remedy = write_failure(exc, "set TMPDIR to another folder")
-        raise ExportError(f"the FMU cannot be built in the temporary folder {tempfile.tempdir or '$TMPDIR'} "
-                          f"({reason}); {remedy}") from None
+        raise ExportError(
+            f"the FMU cannot be built in the temporary folder {tempfile.tempdir or '$TMPDIR'} ({reason}); {remedy}"
+        ) from None
 
 
 def _description(model: str, scenario_description: str) -> str:
-    what = ("relaxed quasistatic hydraulic actuator (Kikuuwe et al.): one step (72) per communication step"
-            if model == QUASISTATIC else "pressure-dynamics hydraulic cylinder (implicit, internal substeps)")
+    what = (
+        "relaxed quasistatic hydraulic actuator (Kikuuwe et al.): one step (72) per communication step"
+        if model == QUASISTATIC
+        else "pressure-dynamics hydraulic cylinder (implicit, internal substeps)"
+    )
     return f"{what}; four-valve circuit (66) on its own pump. From: {scenario_description}"
 
 
@@ -222,12 +245,16 @@ def _documentation(info: ModelInfo, variables: list[Variable]) -> str:
     rows = "\n".join(
         f"<tr><td>{e(v.name)}</td><td>{e(v.causality)}</td><td>{e(v.unit or '')}</td>"
         f"<td>{'' if v.start is None else v.start}</td><td>{e(v.description)}</td></tr>"
-        for v in variables)
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(info.name)}</title></head><body>"
-            f"<h1>{e(info.name)}</h1><p>{e(info.description)}</p><p>Generated by actuatorlab {e(info.version)}. Signs: f &gt; 0 "
-            "pushes the rod out, v &gt; 0 extends it; pressures are gauge (tank = 0); SI units.</p>"
-            "<table border='1'><tr><th>name</th><th>causality</th><th>unit</th><th>start</th><th>description</th></tr>"
-            f"{rows}</table></body></html>")
+        for v in variables
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(info.name)}</title></head><body>"
+        f"<h1>{e(info.name)}</h1><p>{e(info.description)}</p>"
+        f"<p>Generated by actuatorlab {e(info.version)}. Signs: f &gt; 0 "
+        "pushes the rod out, v &gt; 0 extends it; pressures are gauge (tank = 0); SI units.</p>"
+        "<table border='1'><tr><th>name</th><th>causality</th><th>unit</th><th>start</th><th>description</th></tr>"
+        f"{rows}</table></body></html>"
+    )
 
 
 __all__ = ["export_scenario", "scenario_ports", "FMI_VERSIONS", "ExportError"]

@@ -14,8 +14,12 @@ from .variables import PRESSURE_DYNAMICS, QUASISTATIC, Variable
 NON_NEGATIVE = {"circuit.pump_flow", "initial_low_pressure"}
 """Parameters that may be 0; every other Float64 parameter must be > 0 (``initial_force``: any finite value)."""
 ANY_FINITE = {"initial_force", "length_rate"}
-CAUSALITY = {"independent": "ALAB_INDEPENDENT", "parameter": "ALAB_PARAMETER", "input": "ALAB_INPUT",
-             "output": "ALAB_OUTPUT"}
+CAUSALITY = {
+    "independent": "ALAB_INDEPENDENT",
+    "parameter": "ALAB_PARAMETER",
+    "input": "ALAB_INPUT",
+    "output": "ALAB_OUTPUT",
+}
 
 
 def _c_double(x: float | None) -> str:
@@ -74,7 +78,12 @@ def model_header(variables: list[Variable], model: str, token: str) -> str:
     lines += [f"    {_c_string(v.unit or '')}," for v in floats + booleans]
     lines += ["};", "static const int alab_causality[N_VARIABLES] = {"]
     lines += [f"    {CAUSALITY[v.causality]}," for v in floats + booleans]
-    lines += ["};", "static const char alab_rules[N_VARIABLES + 1] = " + _c_string("".join(_rule(v) for v in floats + booleans)) + ";"]
+    lines += [
+        "};",
+        "static const char alab_rules[N_VARIABLES + 1] = "
+        + _c_string("".join(_rule(v) for v in floats + booleans))
+        + ";",
+    ]
     lines += ["static const double alab_start[N_FLOAT64] = {"]
     lines += [f"    {_c_double(v.start)}, /* {v.name} */" for v in floats]
     lines += ["};", "static const double alab_low[N_FLOAT64] = {"]
@@ -101,11 +110,13 @@ def c_layouts() -> list[tuple[Layout, str, str]]:
     from ..hydraulics.pressure_dynamics import PARTIALS, RAW_OPENINGS, PressureDynamics
     from ..hydraulics.quasistatic.circuit import NORMALISED_OPENINGS, ValveCircuit
 
-    return [(ValveCircuit.LAYOUT, "N_CIRCUIT", "the circuit vector, ValveCircuit.kernel_array()"),
-            (NORMALISED_OPENINGS, "N_OPEN", "the normalised openings u_hat (40)-(43), circuit.NORMALISED_OPENINGS"),
-            (PressureDynamics.LAYOUT, "N_PRESSURE", "the fluid vector, PressureDynamics.kernel_array()"),
-            (RAW_OPENINGS, "N_RAW", "the raw openings, pressure_dynamics.RAW_OPENINGS"),
-            (PARTIALS, "N_D", "the columns of the partial derivatives, pressure_dynamics.PARTIALS")]
+    return [
+        (ValveCircuit.LAYOUT, "N_CIRCUIT", "the circuit vector, ValveCircuit.kernel_array()"),
+        (NORMALISED_OPENINGS, "N_OPEN", "the normalised openings u_hat (40)-(43), circuit.NORMALISED_OPENINGS"),
+        (PressureDynamics.LAYOUT, "N_PRESSURE", "the fluid vector, PressureDynamics.kernel_array()"),
+        (RAW_OPENINGS, "N_RAW", "the raw openings, pressure_dynamics.RAW_OPENINGS"),
+        (PARTIALS, "N_D", "the columns of the partial derivatives, pressure_dynamics.PARTIALS"),
+    ]
 
 
 def layout_header() -> str:

@@ -60,8 +60,13 @@ def _header(root: ET.Element, info: ModelInfo, used_units: set[str]) -> None:
     categories = ET.SubElement(root, "LogCategories")
     for name, text in LOG_CATEGORIES:
         ET.SubElement(categories, "Category", name=name, description=text)
-    ET.SubElement(root, "DefaultExperiment", startTime=_number(info.start_time), stopTime=_number(info.stop_time),
-                  stepSize=_number(info.step))
+    ET.SubElement(
+        root,
+        "DefaultExperiment",
+        startTime=_number(info.start_time),
+        stopTime=_number(info.stop_time),
+        stepSize=_number(info.step),
+    )
 
 
 def _attributes(v: Variable, vr: int, fmi3: bool) -> dict[str, str]:
@@ -99,18 +104,36 @@ def _ordered(variables: list[Variable]) -> list[Variable]:
 def fmi3_description(variables: list[Variable], info: ModelInfo) -> str:
     """``modelDescription.xml`` for FMI 3.0 co-simulation."""
     variables = _ordered(variables)
-    root = ET.Element("fmiModelDescription", {
-        "fmiVersion": "3.0", "modelName": info.name, "instantiationToken": info.token,
-        "description": info.description, "version": info.version, "generationTool": f"actuatorlab {info.version}",
-        "generationDateAndTime": _now(), "variableNamingConvention": "flat",
-    })
-    ET.SubElement(root, "CoSimulation", {
-        "modelIdentifier": info.identifier, "canHandleVariableCommunicationStepSize": "true",
-        "canGetAndSetFMUState": "true", "canSerializeFMUState": "true", "canBeInstantiatedOnlyOncePerProcess": "false",
-        "providesDirectionalDerivatives": "false", "providesAdjointDerivatives": "false", "hasEventMode": "false",
-        "providesIntermediateUpdate": "false", "canReturnEarlyAfterIntermediateUpdate": "false",
-        "maxOutputDerivativeOrder": "0",
-    })
+    root = ET.Element(
+        "fmiModelDescription",
+        {
+            "fmiVersion": "3.0",
+            "modelName": info.name,
+            "instantiationToken": info.token,
+            "description": info.description,
+            "version": info.version,
+            "generationTool": f"actuatorlab {info.version}",
+            "generationDateAndTime": _now(),
+            "variableNamingConvention": "flat",
+        },
+    )
+    ET.SubElement(
+        root,
+        "CoSimulation",
+        {
+            "modelIdentifier": info.identifier,
+            "canHandleVariableCommunicationStepSize": "true",
+            "canGetAndSetFMUState": "true",
+            "canSerializeFMUState": "true",
+            "canBeInstantiatedOnlyOncePerProcess": "false",
+            "providesDirectionalDerivatives": "false",
+            "providesAdjointDerivatives": "false",
+            "hasEventMode": "false",
+            "providesIntermediateUpdate": "false",
+            "canReturnEarlyAfterIntermediateUpdate": "false",
+            "maxOutputDerivativeOrder": "0",
+        },
+    )
     _header(root, info, {v.unit for v in variables if v.unit})
     model_variables = ET.SubElement(root, "ModelVariables")
     for vr, v in enumerate(variables):
@@ -129,17 +152,36 @@ def fmi3_description(variables: list[Variable], info: ModelInfo) -> str:
 def fmi2_description(variables: list[Variable], info: ModelInfo) -> str:
     """``modelDescription.xml`` for FMI 2.0 co-simulation (with the C sources listed)."""
     variables = _ordered(variables)
-    root = ET.Element("fmiModelDescription", {
-        "fmiVersion": "2.0", "modelName": info.name, "guid": info.token, "description": info.description,
-        "version": info.version, "generationTool": f"actuatorlab {info.version}", "generationDateAndTime": _now(),
-        "variableNamingConvention": "flat", "numberOfEventIndicators": "0",
-    })
-    cosim = ET.SubElement(root, "CoSimulation", {
-        "modelIdentifier": info.identifier, "canHandleVariableCommunicationStepSize": "true",
-        "canInterpolateInputs": "false", "maxOutputDerivativeOrder": "0", "canRunAsynchronuously": "false",
-        "canBeInstantiatedOnlyOncePerProcess": "false", "canNotUseMemoryManagementFunctions": "true",
-        "canGetAndSetFMUstate": "true", "canSerializeFMUstate": "true", "providesDirectionalDerivative": "false",
-    })
+    root = ET.Element(
+        "fmiModelDescription",
+        {
+            "fmiVersion": "2.0",
+            "modelName": info.name,
+            "guid": info.token,
+            "description": info.description,
+            "version": info.version,
+            "generationTool": f"actuatorlab {info.version}",
+            "generationDateAndTime": _now(),
+            "variableNamingConvention": "flat",
+            "numberOfEventIndicators": "0",
+        },
+    )
+    cosim = ET.SubElement(
+        root,
+        "CoSimulation",
+        {
+            "modelIdentifier": info.identifier,
+            "canHandleVariableCommunicationStepSize": "true",
+            "canInterpolateInputs": "false",
+            "maxOutputDerivativeOrder": "0",
+            "canRunAsynchronuously": "false",
+            "canBeInstantiatedOnlyOncePerProcess": "false",
+            "canNotUseMemoryManagementFunctions": "true",
+            "canGetAndSetFMUstate": "true",
+            "canSerializeFMUstate": "true",
+            "providesDirectionalDerivative": "false",
+        },
+    )
     files = ET.SubElement(cosim, "SourceFiles")
     for name in info.source_files:
         if name.endswith(".c"):

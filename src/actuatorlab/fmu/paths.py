@@ -8,8 +8,13 @@ import errno
 import stat
 from pathlib import Path
 
-KINDS = ((stat.S_ISREG, "a file"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-         (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+KINDS = (
+    (stat.S_ISREG, "a file"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
 FREE = "free space there or {elsewhere}"
 REASONS = {
     errno.ENOSPC: ("the disk is full", FREE),

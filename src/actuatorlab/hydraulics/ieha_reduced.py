@@ -65,9 +65,17 @@ def derivation() -> dict[str, sp.Expr]:
     radicand = 1 - 2 * zeta / Ps
     x_full = e + b / (k7 * sp.sqrt(radicand))
     return {
-        "P_c": _plain(pc), "E": sp.expand(_plain(e)), "F_p": sp.expand(_plain(fp)),
-        "zeta": sp.expand(_plain(zeta)), "A": sp.expand(_plain(e)), "B": sp.expand(_plain(b)),
-        "C_radicand": sp.expand(_plain(radicand)), "X": _plain(x_full), "K7": k7, "K8": k8, "K9": k9,
+        "P_c": _plain(pc),
+        "E": sp.expand(_plain(e)),
+        "F_p": sp.expand(_plain(fp)),
+        "zeta": sp.expand(_plain(zeta)),
+        "A": sp.expand(_plain(e)),
+        "B": sp.expand(_plain(b)),
+        "C_radicand": sp.expand(_plain(radicand)),
+        "X": _plain(x_full),
+        "K7": k7,
+        "K8": k8,
+        "K9": k9,
     }
 
 
@@ -85,14 +93,25 @@ def _derived_coefficients() -> dict[str, sp.Expr]:
     d = derivation()
     a, b, r, k8, k9 = d["A"], d["B"], d["C_radicand"], d["K8"], d["K9"]
     return {
-        "K1": _coefficient(r, YD[3]), "K2m": _coefficient(r, YD[5]), "K2": _coefficient(r, FD[3]),
-        "K3": _coefficient(r, COS), "K4m": _coefficient(r, YD[2] * COS), "K4": _coefficient(r, FD[0] * COS),
-        "K7": d["K7"], "K8": k8, "K9": k9,
-        "K10": _coefficient(a, YD[1]), "K11m": _coefficient(a, YD[3]), "K11": _coefficient(a, FD[1]),
+        "K1": _coefficient(r, YD[3]),
+        "K2m": _coefficient(r, YD[5]),
+        "K2": _coefficient(r, FD[3]),
+        "K3": _coefficient(r, COS),
+        "K4m": _coefficient(r, YD[2] * COS),
+        "K4": _coefficient(r, FD[0] * COS),
+        "K7": d["K7"],
+        "K8": k8,
+        "K9": k9,
+        "K10": _coefficient(a, YD[1]),
+        "K11m": _coefficient(a, YD[3]),
+        "K11": _coefficient(a, FD[1]),
         "K13": sp.simplify(_coefficient(b, YD[4]) / k9 - k8 * _coefficient(a, YD[3]) / k9),
-        "K14m": sp.simplify(_coefficient(b, YD[6]) / k9), "K14": sp.simplify(_coefficient(b, FD[4]) / k9),
-        "K16": sp.simplify(-_coefficient(b, SIN)), "K17m": sp.simplify(-_coefficient(b, YD[2] * SIN)),
-        "K17": sp.simplify(-_coefficient(b, FD[0] * SIN)), "K18m": _coefficient(b, YD[3] * COS),
+        "K14m": sp.simplify(_coefficient(b, YD[6]) / k9),
+        "K14": sp.simplify(_coefficient(b, FD[4]) / k9),
+        "K16": sp.simplify(-_coefficient(b, SIN)),
+        "K17m": sp.simplify(-_coefficient(b, YD[2] * SIN)),
+        "K17": sp.simplify(-_coefficient(b, FD[0] * SIN)),
+        "K18m": _coefficient(b, YD[3] * COS),
         "K18": _coefficient(b, FD[1] * COS),
     }
 
@@ -145,10 +164,21 @@ def parameter_values(params: IEHAParams | None = None) -> dict[sp.Symbol, float]
     """Table 1 values (SI) for the symbols; ω in rev/s (spec reading of (8))."""
     p = IEHAParams() if params is None else params
     return {
-        me: p.carriage_mass, Sc: p.area_a, Se: p.carriage_area, Sp: p.piston_area, N: p.n_pistons,
-        w: p.shaft_speed / (2.0 * math.pi), Ps: p.supply_pressure, beta: p.bulk_modulus,
-        vc: p.chamber_volume_a, ve: p.carriage_volume, m: p.load_mass, Prp: p.pump_supply_pressure,
-        Cd: p.discharge_coefficient, rtig: p.valve_radius, rho: p.density,
+        me: p.carriage_mass,
+        Sc: p.area_a,
+        Se: p.carriage_area,
+        Sp: p.piston_area,
+        N: p.n_pistons,
+        w: p.shaft_speed / (2.0 * math.pi),
+        Ps: p.supply_pressure,
+        beta: p.bulk_modulus,
+        vc: p.chamber_volume_a,
+        ve: p.carriage_volume,
+        m: p.load_mass,
+        Prp: p.pump_supply_pressure,
+        Cd: p.discharge_coefficient,
+        rtig: p.valve_radius,
+        rho: p.density,
     }
 
 
@@ -162,8 +192,11 @@ def reduced_model() -> dict[str, sp.Expr]:
     keep = {}
     for name in ("B", "C_radicand"):
         poly = sp.Poly(d[name], *YD, *FD, COS, SIN)
-        terms = [sp.Mul(c, *[g**e for g, e in zip(poly.gens, mono)]) for mono, c in poly.terms()
-                 if not _leads_with_inverse_beta(c)]
+        terms = [
+            sp.Mul(c, *[g**e for g, e in zip(poly.gens, mono)])
+            for mono, c in poly.terms()
+            if not _leads_with_inverse_beta(c)
+        ]
         keep[name] = sp.Add(*terms)
     return {"A": d["A"], "B_s": keep["B"], "C_s_radicand": keep["C_radicand"]}
 
@@ -200,9 +233,15 @@ def coefficient_table(params: IEHAParams | None = None) -> list[dict]:
     for name, expr in derived.items():
         dv = float(expr.subs(values))
         pv = float(paper[name].subs(values))
-        rows.append({
-            "name": name, "derived": str(expr), "derived_value": dv, "paper": str(paper[name]),
-            "paper_value": pv, "ratio": dv / pv if pv != 0 else math.nan,
-            "note": NOTES.get(name, "agrees with the paper"),
-        })
+        rows.append(
+            {
+                "name": name,
+                "derived": str(expr),
+                "derived_value": dv,
+                "paper": str(paper[name]),
+                "paper_value": pv,
+                "ratio": dv / pv if pv != 0 else math.nan,
+                "note": NOTES.get(name, "agrees with the paper"),
+            }
+        )
     return rows

@@ -48,20 +48,33 @@ class PressureDynamics:
     """The compiled kernels' parameter vector: β, V_h0, V_r0, s, V_p, ε, g_relief, g_check, ℓ₀ (as above)."""
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (
-            ("bulk_modulus", "Pa"),
-            ("head_dead_volume", "m^3"),
-            ("rod_dead_volume", "m^3"),
-            ("stroke", "m"),
-            ("pump_line_volume", "m^3"),
-            ("laminar_pressure", "Pa"),
-            ("relief_flow_gain", "m^3/(s Pa)"),
-            ("check_flow_gain", "m^3/(s Pa)"),
-            ("retracted_length", "m"),
-        ), prefix="pressure_dynamics.")
+        check_fields(
+            self,
+            positive,
+            (
+                ("bulk_modulus", "Pa"),
+                ("head_dead_volume", "m^3"),
+                ("rod_dead_volume", "m^3"),
+                ("stroke", "m"),
+                ("pump_line_volume", "m^3"),
+                ("laminar_pressure", "Pa"),
+                ("relief_flow_gain", "m^3/(s Pa)"),
+                ("check_flow_gain", "m^3/(s Pa)"),
+                ("retracted_length", "m"),
+            ),
+            prefix="pressure_dynamics.",
+        )
 
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``; constants ``H_*``)."""
-        return self.LAYOUT.pack(beta=self.bulk_modulus, vh0=self.head_dead_volume, vr0=self.rod_dead_volume,
-                                stroke=self.stroke, vp=self.pump_line_volume, eps=self.laminar_pressure,
-                                grelief=self.relief_flow_gain, gcheck=self.check_flow_gain, l0=self.retracted_length)
+        return self.LAYOUT.pack(
+            beta=self.bulk_modulus,
+            vh0=self.head_dead_volume,
+            vr0=self.rod_dead_volume,
+            stroke=self.stroke,
+            vp=self.pump_line_volume,
+            eps=self.laminar_pressure,
+            grelief=self.relief_flow_gain,
+            gcheck=self.check_flow_gain,
+            l0=self.retracted_length,
+        )

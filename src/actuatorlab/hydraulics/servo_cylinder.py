@@ -47,7 +47,6 @@ from .fluid import CRANE_BULK_MODULUS
 from .pressure_dynamics import holding_pressures
 
 
-
 @dataclass(frozen=True)
 class Cylinder:
     """head_area A_a, rod_area A_b [m²], stroke s [m], bulk_modulus β [Pa], dead volumes
@@ -72,18 +71,14 @@ class Cylinder:
             ("stroke", "m"),
             ("bulk_modulus", "Pa"),
         ):
-            object.__setattr__(
-                self, f, positive(f"{self.name}.{f}", getattr(self, f), unit)
-            )
+            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
         for f, unit in (
             ("dead_volume_a", "m^3"),
             ("dead_volume_b", "m^3"),
             ("leakage", "m^3/(s Pa)"),
             ("p_min", "Pa"),
         ):
-            object.__setattr__(
-                self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit)
-            )
+            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"{self.name}.rod_area = {self.rod_area:g} m^2 must be smaller than head_area = {self.head_area:g} m^2 "
@@ -91,19 +86,23 @@ class Cylinder:
             )
 
     @classmethod
-    def from_diameters(
-        cls, bore: float, rod: float, stroke: float, **kwargs
-    ) -> Cylinder:
+    def from_diameters(cls, bore: float, rod: float, stroke: float, **kwargs) -> Cylinder:
         """Areas from bore and rod diameters [m]: A_a = π D_a²/4, A_b = π (D_a² − D_b²)/4."""
         bore, rod = positive("bore", bore, "m"), positive("rod", rod, "m")
-        return cls(
-            math.pi * bore**2 / 4, math.pi * (bore**2 - rod**2) / 4, stroke, **kwargs
-        )
+        return cls(math.pi * bore**2 / 4, math.pi * (bore**2 - rod**2) / 4, stroke, **kwargs)
 
     def packed(self) -> np.ndarray:
         """The cylinder's parameters as the vector the compiled rates read (``LAYOUT``)."""
-        return self.LAYOUT.pack(aa=self.head_area, ab=self.rod_area, s=self.stroke, beta=self.bulk_modulus,
-                                va0=self.dead_volume_a, vb0=self.dead_volume_b, leak=self.leakage, pmin=self.p_min)
+        return self.LAYOUT.pack(
+            aa=self.head_area,
+            ab=self.rod_area,
+            s=self.stroke,
+            beta=self.bulk_modulus,
+            va0=self.dead_volume_a,
+            vb0=self.dead_volume_b,
+            leak=self.leakage,
+            pmin=self.p_min,
+        )
 
 
 (C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = Cylinder.LAYOUT.indices
@@ -137,13 +136,9 @@ class ServoValve:
                 f,
                 positive(f"{self.name}.{f}", getattr(self, f), "m^3/(s sqrt(Pa))"),
             )
-        object.__setattr__(
-            self, "u_max", positive(f"{self.name}.u_max", self.u_max, "(input units)")
-        )
+        object.__setattr__(self, "u_max", positive(f"{self.name}.u_max", self.u_max, "(input units)"))
         object.__setattr__(self, "tau", non_negative(f"{self.name}.tau", self.tau, "s"))
-        object.__setattr__(
-            self, "p_lin", positive(f"{self.name}.p_lin", self.p_lin, "Pa")
-        )
+        object.__setattr__(self, "p_lin", positive(f"{self.name}.p_lin", self.p_lin, "Pa"))
         r = non_negative(f"{self.name}.return_pressure", self.return_pressure, "Pa")
         s = positive(f"{self.name}.supply_pressure", self.supply_pressure, "Pa")
         if s <= r:
@@ -154,21 +149,27 @@ class ServoValve:
         object.__setattr__(self, "return_pressure", r)
 
     @classmethod
-    def symmetric(
-        cls, rated_flow: float, rated_drop: float, u_rated: float, **kwargs
-    ) -> ServoValve:
+    def symmetric(cls, rated_flow: float, rated_drop: float, u_rated: float, **kwargs) -> ServoValve:
         """All edges equal: ``rated_flow`` [m³/s] through one edge at ``rated_drop`` [Pa] across
         it (the datasheet's "per notch" rating) and input ``u_rated``: c = Q_N/(u_N √Δp_N)."""
         c = positive("rated_flow", rated_flow, "m^3/s") / (
-            positive("u_rated", u_rated, "(input units)")
-            * math.sqrt(positive("rated_drop", rated_drop, "Pa"))
+            positive("u_rated", u_rated, "(input units)") * math.sqrt(positive("rated_drop", rated_drop, "Pa"))
         )
         return cls(c, c, c, c, **kwargs)
 
     def packed(self) -> np.ndarray:
         """The valve's parameters as the vector the compiled rates read (``LAYOUT``)."""
-        return self.LAYOUT.pack(cp1=self.c_p1, cn1=self.c_n1, cp2=self.c_p2, cn2=self.c_n2, ps=self.supply_pressure,
-                                pr=self.return_pressure, umax=self.u_max, tau=self.tau, plin=self.p_lin)
+        return self.LAYOUT.pack(
+            cp1=self.c_p1,
+            cn1=self.c_n1,
+            cp2=self.c_p2,
+            cn2=self.c_n2,
+            ps=self.supply_pressure,
+            pr=self.return_pressure,
+            umax=self.u_max,
+            tau=self.tau,
+            plin=self.p_lin,
+        )
 
 
 (V_CP1, V_CN1, V_CP2, V_CN2, V_PS, V_PR, V_UMAX, V_TAU, V_PLIN) = ServoValve.LAYOUT.indices
@@ -188,12 +189,8 @@ class Friction:
     LAYOUT: ClassVar[Layout] = Layout("F_", "b", "c", "v")
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "viscous", non_negative(f"{self.name}.viscous", self.viscous, "N s/m")
-        )
-        object.__setattr__(
-            self, "coulomb", non_negative(f"{self.name}.coulomb", self.coulomb, "N")
-        )
+        object.__setattr__(self, "viscous", non_negative(f"{self.name}.viscous", self.viscous, "N s/m"))
+        object.__setattr__(self, "coulomb", non_negative(f"{self.name}.coulomb", self.coulomb, "N"))
         object.__setattr__(
             self,
             "smoothing_velocity",
@@ -201,7 +198,8 @@ class Friction:
         )
 
     def packed(self) -> np.ndarray:
-        """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]] (``LAYOUT``), as the compiled friction reads them."""
+        """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]] (``LAYOUT``), as the compiled
+        friction reads them."""
         return self.LAYOUT.pack(b=self.viscous, c=self.coulomb, v=self.smoothing_velocity)
 
     def __call__(self, velocity):
@@ -229,9 +227,7 @@ class CraneHydraulics:
             items = tuple(getattr(self, field))
             for i, item in enumerate(items):
                 if not isinstance(item, kind):
-                    raise ParameterError(
-                        f"CraneHydraulics.{field}[{i}] = {item!r}: give a {kind.__name__}"
-                    )
+                    raise ParameterError(f"CraneHydraulics.{field}[{i}] = {item!r}: give a {kind.__name__}")
             object.__setattr__(self, field, items)
         n = len(self.cylinders)
         if n == 0 or len(self.valves) != n or len(self.frictions) != n:
@@ -248,25 +244,18 @@ class CraneHydraulics:
             np.array([f.packed() for f in self.frictions]),
         )
 
-    def holding_pressures(
-        self, forces, low_pressure: float = 30e5
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def holding_pressures(self, forces, low_pressure: float = 30e5) -> tuple[np.ndarray, np.ndarray]:
         """Chamber pressures (p_a, p_b) [Pa] whose piston forces (79) equal ``forces`` [N] (one
         per actuator, > 0 pushes out), the less loaded chamber at ``low_pressure`` [Pa]
         (``pressure_dynamics.holding_pressures``); raises if they fall outside (p_r, p_s)."""
         low_pressure = positive("low_pressure", low_pressure, "Pa")
         forces = np.asarray(forces, dtype=float)
         if forces.shape != (len(self.cylinders),):
-            raise ParameterError(
-                f"forces have shape {forces.shape}; give one per actuator ({len(self.cylinders)})"
-            )
+            raise ParameterError(f"forces have shape {forces.shape}; give one per actuator ({len(self.cylinders)})")
         pa, pb = np.empty_like(forces), np.empty_like(forces)
         for i, (c, v) in enumerate(zip(self.cylinders, self.valves)):
             pa[i], pb[i] = holding_pressures(c, forces[i], low_pressure)
-            if not (
-                v.return_pressure < min(pa[i], pb[i])
-                and max(pa[i], pb[i]) < v.supply_pressure
-            ):
+            if not (v.return_pressure < min(pa[i], pb[i]) and max(pa[i], pb[i]) < v.supply_pressure):
                 raise ParameterError(
                     f"{c.name}: holding force {forces[i]:.0f} N needs pressures ({pa[i]:.3g}, {pb[i]:.3g}) Pa outside "
                     f"(p_r, p_s) = ({v.return_pressure:g}, {v.supply_pressure:g}) Pa; raise the supply pressure"
@@ -304,12 +293,8 @@ def valve_flows(valve, u, pa, pb):
     """(Q_a, Q_b) [m³/s] into the chambers (82)–(84) at input u (unsaturated here)."""
     ps, pr, lin = valve[V_PS], valve[V_PR], valve[V_PLIN]
     if u > 0.0:
-        return valve[V_CP1] * signed_root(ps - pa, lin) * u, -valve[
-            V_CN2
-        ] * signed_root(pb - pr, lin) * u
-    return valve[V_CN1] * signed_root(pa - pr, lin) * u, -valve[V_CP2] * signed_root(
-        ps - pb, lin
-    ) * u
+        return valve[V_CP1] * signed_root(ps - pa, lin) * u, -valve[V_CN2] * signed_root(pb - pr, lin) * u
+    return valve[V_CN1] * signed_root(pa - pr, lin) * u, -valve[V_CP2] * signed_root(ps - pb, lin) * u
 
 
 @nb.njit(cache=True)

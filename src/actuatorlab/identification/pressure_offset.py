@@ -47,8 +47,9 @@ class PressureOffset:
     atmospheres: int
 
 
-def pressure_offset(robot: HydraulicRobot, experiments: Sequence[Experiment],
-                    options: IdentificationOptions) -> PressureOffset | None:
+def pressure_offset(
+    robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions
+) -> PressureOffset | None:
     """The common offset of every logged pressure above gauge (module docstring); None if these
     logs cannot separate it from the mechanical parameters (its column collinear with theirs)."""
     rows = stack_rows(robot, experiments, options, pressure_offset=True)
@@ -66,13 +67,17 @@ def pressure_offset(robot: HydraulicRobot, experiments: Sequence[Experiment],
     return PressureOffset(estimate, standard_error, sign)
 
 
-def _fluid_agrees(robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions,
-                  rows: Rows, offset: float) -> bool:
+def _fluid_agrees(
+    robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions, rows: Rows, offset: float
+) -> bool:
     """Whether the fluid rows fit better with every pressure moved by −``offset`` [Pa] than as logged."""
-    moved = stack_rows(robot, [replace(e, p_plus=e.p_plus - offset, p_minus=e.p_minus - offset) for e in experiments],
-                       options)
+    moved = stack_rows(
+        robot, [replace(e, p_plus=e.p_plus - offset, p_minus=e.p_minus - offset) for e in experiments], options
+    )
     try:
-        return (solve_least_squares(moved.x2, moved.y2, moved.names2, "fluid").residual_rms
-                < solve_least_squares(rows.x2, rows.y2, rows.names2, "fluid").residual_rms)
+        return (
+            solve_least_squares(moved.x2, moved.y2, moved.names2, "fluid").residual_rms
+            < solve_least_squares(rows.x2, rows.y2, rows.names2, "fluid").residual_rms
+        )
     except ParameterError:
         return False

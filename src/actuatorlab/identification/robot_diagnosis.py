@@ -56,8 +56,14 @@ def locked_angles(experiments: Sequence[Experiment], tolerance: float) -> dict[i
     return {j: sorted(v) for j, v in out.items()}
 
 
-def diagnose(rows: Rows, fit: Identification, experiments: Sequence[Experiment], options: IdentificationOptions,
-             summary: BootstrapSummary | None = None, angle_noise: float = 0.0) -> list[str]:
+def diagnose(
+    rows: Rows,
+    fit: Identification,
+    experiments: Sequence[Experiment],
+    options: IdentificationOptions,
+    summary: BootstrapSummary | None = None,
+    angle_noise: float = 0.0,
+) -> list[str]:
     """The diagnosis lines (module docstring); intervals from ``summary`` (bootstrap) if given,
     else from the least-squares standard errors; ``angle_noise`` [rad] the largest estimated on a
     driven joint."""
@@ -67,9 +73,11 @@ def diagnose(rows: Rows, fit: Identification, experiments: Sequence[Experiment],
         if summary is not None and "M1" in summary.names:
             i = summary.names.index("M1")
             bias = f" (the bootstrap finds M1 {100 * summary.bias[i] / summary.estimate[i]:+.3g} %)"
-        lines.append(f"warning: a single causal {options.taps}-tap moving-average pass on noisy angles "
-                     f"({angle_noise:.2g} rad) passes differentiated noise into the regressors and biases the inertias "
-                     f"by tens of percent{bias}, more than a bias correction can repair; set zero_phase = true")
+        lines.append(
+            f"warning: a single causal {options.taps}-tap moving-average pass on noisy angles "
+            f"({angle_noise:.2g} rad) passes differentiated noise into the regressors and biases the inertias "
+            f"by tens of percent{bias}, more than a bias correction can repair; set zero_phase = true"
+        )
     locked = locked_angles(experiments, options.lock_tolerance)
     for ls, x, block in ((fit.mechanical, rows.x1, "X1N"), (fit.fluid, rows.x2, "X2N")):
         vif, partner = collinearity(x)
@@ -78,9 +86,11 @@ def diagnose(rows: Rows, fit: Identification, experiments: Sequence[Experiment],
             relative = half / abs(value) if value else math.inf
             if relative > POORLY_DETERMINED or vif[i] > VIF_LIMIT:
                 shown = "b" if name == "1/b" else name
-                lines.append(f"{shown}: ±{100 * relative:.3g} % (95 %), VIF {vif[i]:.3g}, most collinear with "
-                             f"{ls.names[partner[i]]}, cond({block}) {ls.condition:.3g}: "
-                             f"{_remedy(name, ls.names[partner[i]], locked)}")
+                lines.append(
+                    f"{shown}: ±{100 * relative:.3g} % (95 %), VIF {vif[i]:.3g}, most collinear with "
+                    f"{ls.names[partner[i]]}, cond({block}) {ls.condition:.3g}: "
+                    f"{_remedy(name, ls.names[partner[i]], locked)}"
+                )
     return lines
 
 

@@ -80,16 +80,22 @@ class Experiment:
         t = np.asarray(self.t, dtype=float)
         n = len(t)
         if n < MIN_SAMPLES:
-            raise ParameterError(f"{self.name}: {n} samples are too few; log at least {MIN_SAMPLES} "
-                                 "(the paper uses 4 000 per step at 1 ms)")
+            raise ParameterError(
+                f"{self.name}: {n} samples are too few; log at least {MIN_SAMPLES} "
+                "(the paper uses 4 000 per step at 1 ms)"
+            )
         if not np.all(np.diff(t) > 0):
             k = int(np.argmax(np.diff(t) <= 0))
-            raise ParameterError(f"{self.name}: time is not increasing at sample {k + 1} (t = {t[k + 1]:.6g} s after "
-                                 f"{t[k]:.6g} s); sort the log or remove repeated rows")
+            raise ParameterError(
+                f"{self.name}: time is not increasing at sample {k + 1} (t = {t[k + 1]:.6g} s after "
+                f"{t[k]:.6g} s); sort the log or remove repeated rows"
+            )
         dt = np.diff(t)
         if np.ptp(dt) > 1e-3 * dt.mean():
-            raise ParameterError(f"{self.name}: samples are not uniformly spaced (steps {dt.min():.6g}–{dt.max():.6g} s); "
-                                 "resample the log to a fixed period")
+            raise ParameterError(
+                f"{self.name}: samples are not uniformly spaced (steps {dt.min():.6g}–{dt.max():.6g} s); "
+                "resample the log to a fixed period"
+            )
         for name in ("q", "p_plus", "p_minus", "u"):
             value = np.asarray(getattr(self, name), dtype=float)
             if value.ndim == 1:
@@ -98,8 +104,9 @@ class Experiment:
                 raise ParameterError(f"{self.name}: {name} has {value.shape[0]} samples, t has {n}")
             if not np.all(np.isfinite(value)):
                 k, j = np.argwhere(~np.isfinite(value))[0]
-                raise ParameterError(f"{self.name}: {name}{j + 1} is not a number at t = {t[k]:.4f} s; "
-                                     "remove or interpolate the gap")
+                raise ParameterError(
+                    f"{self.name}: {name}{j + 1} is not a number at t = {t[k]:.4f} s; remove or interpolate the gap"
+                )
             object.__setattr__(self, name, value)
         object.__setattr__(self, "t", t)
 
@@ -184,17 +191,24 @@ def _fluid_rows(cyl, supply, q, qd, p_plus, p_minus, dp_plus, dp_minus, u, x, y)
 def _rates(experiment: Experiment, options: IdentificationOptions):
     if options.derivatives == "exact":
         if experiment.exact is None:
-            raise ParameterError(f"{experiment.name}: derivatives = 'exact' needs a synthetic log with exact rates; "
-                                 "use 'central' for measured data")
+            raise ParameterError(
+                f"{experiment.name}: derivatives = 'exact' needs a synthetic log with exact rates; "
+                "use 'central' for measured data"
+            )
         e = experiment.exact
         return e["qd"], e["qdd"], e["dp_plus"], e["dp_minus"]
     dt, scheme = experiment.dt, options.derivatives
-    return (first_difference(experiment.q, dt, scheme), second_difference(experiment.q, dt, scheme),
-            first_difference(experiment.p_plus, dt, scheme), first_difference(experiment.p_minus, dt, scheme))
+    return (
+        first_difference(experiment.q, dt, scheme),
+        second_difference(experiment.q, dt, scheme),
+        first_difference(experiment.p_plus, dt, scheme),
+        first_difference(experiment.p_minus, dt, scheme),
+    )
 
 
-def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: IdentificationOptions,
-                    pressure_offset: bool = False) -> Rows:
+def experiment_rows(
+    robot: HydraulicRobot, experiment: Experiment, options: IdentificationOptions, pressure_offset: bool = False
+) -> Rows:
     """The rows of one experiment, filtered and trimmed (module docstring). ``pressure_offset``
     adds a last mechanical column ``offset`` [Pa]: a constant added to every logged pressure adds
     arm·offset·(A+ − A−) to the torque (``identification.pressure_offset``)."""
@@ -203,8 +217,10 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
         raise ParameterError(f"{experiment.name}: the log has {experiment.q.shape[1]} joints, the robot {n}")
     driven = experiment.driven(options.lock_tolerance)
     if not driven.any():
-        raise ParameterError(f"{experiment.name}: no joint moves (every angle varies by less than "
-                             f"{options.lock_tolerance:g} rad); drive at least one spool")
+        raise ParameterError(
+            f"{experiment.name}: no joint moves (every angle varies by less than "
+            f"{options.lock_tolerance:g} rad); drive at least one spool"
+        )
     qd, qdd, dpp, dpm = _rates(experiment, options)
     q = experiment.q.copy()
     q[:, ~driven] = experiment.q[:, ~driven].mean(axis=0)
@@ -218,7 +234,7 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
     else:
         sines = _mechanical_rows(q, qd, qdd, 1.0, 0.0, p)
         cosines = _mechanical_rows(q, qd, qdd, 1.0, math.pi / 2, p)
-        mech = np.concatenate([sines, cosines[:, :, p - n:]], axis=2)
+        mech = np.concatenate([sines, cosines[:, :, p - n :]], axis=2)
         names1 = names1[: p - n] + [f"gW{i + 1}cos" for i in range(n)] + [f"gW{i + 1}sin" for i in range(n)]
     cyl = robot.cylinder_array()
     arms = cylinder_states(cyl, q)[1]
@@ -232,8 +248,19 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
     block_x = np.empty((len(q), len(joints), 2, 5))
     block_y = np.empty((len(q), len(joints), 2))
     for c, i in enumerate(joints):
-        _fluid_rows(cyl[i], robot.supply_pressure, q[:, i], qd[:, i], experiment.p_plus[:, i], experiment.p_minus[:, i],
-                    dpp[:, i], dpm[:, i], experiment.u[:, i], block_x[:, c], block_y[:, c])
+        _fluid_rows(
+            cyl[i],
+            robot.supply_pressure,
+            q[:, i],
+            qd[:, i],
+            experiment.p_plus[:, i],
+            experiment.p_minus[:, i],
+            dpp[:, i],
+            dpm[:, i],
+            experiment.u[:, i],
+            block_x[:, c],
+            block_y[:, c],
+        )
     if options.derivatives != "exact":  # filtered before the zero columns of the other valves are added
         x1, y1, block_x, y2 = (moving_average(a, options.taps, options.zero_phase) for a in (x1, y1, block_x, block_y))
     else:
@@ -243,21 +270,36 @@ def experiment_rows(robot: HydraulicRobot, experiment: Experiment, options: Iden
     x2 = np.zeros((len(q) - 2 * edge, len(joints), 2, 1 + 4 * n))
     for c, i in enumerate(joints):
         x2[:, c, :, 0] = block_x[keep, c, :, 0]
-        x2[:, c, :, 1 + 4 * i: 5 + 4 * i] = block_x[keep, c, :, 1:]
-    return Rows(x1[keep].reshape(-1, x1.shape[-1]), y1[keep].ravel(), x2.reshape(-1, x2.shape[-1]),
-                y2[keep].ravel(), names1, fluid_names(n))
+        x2[:, c, :, 1 + 4 * i : 5 + 4 * i] = block_x[keep, c, :, 1:]
+    return Rows(
+        x1[keep].reshape(-1, x1.shape[-1]),
+        y1[keep].ravel(),
+        x2.reshape(-1, x2.shape[-1]),
+        y2[keep].ravel(),
+        names1,
+        fluid_names(n),
+    )
 
 
-def stack_rows(robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions,
-               pressure_offset: bool = False) -> Rows:
+def stack_rows(
+    robot: HydraulicRobot,
+    experiments: Sequence[Experiment],
+    options: IdentificationOptions,
+    pressure_offset: bool = False,
+) -> Rows:
     """X1N, Y1N, X2N, Y2N (2): the rows of every experiment, shared parameters in one column
     (``pressure_offset``: :func:`experiment_rows`)."""
     if not experiments:
         raise ParameterError("no experiments: give at least one log")
     parts = [experiment_rows(robot, e, options, pressure_offset) for e in experiments]
-    return Rows(np.concatenate([r.x1 for r in parts]), np.concatenate([r.y1 for r in parts]),
-                np.concatenate([r.x2 for r in parts]), np.concatenate([r.y2 for r in parts]),
-                parts[0].names1, parts[0].names2)
+    return Rows(
+        np.concatenate([r.x1 for r in parts]),
+        np.concatenate([r.y1 for r in parts]),
+        np.concatenate([r.x2 for r in parts]),
+        np.concatenate([r.y2 for r in parts]),
+        parts[0].names1,
+        parts[0].names2,
+    )
 
 
 @dataclass(frozen=True)
@@ -273,8 +315,9 @@ class LeastSquares:
     rows: int
 
 
-def solve_least_squares(x: np.ndarray, y: np.ndarray, names: list[str], block: str,
-                        experiments: Sequence[Experiment] = ()) -> LeastSquares:
+def solve_least_squares(
+    x: np.ndarray, y: np.ndarray, names: list[str], block: str, experiments: Sequence[Experiment] = ()
+) -> LeastSquares:
     """â = (XᵀX)⁻¹Xᵀy (3), after checking every parameter is identifiable (clear error if not).
 
     Solved through the Gram matrix of the column-normalised X (its condition number is the
@@ -285,13 +328,17 @@ def solve_least_squares(x: np.ndarray, y: np.ndarray, names: list[str], block: s
         scale = np.linalg.norm(x, axis=0)
     if not (np.isfinite(scale).all() and np.isfinite(y).all()):
         which = f" of {', '.join(e.name for e in experiments)}" if experiments else ""
-        raise ParameterError(f"the {block} regressors{which} overflow (values too large to square): check the "
-                             "columns' units (SI: rad, Pa) and remove outlying rows")
+        raise ParameterError(
+            f"the {block} regressors{which} overflow (values too large to square): check the "
+            "columns' units (SI: rad, Pa) and remove outlying rows"
+        )
     zero = scale <= 1e-12 * scale.max()
     if zero.any():
         lost = [names[i] for i in np.flatnonzero(zero)]
-        raise ParameterError(f"{block} data cannot identify {', '.join(lost)}: their regressor columns are zero. "
-                             + _remedy_for_zero(lost))
+        raise ParameterError(
+            f"{block} data cannot identify {', '.join(lost)}: their regressor columns are zero. "
+            + _remedy_for_zero(lost)
+        )
     gram, moment = _normal_equations(x, y, 1.0 / scale)
     eigenvalues, vectors = np.linalg.eigh(gram)
     if eigenvalues[0] < RANK_TOLERANCE**2 * eigenvalues[-1]:
@@ -301,8 +348,14 @@ def solve_least_squares(x: np.ndarray, y: np.ndarray, names: list[str], block: s
     sigma2 = float(residual @ residual) / max(len(y) - len(names), 1)
     covariance = sigma2 * np.linalg.inv(gram) / np.outer(scale, scale)
     raw = np.linalg.eigvalsh(gram * np.outer(scale, scale))
-    return LeastSquares(list(names), estimate, np.sqrt(np.clip(np.diag(covariance), 0.0, None)),
-                        float(np.sqrt(raw[-1] / raw[0])), float(np.sqrt(np.mean(residual**2))), len(y))
+    return LeastSquares(
+        list(names),
+        estimate,
+        np.sqrt(np.clip(np.diag(covariance), 0.0, None)),
+        float(np.sqrt(raw[-1] / raw[0])),
+        float(np.sqrt(np.mean(residual**2))),
+        len(y),
+    )
 
 
 @nb.njit(cache=True)
@@ -338,14 +391,22 @@ def _product(x, a):
 def _raise_collinear(direction: np.ndarray, names: list[str], block: str, experiments) -> None:
     lost = [names[i] for i in np.flatnonzero(direction > 0.1 * direction.max())]
     if {"M1", "R12"} <= set(lost):
-        angles = sorted({round(math.degrees(float(e.q[:, 1].mean())), 3) for e in experiments
-                         if e.q.shape[1] > 1 and e.q[:, 1].std() <= 1e-3 and e.q[:, 0].std() > 1e-3})
+        angles = sorted(
+            {
+                round(math.degrees(float(e.q[:, 1].mean())), 3)
+                for e in experiments
+                if e.q.shape[1] > 1 and e.q[:, 1].std() <= 1e-3 and e.q[:, 0].std() > 1e-3
+            }
+        )
         raise ParameterError(
             f"{block} data cannot separate M1 from R12: every experiment that drives joint 1 locks joint 2 at "
             f"the same angle ({', '.join(f'{a:g}°' for a in angles) or 'one angle'}); add a step with joint 2 "
-            "locked at another angle (the paper's q2min and q2max)")
-    raise ParameterError(f"{block} data cannot separate {', '.join(lost)}: their regressor columns are collinear; "
-                         "add experiments that move these joints differently (other locked angles or amplitudes)")
+            "locked at another angle (the paper's q2min and q2max)"
+        )
+    raise ParameterError(
+        f"{block} data cannot separate {', '.join(lost)}: their regressor columns are collinear; "
+        "add experiments that move these joints differently (other locked angles or amplitudes)"
+    )
 
 
 def _remedy_for_zero(lost: list[str]) -> str:
@@ -353,8 +414,10 @@ def _remedy_for_zero(lost: list[str]) -> str:
     for name in lost:
         joint = name[-1]
         if name.startswith(("C+-", "C--")):
-            hints.append(f"spool {joint} never goes negative (or joint {joint} is never driven): drive it both ways, "
-                         "for example with a sine")
+            hints.append(
+                f"spool {joint} never goes negative (or joint {joint} is never driven): drive it both ways, "
+                "for example with a sine"
+            )
         elif name.startswith(("C++", "C-+")):
             hints.append(f"spool {joint} never goes positive (or joint {joint} is never driven): drive it both ways")
         else:
@@ -396,21 +459,24 @@ class Identification:
         return out
 
 
-def identify(robot: HydraulicRobot, experiments: Sequence[Experiment],
-             options: IdentificationOptions | None = None) -> Identification:
+def identify(
+    robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions | None = None
+) -> Identification:
     """Stack every experiment and solve X1N a1 = Y1N and X2N a2 = Y2N once each (3)."""
     options = options or IdentificationOptions()
     rows = stack_rows(robot, experiments, options)
     mechanical = solve_least_squares(rows.x1, rows.y1, rows.names1, "mechanical", experiments)
     fluid = solve_least_squares(rows.x2, rows.y2, rows.names2, "fluid", experiments)
     if fluid.estimate[0] <= 0.0:
-        raise ParameterError(f"the fluid data give 1/b = {fluid.estimate[0]:.3g} 1/Pa (not positive): the pressure "
-                             "rates carry no information; check the pressure columns' units (Pa) and the spool excitation")
+        raise ParameterError(
+            f"the fluid data give 1/b = {fluid.estimate[0]:.3g} 1/Pa (not positive): the pressure "
+            "rates carry no information; check the pressure columns' units (Pa) and the spool excitation"
+        )
     if options.gravity == "known":
         params = RobotParameters.from_vectors(mechanical.estimate, fluid.estimate)
         return Identification(mechanical, fluid, params)
     n = robot.joints
-    cos_part, sin_part = mechanical.estimate[-2 * n:-n], mechanical.estimate[-n:]
+    cos_part, sin_part = mechanical.estimate[-2 * n : -n], mechanical.estimate[-n:]
     loads = np.hypot(cos_part, sin_part)
     tilt = float(np.arctan2(sin_part @ loads, cos_part @ loads))
     return Identification(mechanical, fluid, None, loads, tilt)
@@ -425,8 +491,9 @@ class Repeated:
     table: dict[str, dict[str, float]]
 
 
-def identify_repeated(robot: HydraulicRobot, experiments: Sequence[Experiment],
-                      options: IdentificationOptions | None = None) -> Repeated:
+def identify_repeated(
+    robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions | None = None
+) -> Repeated:
     """One identification per ``repetition`` group of ``experiments``, and their statistics."""
     groups = sorted({e.repetition for e in experiments})
     runs = [identify(robot, [e for e in experiments if e.repetition == g], options) for g in groups]
@@ -435,6 +502,10 @@ def identify_repeated(robot: HydraulicRobot, experiments: Sequence[Experiment],
     for name in names:
         values = np.array([r.values()[name] for r in runs])
         mean = float(values.mean())
-        table[name] = {"min": float(values.min()), "mean": mean, "max": float(values.max()),
-                       "rsd_percent": float(100.0 * values.std(ddof=1) / abs(mean)) if len(values) > 1 else 0.0}
+        table[name] = {
+            "min": float(values.min()),
+            "mean": mean,
+            "max": float(values.max()),
+            "rsd_percent": float(100.0 * values.std(ddof=1) / abs(mean)) if len(values) > 1 else 0.0,
+        }
     return Repeated(runs, table)

@@ -27,8 +27,9 @@ class SequentialFluid:
     e2: dict[str, float]
 
 
-def sequential_fluid(robot: HydraulicRobot, experiments: Sequence[Experiment],
-                     options: IdentificationOptions | None = None) -> SequentialFluid:
+def sequential_fluid(
+    robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions | None = None
+) -> SequentialFluid:
     """Solve each experiment's fluid rows separately and combine by E1 and E2 (module docstring)."""
     options = options or IdentificationOptions()
     per_b: dict[str, float] = {}

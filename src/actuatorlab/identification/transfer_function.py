@@ -136,8 +136,15 @@ class TransferFunctionFit:
         rows = []
         for j, (structure, theta, std) in enumerate(zip(self.structures, self.params, self.std_errors)):
             for name, value, err in zip(structure.names(f"{j + 1}"), theta, std):
-                rows.append({"name": name, "value": float(value), "std_error": float(err),
-                             "ci95_low": float(value - Z95 * err), "ci95_high": float(value + Z95 * err)})
+                rows.append(
+                    {
+                        "name": name,
+                        "value": float(value),
+                        "std_error": float(err),
+                        "ci95_low": float(value - Z95 * err),
+                        "ci95_high": float(value + Z95 * err),
+                    }
+                )
         return rows
 
 
@@ -204,18 +211,24 @@ def fit_transfer_functions(
     names = list(names) if names is not None else [f"input {j + 1}" for j in range(len(structures))]
     n_params = sum(s.n_params for s in structures)
     if t.size < MIN_SAMPLES_PER_PARAMETER * n_params:
-        raise ParameterError(f"{t.size} samples cannot identify {n_params} parameters; log at least "
-                             f"{MIN_SAMPLES_PER_PARAMETER * n_params} ({MIN_SAMPLES_PER_PARAMETER} per parameter)")
+        raise ParameterError(
+            f"{t.size} samples cannot identify {n_params} parameters; log at least "
+            f"{MIN_SAMPLES_PER_PARAMETER * n_params} ({MIN_SAMPLES_PER_PARAMETER} per parameter)"
+        )
     dt = float(t[1] - t[0])
     if dt <= 0.0 or not np.allclose(np.diff(t), dt, rtol=1e-6):
         raise ParameterError("t must be a uniform increasing grid")
     silent = [name for name, column in zip(names, u.T) if not np.any(column)]
     if silent:
-        raise ParameterError(f"input {', '.join(silent)} is zero throughout: no excitation to identify its "
-                             "transfer function from; log a record in which it moves (a step, pulse or chirp)")
+        raise ParameterError(
+            f"input {', '.join(silent)} is zero throughout: no excitation to identify its "
+            "transfer function from; log a record in which it moves (a step, pulse or chirp)"
+        )
     if not np.any(y):
-        raise ParameterError("the output does not respond (it stays at its first sample throughout): there is no "
-                             "response to fit; check the output column and that the record covers the motion")
+        raise ParameterError(
+            "the output does not respond (it stays at its first sample throughout): there is no "
+            "response to fit; check the output column and that the record covers the motion"
+        )
     start = time.perf_counter()
     try:
         with np.errstate(over="raise", invalid="raise"):
@@ -224,8 +237,10 @@ def fit_transfer_functions(
         if isinstance(error, ParameterError):
             raise
         largest = max(float(np.max(np.abs(u))), float(np.max(np.abs(y))))
-        raise ParameterError(f"the fit failed numerically ({error}); the record holds values up to {largest:.3g}: "
-                             "check the columns' units and scale, or remove the outlying rows") from None
+        raise ParameterError(
+            f"the fit failed numerically ({error}); the record holds values up to {largest:.3g}: "
+            "check the columns' units and scale, or remove the outlying rows"
+        ) from None
 
 
 def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
@@ -267,8 +282,16 @@ def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
     std[unresolved] = np.nan  # a lag far below the sample period: the record bounds it, it does not measure it
     std = np.split(std, splits)
     return TransferFunctionFit(
-        structures, tuple(thetas), tuple(std), nrmse_fit(y, y_model), y_model, float(sol.cost) * scale_y**2,
-        int(sol.nfev), time.perf_counter() - start, lags, tuple(np.split(white, splits)),
+        structures,
+        tuple(thetas),
+        tuple(std),
+        nrmse_fit(y, y_model),
+        y_model,
+        float(sol.cost) * scale_y**2,
+        int(sol.nfev),
+        time.perf_counter() - start,
+        lags,
+        tuple(np.split(white, splits)),
     )
 
 
@@ -292,8 +315,10 @@ def _refuse_undetermined(jac: np.ndarray, labels: list[str]) -> None:
             return
         worst = int(np.argmax(np.abs(vt[-1])))
         condition = f"condition {singular[0] / singular[-1]:.3g}" if singular[-1] > 0.0 else "a singular Jacobian"
-    raise ParameterError(f"the record does not determine {labels[worst]} (the output error has {condition}); "
-                         "excite the input over more frequencies (a chirp) or fit a structure with fewer lags")
+    raise ParameterError(
+        f"the record does not determine {labels[worst]} (the output error has {condition}); "
+        "excite the input over more frequencies (a chirp) or fit a structure with fewer lags"
+    )
 
 
 def frequency_response(structure: LagStructure, theta: np.ndarray, omega: np.ndarray) -> np.ndarray:
@@ -303,8 +328,16 @@ def frequency_response(structure: LagStructure, theta: np.ndarray, omega: np.nda
     return np.polyval(num, s) / np.polyval(den, s)
 
 
-def interval_coverage(structure: LagStructure, truth: np.ndarray, u: np.ndarray, dt: float, noise: float,
-                      correlation: float, realisations: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def interval_coverage(
+    structure: LagStructure,
+    truth: np.ndarray,
+    u: np.ndarray,
+    dt: float,
+    noise: float,
+    correlation: float,
+    realisations: int,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """How often the 95 % intervals of a fit contain ``truth`` (per parameter) over
     ``realisations`` records of ``structure``'s response to ``u`` plus AR(1) noise of std
     ``noise`` and lag-one ``correlation``: (these intervals, the white-noise formula's)."""

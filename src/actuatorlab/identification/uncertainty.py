@@ -97,10 +97,21 @@ class BootstrapSummary:
 
     def rows(self) -> list[dict]:
         """One dict per parameter for tables and JSON."""
-        return [{"parameter": n, "estimate": float(e), "bias": float(b), "bootstrap_sd": float(s),
-                 "bias_corrected": bool(c), "reported": float(r), "ci95_low": float(lo), "ci95_high": float(hi)}
-                for n, e, b, s, c, r, lo, hi in zip(self.names, self.estimate, self.bias, self.sd, self.corrected,
-                                                     self.reported, self.low, self.high)]
+        return [
+            {
+                "parameter": n,
+                "estimate": float(e),
+                "bias": float(b),
+                "bootstrap_sd": float(s),
+                "bias_corrected": bool(c),
+                "reported": float(r),
+                "ci95_low": float(lo),
+                "ci95_high": float(hi),
+            }
+            for n, e, b, s, c, r, lo, hi in zip(
+                self.names, self.estimate, self.bias, self.sd, self.corrected, self.reported, self.low, self.high
+            )
+        ]
 
 
 def summarize(names: list[str], estimate: np.ndarray, replicates: np.ndarray) -> BootstrapSummary:
@@ -115,8 +126,9 @@ def summarize(names: list[str], estimate: np.ndarray, replicates: np.ndarray) ->
     sd = replicates.std(axis=0, ddof=1)
     corrected = np.abs(bias) > BIAS_SIGNIFICANCE * sd / np.sqrt(count)
     reported = np.where(corrected, estimate - bias, estimate)
-    return BootstrapSummary(list(names), estimate, bias, sd, corrected, reported, reported - Z95 * sd,
-                            reported + Z95 * sd, replicates)
+    return BootstrapSummary(
+        list(names), estimate, bias, sd, corrected, reported, reported - Z95 * sd, reported + Z95 * sd, replicates
+    )
 
 
 def collinearity(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -132,9 +144,11 @@ def collinearity(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vif, np.argmax(np.abs(partial), axis=1)
 
 
-_BLAS_THREADS = (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                 ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
-                 ("openblas_get_num_threads", "openblas_set_num_threads"))
+_BLAS_THREADS = (
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+)
 
 
 @contextlib.contextmanager
@@ -166,8 +180,9 @@ def single_threaded_blas():
             set_threads(count)
 
 
-def output_error_covariance(jacobian: np.ndarray, residual: np.ndarray, order: int | None = None
-                            ) -> tuple[np.ndarray, int]:
+def output_error_covariance(
+    jacobian: np.ndarray, residual: np.ndarray, order: int | None = None
+) -> tuple[np.ndarray, int]:
     """(covariance of an output-error least-squares estimate, order of the noise model used) that
     holds for serially correlated residuals: the sandwich (JᵀJ)⁻¹ JᵀΣJ (JᵀJ)⁻¹ with Σ the
     covariance of an autoregressive model of the residual, r = e / A(q), A(q) = 1 − a_1 q⁻¹ − … −
@@ -192,7 +207,7 @@ def output_error_covariance(jacobian: np.ndarray, residual: np.ndarray, order: i
     a, variance = np.zeros(0), max(autocovariance[0], tiny)
     best = (n * np.log(variance), a, variance)
     for k in range(1, most + 1):
-        reflection = (autocovariance[k] - a @ autocovariance[k - 1:0:-1]) / variance
+        reflection = (autocovariance[k] - a @ autocovariance[k - 1 : 0 : -1]) / variance
         a = np.concatenate([a - reflection * a[::-1], [reflection]])
         variance = max(variance * (1.0 - reflection**2), tiny)
         criterion = n * np.log(variance) + k * np.log(n)

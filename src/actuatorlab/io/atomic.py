@@ -57,9 +57,7 @@ def atomic_path(path: str | os.PathLike[str], durable: bool = True) -> Iterator[
     ...     fig.savefig(tmp, format="png")
     """
     target = Path(path)
-    fd, name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.stem}-", suffix=f".tmp{target.suffix}"
-    )
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=f".tmp{target.suffix}")
     os.close(fd)
     tmp = Path(name)
     try:
@@ -77,8 +75,9 @@ def atomic_path(path: str | os.PathLike[str], durable: bool = True) -> Iterator[
 
 
 @contextlib.contextmanager
-def atomic_directory(path: str | os.PathLike[str], merge: bool = False,
-                     earlier: Collection[str] = ()) -> Iterator[Path]:
+def atomic_directory(
+    path: str | os.PathLike[str], merge: bool = False, earlier: Collection[str] = ()
+) -> Iterator[Path]:
     """Yield a new temporary directory; put its files in ``path`` on success.
 
     By default the temporary directory is made beside ``path`` and replaces it whole (an older
@@ -198,8 +197,10 @@ def _swap(work: Path, target: Path) -> None:
 def _merge(work: Path, target: Path, earlier: Collection[str]) -> None:
     """Move the files of ``work`` into ``target`` (hidden top-level ones last), then remove the
     files of ``earlier`` that were not written again."""
-    files = sorted((p.relative_to(work) for p in work.rglob("*") if not p.is_dir()),
-                   key=lambda rel: (len(rel.parts) == 1 and rel.name.startswith("."), rel.parts))
+    files = sorted(
+        (p.relative_to(work) for p in work.rglob("*") if not p.is_dir()),
+        key=lambda rel: (len(rel.parts) == 1 and rel.name.startswith("."), rel.parts),
+    )
     for rel in files:
         for ancestor in [*reversed(rel.parents[:-1]), rel]:
             there = target / ancestor

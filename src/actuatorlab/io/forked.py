@@ -8,13 +8,13 @@ everything imported so far, compiled kernels included, and its arguments need no
 reports on the way (``report(value)``, e.g. a count of finished tasks) reaches the parent's
 callback while it waits; :func:`results` waits for several children at once.
 
-Forking is used only where it is safe: on Linux, from a process with one thread (a fork copies
-only the calling thread, so a lock another thread held would stay locked in the child), and
-when ``ACTUATORLAB_NO_FORK`` is not set; :func:`fork_allowed` says so, and callers do the work
-in-process (or on Dask) otherwise. The child never returns into the caller's code: it leaves
-with ``os._exit`` (no ``atexit`` handlers, no second flush of the parent's buffers), and it
-ignores Ctrl-C: the parent, interrupted, stops its children as it leaves their ``with`` block. An exception in the child is
-raised again in the parent; a child that dies without a word (killed, out of memory) raises
+Forking is used only where it is safe: on Linux, from a process with one thread (a fork copies only
+the calling thread, so a lock another thread held would stay locked in the child), and when
+``ACTUATORLAB_NO_FORK`` is not set; :func:`fork_allowed` says so, and callers do the work in-process
+(or on Dask) otherwise. The child never returns into the caller's code: it leaves with ``os._exit``
+(no ``atexit`` handlers, no second flush of the parent's buffers), and it ignores Ctrl-C: the
+parent, interrupted, stops its children as it leaves their ``with`` block. An exception in the child
+is raised again in the parent; a child that dies without a word (killed, out of memory) raises
 :class:`ChildLost`, so the caller can do the work itself or say how to resume.
 """
 
@@ -45,8 +45,9 @@ class ChildLost(RuntimeError):
 
 def fork_allowed() -> bool:
     """True where :func:`fork_call` may fork: Linux, one thread, ``ACTUATORLAB_NO_FORK`` unset."""
-    return (sys.platform.startswith("linux") and threading.active_count() == 1
-            and not os.environ.get("ACTUATORLAB_NO_FORK"))
+    return (
+        sys.platform.startswith("linux") and threading.active_count() == 1 and not os.environ.get("ACTUATORLAB_NO_FORK")
+    )
 
 
 def check_processes(processes: int) -> None:
@@ -81,8 +82,11 @@ class ForkedCall:
             tag, value = self._connection.recv()
         except (EOFError, OSError):
             status = self._finish()
-            how = (f"killed by {signal.Signals(os.WTERMSIG(status)).name}" if status is not None and os.WIFSIGNALED(status)
-                   else "it exited")
+            how = (
+                f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+                if status is not None and os.WIFSIGNALED(status)
+                else "it exited"
+            )
             self._outcome = (_ERROR, ChildLost(self.pid, how))
             return
         if tag == _REPORT:

@@ -70,8 +70,11 @@ def _unlisted_run_files(folder: Path) -> list[str] | None:
         return None
     if not set(UNLISTED_RUN_FILES) <= names:
         return None
-    return sorted(n for n in names if n in UNLISTED_RUN_FILES or n in ("results.parquet", "results.csv")
-                  or n.endswith(".png") and n in report)
+    return sorted(
+        n
+        for n in names
+        if n in UNLISTED_RUN_FILES or n in ("results.parquet", "results.csv") or n.endswith(".png") and n in report
+    )
 
 
 def _inside(name: str) -> bool:
@@ -87,8 +90,9 @@ def foreign_entries(folder: Path, own: Collection[str]) -> list[str]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     tops = {PurePosixPath(name).parts[0] for name in own}
-    return sorted(e.name + ("/" if e.is_dir() else "") for e in entries
-                  if e.name not in tops and not is_leftover(e.name))
+    return sorted(
+        e.name + ("/" if e.is_dir() else "") for e in entries if e.name not in tops and not is_leftover(e.name)
+    )
 
 
 def refuse_foreign(folder: Path, own: Collection[str], overwrite: bool, what: str, then: str) -> None:
@@ -107,8 +111,13 @@ def check_run_folder(folder: str | os.PathLike[str], overwrite: bool = False) ->
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ScenarioError(f"{folder} is a file, not a folder; choose a folder for the results")
-    refuse_foreign(folder, [*(run_files(folder) or []), RUN_MANIFEST], overwrite, "an actuatorlab run",
-                   "the run's files are written beside them, replacing only files of the same name")
+    refuse_foreign(
+        folder,
+        [*(run_files(folder) or []), RUN_MANIFEST],
+        overwrite,
+        "an actuatorlab run",
+        "the run's files are written beside them, replacing only files of the same name",
+    )
     return folder
 
 

@@ -116,12 +116,15 @@ def _arrow_column(values) -> pa.Array:
         # NaN is written as null, as pandas' conversion writes it
         validity = pa.py_buffer(np.packbits(~missing, bitorder="little"))
         return pa.Array.from_buffers(kind, len(array), [validity, pa.py_buffer(array)], null_count=int(missing.sum()))
-    if array.ndim == 1 and (array.dtype.kind == "U" or (array.dtype == object and all(isinstance(v, str) for v in array))):
+    if array.ndim == 1 and (
+        array.dtype.kind == "U" or (array.dtype == object and all(isinstance(v, str) for v in array))
+    ):
         encoded = [str(v).encode() for v in array]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
-        return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
-                                                                 pa.py_buffer(b"".join(encoded))])
+        return pa.Array.from_buffers(
+            pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+        )
     return pa.array(array)
 
 
@@ -137,8 +140,9 @@ TEXT_LOGS = (".csv", ".tsv", ".txt", ".dat", ".log")
 """Suffixes of delimited-text logs (what loggers name them); read as CSV with their delimiter."""
 
 
-def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int = 0,
-             delimiter: str | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
+def read_log(
+    path: str | os.PathLike[str], header_row: int = 1, skip_rows: int = 0, delimiter: str | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """A logged table from Parquet or delimited text (CSV and the other :data:`TEXT_LOGS`), and
     its units (column → unit, ``""`` where none).
 
@@ -154,8 +158,10 @@ def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int =
         raise ParameterError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix != ".parquet" and suffix not in TEXT_LOGS:
-        raise ParameterError(f"{path}: read a delimited-text log ({', '.join(TEXT_LOGS)}) or Parquet (.parquet); "
-                             "export the logger's file as one of them")
+        raise ParameterError(
+            f"{path}: read a delimited-text log ({', '.join(TEXT_LOGS)}) or Parquet (.parquet); "
+            "export the logger's file as one of them"
+        )
     if suffix == ".parquet" and (header_row, skip_rows) != (1, 0):
         raise ParameterError(f"{path}: a Parquet log has no header lines to skip; leave header_row and skip_rows out")
     try:
@@ -165,13 +171,18 @@ def read_log(path: str | os.PathLike[str], header_row: int = 1, skip_rows: int =
             delimiter = _sniff_delimiter(path, header_row)
         import pandas as pd
 
-        df = pd.read_csv(path, sep=delimiter, skiprows=range(header_row - 1), header=0).iloc[skip_rows:].reset_index(drop=True)
+        df = (
+            pd.read_csv(path, sep=delimiter, skiprows=range(header_row - 1), header=0)
+            .iloc[skip_rows:]
+            .reset_index(drop=True)
+        )
     except (OSError, ValueError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())
         text = suffix != ".parquet"
         hint = "the header line (header_row), the delimiter or " if text else ""
-        raise ParameterError(f"{path}: cannot be read as {'delimited text' if text else 'parquet'} ({reason}); "
-                             f"check {hint}the file") from None
+        raise ParameterError(
+            f"{path}: cannot be read as {'delimited text' if text else 'parquet'} ({reason}); check {hint}the file"
+        ) from None
     names = [str(c).partition("[")[0].strip() for c in df.columns]
     units = {name: str(c).partition("[")[2].rstrip("]").strip() for name, c in zip(names, df.columns)}
     df.columns = names
@@ -184,8 +195,10 @@ def _sniff_delimiter(path: Path, header_row: int) -> str:
         for number, line in enumerate(lines, start=1):
             if number == header_row:
                 return max(DELIMITERS, key=line.count)
-    raise ParameterError(f"{path}: has fewer than {header_row} lines, so line {header_row} cannot be the header; "
-                         "give the line that holds the column names as header_row")
+    raise ParameterError(
+        f"{path}: has fewer than {header_row} lines, so line {header_row} cannot be the header; "
+        "give the line that holds the column names as header_row"
+    )
 
 
 def numeric_columns(df: pd.DataFrame, columns: list[str], source: str | os.PathLike[str]) -> np.ndarray:
@@ -202,8 +215,10 @@ def numeric_columns(df: pd.DataFrame, columns: list[str], source: str | os.PathL
     bad = block.isna() & df[columns].notna()
     if bad.to_numpy().any():
         row, col = np.argwhere(bad.to_numpy())[0]
-        raise ParameterError(f"{source}: column {columns[col]} holds {df[columns[col]].iloc[row]!s:.40} at data row "
-                             f"{row + 1} (line {row + 2} of a CSV file), not a number; fix or remove that row")
+        raise ParameterError(
+            f"{source}: column {columns[col]} holds {df[columns[col]].iloc[row]!s:.40} at data row "
+            f"{row + 1} (line {row + 2} of a CSV file), not a number; fix or remove that row"
+        )
     return block.to_numpy(float)
 
 
@@ -244,9 +259,7 @@ def write_json(path: str | os.PathLike[str], obj: object, durable: bool = True) 
     atomic_write_text(path, text + "\n", durable=durable)
 
 
-def _check_columns(
-    df: Table, mapping: Mapping[str, str], what: str, *, require_all: bool
-) -> None:
+def _check_columns(df: Table, mapping: Mapping[str, str], what: str, *, require_all: bool) -> None:
     """Raise ``ValueError`` if ``mapping`` names unknown columns or, if required, misses some."""
     columns = column_names(df)
     unknown = sorted(set(mapping) - set(columns))
@@ -276,6 +289,4 @@ def _jsonable(obj: object) -> object:
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_jsonable(v) for v in obj]
-    raise TypeError(
-        f"cannot write {type(obj).__name__} to JSON: convert it to a number, str, list or dict"
-    )
+    raise TypeError(f"cannot write {type(obj).__name__} to JSON: convert it to a number, str, list or dict")

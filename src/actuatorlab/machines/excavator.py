@@ -86,14 +86,19 @@ class CylinderSize:
     dead_volume: float = 2.0e-3
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("bore", "m"), ("rod", "m"), ("stroke", "m"), ("retracted_length", "m"),
-                                      ("dead_volume", "m^3")))
+        check_fields(
+            self,
+            positive,
+            (("bore", "m"), ("rod", "m"), ("stroke", "m"), ("retracted_length", "m"), ("dead_volume", "m^3")),
+        )
         if self.rod >= self.bore:
-            raise ParameterError(f"rod = {self.rod!r} m: the rod diameter must be smaller than the bore "
-                                 f"{self.bore!r} m; give rod < bore")
+            raise ParameterError(
+                f"rod = {self.rod!r} m: the rod diameter must be smaller than the bore {self.bore!r} m; give rod < bore"
+            )
         if isinstance(self.count, bool) or not isinstance(self.count, (int, np.integer)) or self.count < 1:
-            raise ParameterError(f"count = {self.count!r}: give the number of cylinders acting together, "
-                                 "an integer >= 1")
+            raise ParameterError(
+                f"count = {self.count!r}: give the number of cylinders acting together, an integer >= 1"
+            )
 
     @property
     def head_area(self) -> float:
@@ -106,17 +111,40 @@ class CylinderSize:
         return self.count * math.pi * (self.bore**2 - self.rod**2) / 4.0
 
 
-_POINTS = ("boom_foot", "boom_cylinder_base", "boom_cylinder_rod", "stick_cylinder_base", "stick_cylinder_rod",
-           "bucket_cylinder_base", "bucket_cylinder_rod", "boom_com", "stick_com", "bucket_com", "soil_point",
-           "bucket_back")
+_POINTS = (
+    "boom_foot",
+    "boom_cylinder_base",
+    "boom_cylinder_rod",
+    "stick_cylinder_base",
+    "stick_cylinder_rod",
+    "bucket_cylinder_base",
+    "bucket_cylinder_rod",
+    "boom_com",
+    "stick_com",
+    "bucket_com",
+    "soil_point",
+    "bucket_back",
+)
 """The (x, z) point fields of ``ExcavatorParameters``."""
 _POSITIVE = (
-    ("boom_length", "m"), ("stick_length", "m"), ("bucket_radius", "m"),
-    ("boom_mass", "kg"), ("boom_inertia", "kg m^2"), ("stick_mass", "kg"), ("stick_inertia", "kg m^2"),
-    ("bucket_mass", "kg"), ("bucket_inertia", "kg m^2"),
-    ("pump_flow", "m^3/s"), ("pump_relief_pressure", "Pa"), ("chamber_relief_pressure", "Pa"),
-    ("valve_area", "m^2"), ("bleed_area", "m^2"), ("discharge_coefficient", "1"), ("oil_density", "kg/m^3"),
-    ("bulk_modulus", "Pa"), ("pump_line_volume", "m^3"),
+    ("boom_length", "m"),
+    ("stick_length", "m"),
+    ("bucket_radius", "m"),
+    ("boom_mass", "kg"),
+    ("boom_inertia", "kg m^2"),
+    ("stick_mass", "kg"),
+    ("stick_inertia", "kg m^2"),
+    ("bucket_mass", "kg"),
+    ("bucket_inertia", "kg m^2"),
+    ("pump_flow", "m^3/s"),
+    ("pump_relief_pressure", "Pa"),
+    ("chamber_relief_pressure", "Pa"),
+    ("valve_area", "m^2"),
+    ("bleed_area", "m^2"),
+    ("discharge_coefficient", "1"),
+    ("oil_density", "kg/m^3"),
+    ("bulk_modulus", "Pa"),
+    ("pump_line_volume", "m^3"),
 )
 """The fields of ``ExcavatorParameters`` that must be finite and > 0, with their units."""
 
@@ -274,8 +302,7 @@ def excavator_mjcf(params: ExcavatorParameters | None = None, timestep: float = 
         return f'<inertial pos="{_xz(com)}" mass="{f(mass)}" diaginertia="{f(iyy)} {f(iyy)} {f(iyy)}"/>'
 
     def capsule(a: Point, b: Point, r: float) -> str:
-        return (f'<geom type="capsule" fromto="{_xz(a)} {_xz(b)}" size="{f(r)}" mass="0" '
-                'contype="0" conaffinity="0"/>')
+        return f'<geom type="capsule" fromto="{_xz(a)} {_xz(b)}" size="{f(r)}" mass="0" contype="0" conaffinity="0"/>'
 
     s = 0.05
     return f"""<mujoco model="excavator_20t">
@@ -380,8 +407,9 @@ class DigCycle:
             object.__setattr__(self, name, _phase(name, getattr(self, name), self.end))
         first = min(getattr(self, name)[0] for name in _PHASES)
         if self.hold > first:
-            raise ParameterError(f"hold = {self.hold!r} s: the first phase starts at {first!r} s; "
-                                 f"give hold <= {first!r} s")
+            raise ParameterError(
+                f"hold = {self.hold!r} s: the first phase starts at {first!r} s; give hold <= {first!r} s"
+            )
         for before, after in (("boom_down", "boom_up"), ("stick_in", "stick_out")):
             stop, start = getattr(self, before)[1], getattr(self, after)[0]
             if stop > start:
@@ -397,9 +425,11 @@ class DigCycle:
 
     def commands(self) -> dict:
         """Valve commands u_c(t) ∈ [−1, 1] by cylinder name (> 0 extends), as smoothed pulses."""
+
         def pulse(spec):
             start, stop, level = spec
             return lambda t: smooth_pulse(t, start, stop, level, self.ramp)
+
         stick = [pulse(self.stick_in), pulse(self.stick_out)]
         return {
             "boom": lambda t: pulse(self.boom_down)(t) + pulse(self.boom_up)(t),
@@ -408,12 +438,14 @@ class DigCycle:
         }
 
     def bleed(self):
-        """The open-centre bleed opening u_b(t) ∈ [bleed_min, 1]: open while no valve is commanded, closing as they open."""
+        """The open-centre bleed opening u_b(t) ∈ [bleed_min, 1]: open while no valve is commanded,
+        closing as they open."""
         commands = self.commands()
 
         def u_b(t):
             total = sum(np.abs(c(t)) for c in commands.values())
             return np.clip(1.0 - total / self.bleed_span, self.bleed_min, 1.0)
+
         return u_b
 
     def drag_weight(self, t):
@@ -450,7 +482,15 @@ class DigCycle:
 
         def sc(spec):
             return (spec[0] * factor, spec[1] * factor, spec[2])
-        return replace(self, hold=self.hold * factor, boom_down=sc(self.boom_down), stick_in=sc(self.stick_in),
-                       bucket_curl=sc(self.bucket_curl), boom_up=sc(self.boom_up), stick_out=sc(self.stick_out),
-                       end=self.end * factor, ramp=self.ramp * min(factor, 1.0))
 
+        return replace(
+            self,
+            hold=self.hold * factor,
+            boom_down=sc(self.boom_down),
+            stick_in=sc(self.stick_in),
+            bucket_curl=sc(self.bucket_curl),
+            boom_up=sc(self.boom_up),
+            stick_out=sc(self.stick_out),
+            end=self.end * factor,
+            ramp=self.ramp * min(factor, 1.0),
+        )

@@ -74,9 +74,7 @@ def lab_crane(variant: str = "corrected") -> ParallelSerialManipulator:
     frame of structure 2 is the tool frame D_22. ``variant``: see ``LAB_CRANE_VARIANTS``.
     """
     if variant not in LAB_CRANE_VARIANTS:
-        raise ParameterError(
-            f"lab crane variant {variant!r} is unknown; choose one of {LAB_CRANE_VARIANTS}"
-        )
+        raise ParameterError(f"lab crane variant {variant!r} is unknown; choose one of {LAB_CRANE_VARIANTS}")
     corrected = variant == "corrected"
     piston_com = 0.32981882 if corrected else 0.55785997
     case = {
@@ -106,9 +104,7 @@ def lab_crane(variant: str = "corrected") -> ParallelSerialManipulator:
     lift = RevoluteSegment(
         linkage=TriangleLinkage(1.0071227324212, 0.37610632101293, 0.83, 0.59, "lift"),
         rod_length=0.745,
-        exit=FrameOffset.planar(
-            0.24548563270531, 0.098495302558553, 0.01838181329939, "Tc1->Bc2"
-        ),
+        exit=FrameOffset.planar(0.24548563270531, 0.098495302558553, 0.01838181329939, "Tc1->Bc2"),
         link_base=RigidBody(
             307.29601379,
             (0.14178771, 0.16555780, 0.0),
@@ -238,9 +234,7 @@ def lab_crane_hydraulics(
       repository's 0.5 mm/s zero-speed band makes the plant stiff at velocity reversals,
       |λ| ≈ 1.2e4 1/s; with 20 mm/s |λ| ≈ 3e3 1/s and RK4 at 0.5 ms is converged to 1e-9 rad).
     """
-    friction = friction or Friction(
-        viscous=3000.0, coulomb=4000.0, smoothing_velocity=2e-2
-    )
+    friction = friction or Friction(viscous=3000.0, coulomb=4000.0, smoothing_velocity=2e-2)
     dead = (3e-3, 4e-3, 5e-3) if dead_volumes else (0.0, 0.0, 0.0)
     leak = 1e-16 if dead_volumes else 0.0
     geometry = ((0.08, 0.045, 0.59), (0.08, 0.045, 0.59), (0.05, 0.03, 1.1))
@@ -284,8 +278,6 @@ def emla_lab_crane(actuators=None, variant: str = "corrected") -> EmlaCrane:
     if isinstance(actuators, dict):
         missing = [n for n in ACTUATOR_NAMES if n not in actuators]
         if missing:
-            raise ParameterError(
-                f"actuators lack {missing}; give a dict with keys {ACTUATOR_NAMES}"
-            )
+            raise ParameterError(f"actuators lack {missing}; give a dict with keys {ACTUATOR_NAMES}")
         actuators = tuple(actuators[n] for n in ACTUATOR_NAMES)
     return EmlaCrane(tuple(actuators), lab_crane(variant))

@@ -40,15 +40,27 @@ FLOW_GAIN_UNIT = 1e-7
 
 
 def _mount(base_distance: float, link_distance: float, angle_offset: float, line_volume: float) -> CylinderMount:
-    return CylinderMount(base_distance, link_distance, angle_offset, MID_STROKE_LENGTH, STROKE, HEAD_AREA, ROD_AREA,
-                         line_volume, line_volume)
+    return CylinderMount(
+        base_distance,
+        link_distance,
+        angle_offset,
+        MID_STROKE_LENGTH,
+        STROKE,
+        HEAD_AREA,
+        ROD_AREA,
+        line_volume,
+        line_volume,
+    )
 
 
 def table2_robot() -> HydraulicRobot:
     """Table II: ℓ01 = 0.11, ℓ10 = 0.33, ℓ12 = 0.27, ℓ21 = 0.10 m, line volumes V0±1 = 7.9e-5,
     V0±2 = 6.3e-5 m³, with the cylinder, supply and gravity constants of this module."""
-    return HydraulicRobot((_mount(0.11, 0.33, 0.0, 7.9e-5), _mount(0.27, 0.10, -math.pi, 6.3e-5)),
-                          supply_pressure=SUPPLY_PRESSURE, gravity=GRAVITY)
+    return HydraulicRobot(
+        (_mount(0.11, 0.33, 0.0, 7.9e-5), _mount(0.27, 0.10, -math.pi, 6.3e-5)),
+        supply_pressure=SUPPLY_PRESSURE,
+        gravity=GRAVITY,
+    )
 
 
 def table3_parameters() -> RobotParameters:

@@ -71,9 +71,7 @@ class EmlaCrane:
             for attr, unit in (("max_force", "N"), ("max_velocity", "m/s"), ("stroke", "m")):
                 value = getattr(act, attr, None)
                 if value is None or not (math.isfinite(float(value)) and float(value) > 0.0):
-                    raise ParameterError(
-                        f"{name} actuator: {attr} = {value!r} {unit}; give a finite number > 0"
-                    )
+                    raise ParameterError(f"{name} actuator: {attr} = {value!r} {unit}; give a finite number > 0")
         object.__setattr__(self, "actuators", acts)
 
     # -- limits ---------------------------------------------------------------------------------
@@ -91,8 +89,12 @@ class EmlaCrane:
     def reflected_mass(self) -> np.ndarray:
         """(3,) rotor-side inertia seen at the rod, J_1/f_eq² [kg] (0 for an actuator without
         one): the motor must also accelerate it, so its torque limit binds on f_x + m_r a_x."""
-        return np.array([float(getattr(a, "motor_side_inertia", 0.0)) / float(getattr(a, "force_factor", 1.0)) ** 2
-                         for a in self.actuators])
+        return np.array(
+            [
+                float(getattr(a, "motor_side_inertia", 0.0)) / float(getattr(a, "force_factor", 1.0)) ** 2
+                for a in self.actuators
+            ]
+        )
 
     def joint_limits(self) -> np.ndarray:
         """(3, 2) lower/upper coordinate limits [rad, rad, m]: the cylinder's travel (triangle not
@@ -113,9 +115,7 @@ class EmlaCrane:
     def _rows(self, *arrays) -> list[np.ndarray]:
         out = [np.ascontiguousarray(np.atleast_2d(a), dtype=float) for a in arrays]
         shape = out[0].shape
-        if shape[-1] != 3 or any(a.shape != shape for a in out) or not all(
-            np.all(np.isfinite(a)) for a in out
-        ):
+        if shape[-1] != 3 or any(a.shape != shape for a in out) or not all(np.all(np.isfinite(a)) for a in out):
             raise ParameterError(
                 f"give q, q̇ (, q̈) as finite arrays of equal shape (n, 3); got {[a.shape for a in out]}"
             )
@@ -181,9 +181,7 @@ class EmlaCrane:
         n = len(q)
         eye = np.eye(3)
         # inputs: 0 → g; 1..3 → q̈ = e_i; 4..6 → q̇ = e_a; 7..9 → q̇ = e_a + e_b
-        qd_rows = [np.zeros(3)] * 4 + [eye[a] for a in range(3)] + [
-            eye[a] + eye[b] for a, b in QUADRATIC_PAIRS[3:]
-        ]
+        qd_rows = [np.zeros(3)] * 4 + [eye[a] for a in range(3)] + [eye[a] + eye[b] for a, b in QUADRATIC_PAIRS[3:]]
         qdd_rows = [np.zeros(3)] + [eye[i] for i in range(3)] + [np.zeros(3)] * 6
         n_in = len(qd_rows)
         qq = np.repeat(q, n_in, axis=0)

@@ -37,9 +37,7 @@ sin q_j1 = 0 and (68) by sin q_j2 = 0."""
 @nb.njit(cache=True)
 def stroke_from_angle(length, length1, x0, q):
     """Piston stroke x [m] at joint angle q [rad] (18); returns (x, ℓ)."""
-    ell = math.sqrt(
-        length * length + length1 * length1 + 2.0 * length * length1 * math.cos(q)
-    )
+    ell = math.sqrt(length * length + length1 * length1 + 2.0 * length * length1 * math.cos(q))
     return ell - x0, ell
 
 
@@ -131,9 +129,7 @@ class TriangleLinkage:
 
     def __post_init__(self) -> None:
         for field in ("length", "length1", "x0", "stroke"):
-            object.__setattr__(
-                self, field, positive(f"{self.name}.{field}", getattr(self, field), "m")
-            )
+            object.__setattr__(self, field, positive(f"{self.name}.{field}", getattr(self, field), "m"))
         if not abs(self.length - self.length1) < self.x0 < self.length + self.length1:
             raise ParameterError(
                 f"{self.name}.x0 = {self.x0:g} m must lie strictly inside (|L − L1|, L + L1) = "
@@ -153,9 +149,7 @@ class TriangleLinkage:
         high = angle_from_stroke(self.length, self.length1, self.x0, self.stroke)
         if self.x0 + self.stroke >= self.length + self.length1:
             high = 0.0
-        return angle_from_stroke(self.length, self.length1, self.x0, 0.0), min(
-            high, -FLAT_MARGIN
-        )
+        return angle_from_stroke(self.length, self.length1, self.x0, 0.0), min(high, -FLAT_MARGIN)
 
     def check_angle(self, q) -> np.ndarray:
         """``q`` [rad] as an array if every angle keeps the piston within [0, s], else raise."""
@@ -174,16 +168,12 @@ class TriangleLinkage:
     def stroke_at(self, q) -> np.ndarray:
         """Piston stroke x [m] at joint angle(s) q [rad] (18)."""
         q = self.check_angle(q)
-        return np.vectorize(
-            lambda a: stroke_from_angle(self.length, self.length1, self.x0, a)[0]
-        )(q)
+        return np.vectorize(lambda a: stroke_from_angle(self.length, self.length1, self.x0, a)[0])(q)
 
     def angle_at(self, x) -> np.ndarray:
         """Joint angle q [rad] at stroke(s) x [m], the inverse of (18)."""
         x = np.asarray(x, dtype=float)
-        x_max = stroke_from_angle(
-            self.length, self.length1, self.x0, self.angle_range()[1]
-        )[0]
+        x_max = stroke_from_angle(self.length, self.length1, self.x0, self.angle_range()[1])[0]
         bad = ~((x >= 0.0) & (x <= x_max + 1e-12))
         if np.any(bad):
             value = float(x[bad].flat[0]) if x.ndim else float(x)
@@ -191,9 +181,7 @@ class TriangleLinkage:
                 f"{self.name}: stroke x = {value:.6g} m is outside [0, {x_max:.6g}] m (the cylinder's "
                 f"travel of {self.stroke:g} m, short of a flat triangle); keep the piston in that range"
             )
-        return np.vectorize(
-            lambda s: angle_from_stroke(self.length, self.length1, self.x0, s)
-        )(x)
+        return np.vectorize(lambda s: angle_from_stroke(self.length, self.length1, self.x0, s))(x)
 
     def motion(self, q: float, qd: float, qdd: float = 0.0) -> dict[str, float]:
         """Loop-closure state at q [rad], q̇ [rad/s], q̈ [rad/s²] by name (see ``segment_motion``)."""

@@ -53,9 +53,7 @@ def _inertial(body: RigidBody) -> str:
     return f'<inertial pos="{_fmt(body.com)}" mass="{mass:.17g}" fullinertia="{_fmt(full)}"/>'
 
 
-def _structure(
-    crane: ParallelSerialManipulator, j: int, pos, rot, equalities: list
-) -> str:
+def _structure(crane: ParallelSerialManipulator, j: int, pos, rot, equalities: list) -> str:
     seg = crane.segments[j]
     lk, lc, n = seg.linkage, seg.rod_length, j + 1
     exit_pos = np.array([lk.length1, 0.0, 0.0]) + np.asarray(seg.exit.translation)
@@ -74,11 +72,7 @@ def _structure(
             f"{_inertial(p.load)}{after}</body></body></body>"
         )
     else:
-        tail = (
-            _structure(crane, j + 1, exit_pos, seg.exit.rotation, equalities)
-            if j + 1 < len(crane.segments)
-            else ""
-        )
+        tail = _structure(crane, j + 1, exit_pos, seg.exit.rotation, equalities) if j + 1 < len(crane.segments) else ""
     equalities.append(f'<connect site1="rodpin_{n}" site2="linkpin_{n}"/>')
     return (
         f'<body name="B0_{n}" pos="{_fmt(pos)}" quat="{_quat(rot)}">{_inertial(seg.link_base)}'
@@ -90,9 +84,7 @@ def _structure(
     )
 
 
-def open_tree_coordinates(
-    crane: ParallelSerialManipulator, q: np.ndarray
-) -> np.ndarray:
+def open_tree_coordinates(crane: ParallelSerialManipulator, q: np.ndarray) -> np.ndarray:
     """Open-tree coordinates [(q_j, q_j1, x_j), (x_tj)] per structure from closed-loop q, by the
     independent closure q_j1 = atan2(L1 sin q, L + L1 cos q), x = |(L + L1 cos q, L1 sin q)| − x0.
     ``q`` may be (m,) or (n, m)."""
@@ -116,9 +108,7 @@ def build_mjcf(crane: ParallelSerialManipulator, q_closed=None) -> str:
     equalities: list[str] = []
     body = _structure(crane, 0, crane.base.translation, crane.base.rotation, equalities)
     lim = crane.coordinate_limits
-    q_closed = (
-        lim.mean(axis=1) if q_closed is None else crane.check_coordinates(q_closed)
-    )
+    q_closed = lim.mean(axis=1) if q_closed is None else crane.check_coordinates(q_closed)
     head = (
         f'<mujoco model="{crane.name}"><compiler angle="radian" autolimits="true"/>'
         f'<option gravity="0 {-crane.gravity:.17g} 0" integrator="implicitfast"/>'
@@ -127,25 +117,19 @@ def build_mjcf(crane: ParallelSerialManipulator, q_closed=None) -> str:
     model = mujoco.MjModel.from_xml_string(head + "</mujoco>")
     qpos = np.empty(model.nq)
     qpos[_qpos_index(model, crane)] = open_tree_coordinates(crane, q_closed)[0]
-    return (
-        head + f'<keyframe><key name="closed" qpos="{_fmt(qpos)}"/></keyframe></mujoco>'
-    )
+    return head + f'<keyframe><key name="closed" qpos="{_fmt(qpos)}"/></keyframe></mujoco>'
 
 
 def _joint_order(crane: ParallelSerialManipulator) -> list[str]:
     order = []
     for j, seg in enumerate(crane.segments, start=1):
-        order += [f"q{j}", f"q{j}1", f"x{j}"] + (
-            [f"xt{j}"] if seg.prismatic is not None else []
-        )
+        order += [f"q{j}", f"q{j}1", f"x{j}"] + ([f"xt{j}"] if seg.prismatic is not None else [])
     return order
 
 
 def _qpos_index(model, crane: ParallelSerialManipulator) -> np.ndarray:
     """qpos addresses of the open-tree coordinates in ``open_tree_coordinates`` order."""
-    return np.array(
-        [model.jnt_qposadr[model.joint(name).id] for name in _joint_order(crane)]
-    )
+    return np.array([model.jnt_qposadr[model.joint(name).id] for name in _joint_order(crane)])
 
 
 def _derivatives(f, t: np.ndarray, h: float):
@@ -166,21 +150,15 @@ def _trajectory_parameters(crane: ParallelSerialManipulator, seed: int):
     return lim.mean(axis=1), 0.4 * (lim[:, 1] - lim[:, 0]), freq, phase, weight
 
 
-def random_smooth_trajectory_at(
-    crane: ParallelSerialManipulator, t, seed: int = 0
-) -> np.ndarray:
+def random_smooth_trajectory_at(crane: ParallelSerialManipulator, t, seed: int = 0) -> np.ndarray:
     """Coordinates (n, m) at times t (n,) of a random smooth trajectory: per coordinate a sum of
     three sines (0.1–0.6 Hz) inside the middle 80 % of its range."""
     centre, half, freq, phase, weight = _trajectory_parameters(crane, seed)
     t = np.atleast_1d(np.asarray(t, dtype=float))
-    return centre + half * np.sum(
-        weight * np.sin(t[:, None, None] * freq + phase), axis=2
-    )
+    return centre + half * np.sum(weight * np.sin(t[:, None, None] * freq + phase), axis=2)
 
 
-def random_smooth_trajectory(
-    crane: ParallelSerialManipulator, duration: float, n: int, seed: int = 0
-):
+def random_smooth_trajectory(crane: ParallelSerialManipulator, duration: float, n: int, seed: int = 0):
     """(t, q, q̇, q̈) of ``random_smooth_trajectory_at`` on n samples over ``duration`` [s],
     rates analytic."""
     centre, half, freq, phase, weight = _trajectory_parameters(crane, seed)
@@ -209,16 +187,15 @@ class ComparisonStats:
 def mujoco_actuator_forces(
     crane: ParallelSerialManipulator, t, q_of_t, q, qd, qdd, h: float = 1e-3
 ) -> tuple[np.ndarray, float]:
-    """(actuator forces (n, m) [N], wall time of the mj_inverse loop [s]) from MuJoCo's open-tree inverse dynamics mapped through the
-    loop Jacobian (module docstring). ``q_of_t(t)`` gives closed-loop coordinates (n, m) at
-    times t, used for the dependent coordinates' rates; q, q̇, q̈ are its values at ``t``."""
+    """(actuator forces (n, m) [N], wall time of the mj_inverse loop [s]) from MuJoCo's open-tree
+    inverse dynamics mapped through the loop Jacobian (module docstring). ``q_of_t(t)`` gives
+    closed-loop coordinates (n, m) at times t, used for the dependent coordinates' rates; q, q̇, q̈
+    are its values at ``t``."""
     model = mujoco.MjModel.from_xml_string(build_mjcf(crane))
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_EQUALITY
     data = mujoco.MjData(model)
     y = open_tree_coordinates(crane, q)
-    yd, ydd = _derivatives(
-        lambda s: open_tree_coordinates(crane, q_of_t(s)), np.asarray(t), h
-    )
+    yd, ydd = _derivatives(lambda s: open_tree_coordinates(crane, q_of_t(s)), np.asarray(t), h)
     # replace the independent coordinates' numerical rates by the exact ones
     cols, c = [], 0
     for seg in crane.segments:
@@ -281,9 +258,7 @@ def compare_inverse_dynamics(
     """(68) vs MuJoCo along a random smooth trajectory (``random_smooth_trajectory``): the
     software analogue of the paper's Simscape check (≤ 0.2 %, Sec. 7 test 1)."""
     if samples < 2 or duration <= 0:
-        raise ParameterError(
-            f"samples = {samples}, duration = {duration} s: give ≥ 2 samples over a positive duration"
-        )
+        raise ParameterError(f"samples = {samples}, duration = {duration} s: give ≥ 2 samples over a positive duration")
     t, q, qd, qdd = random_smooth_trajectory(crane, duration, samples, seed)
 
     def q_of_t(s):
@@ -306,9 +281,7 @@ def compare_inverse_dynamics(
     )
 
 
-def static_pose_forces(
-    crane: ParallelSerialManipulator, q
-) -> tuple[np.ndarray, np.ndarray]:
+def static_pose_forces(crane: ParallelSerialManipulator, q) -> tuple[np.ndarray, np.ndarray]:
     """Gravity-only holding forces at pose q: ((68) at rest, MuJoCo) [N]."""
     q = crane.check_coordinates(q)[None, :]
     zero = np.zeros_like(q)
@@ -378,17 +351,13 @@ class MujocoCranePlant:
         integrator: str = "rk4",
     ) -> None:
         if integrator not in MUJOCO_INTEGRATORS:
-            raise ParameterError(
-                f"MuJoCo integrator {integrator!r} is unknown; choose one of {MUJOCO_INTEGRATORS}"
-            )
+            raise ParameterError(f"MuJoCo integrator {integrator!r} is unknown; choose one of {MUJOCO_INTEGRATORS}")
         if not (math.isfinite(timestep) and timestep > 0.0):
             raise ParameterError(f"timestep = {timestep!r} s: must be finite and > 0")
         q0 = crane.check_coordinates(q0)
         model = mujoco.MjModel.from_xml_string(build_mjcf(crane, q0))
         model.opt.timestep = timestep
-        model.opt.integrator = getattr(
-            mujoco.mjtIntegrator, f"mjINT_{integrator.upper()}"
-        )
+        model.opt.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{integrator.upper()}")
         model.eq_solref[:] = (2.0 * timestep, 1.0)
         model.eq_solimp[:, :2] = LOOP_IMPEDANCE
         data = mujoco.MjData(model)
@@ -431,9 +400,7 @@ class MujocoCranePlant:
         """Largest residual of the loop-closing constraints [m] at the current state."""
         nefc = self.data.nefc
         rows = self.data.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
-        return (
-            float(np.abs(self.data.efc_pos[:nefc][rows]).max()) if rows.any() else 0.0
-        )
+        return float(np.abs(self.data.efc_pos[:nefc][rows]).max()) if rows.any() else 0.0
 
     def diverged(self) -> bool:
         """True once MuJoCo has flagged a bad qpos, qvel or qacc (it then resets the state)."""

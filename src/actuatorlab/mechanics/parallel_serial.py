@@ -66,32 +66,18 @@ class FrameOffset:
 
     def __post_init__(self) -> None:
         rot = np.asarray(self.rotation, dtype=float)
-        if (
-            rot.shape != (3, 3)
-            or not np.all(np.isfinite(rot))
-            or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-8)
-        ):
-            raise ParameterError(
-                f"{self.name}.rotation = {self.rotation!r}: give an orthonormal 3x3 matrix"
-            )
+        if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-8):
+            raise ParameterError(f"{self.name}.rotation = {self.rotation!r}: give an orthonormal 3x3 matrix")
         if np.linalg.det(rot) < 0:
-            raise ParameterError(
-                f"{self.name}.rotation has determinant −1: give a proper rotation"
-            )
+            raise ParameterError(f"{self.name}.rotation has determinant −1: give a proper rotation")
         r = np.asarray(self.translation, dtype=float)
         if r.shape != (3,) or not np.all(np.isfinite(r)):
-            raise ParameterError(
-                f"{self.name}.translation = {self.translation!r} m: give three finite numbers"
-            )
-        object.__setattr__(
-            self, "rotation", tuple(tuple(float(v) for v in row) for row in rot)
-        )
+            raise ParameterError(f"{self.name}.translation = {self.translation!r} m: give three finite numbers")
+        object.__setattr__(self, "rotation", tuple(tuple(float(v) for v in row) for row in rot))
         object.__setattr__(self, "translation", tuple(float(v) for v in r))
 
     @classmethod
-    def planar(
-        cls, angle: float, x: float, y: float, name: str = "offset"
-    ) -> FrameOffset:
+    def planar(cls, angle: float, x: float, y: float, name: str = "offset") -> FrameOffset:
         """Rotation ``angle`` [rad] about z and origin (x, y, 0) [m]."""
         return cls(tuple(map(tuple, rot_z(angle))), (x, y, 0.0), name)
 
@@ -119,13 +105,9 @@ class PrismaticSegment:
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.base_offset)):
-            raise ParameterError(
-                f"prismatic.base_offset = {self.base_offset!r} m: must be finite"
-            )
+            raise ParameterError(f"prismatic.base_offset = {self.base_offset!r} m: must be finite")
         if not (math.isfinite(self.stroke) and self.stroke > 0.0):
-            raise ParameterError(
-                f"prismatic.stroke = {self.stroke!r} m: must be a finite number > 0"
-            )
+            raise ParameterError(f"prismatic.stroke = {self.stroke!r} m: must be a finite number > 0")
 
 
 @dataclass(frozen=True)
@@ -162,19 +144,16 @@ class ParallelSerialManipulator:
 
     def __post_init__(self) -> None:
         if len(self.segments) == 0:
-            raise ParameterError(
-                f"{self.name}.segments is empty: give at least one revolute segment"
-            )
+            raise ParameterError(f"{self.name}.segments is empty: give at least one revolute segment")
         if not math.isfinite(self.gravity):
-            raise ParameterError(
-                f"{self.name}.gravity = {self.gravity!r} m/s^2: must be finite"
-            )
+            raise ParameterError(f"{self.name}.gravity = {self.gravity!r} m/s^2: must be finite")
         object.__setattr__(self, "segments", tuple(self.segments))
 
     # -- layout -------------------------------------------------------------------------------
     @property
     def coordinate_names(self) -> tuple[str, ...]:
-        """Names of the generalised coordinates in kernel order: ``q1`` [rad], then ``xt1`` [m] if structure 1 has a telescope, ``q2``, …"""
+        """Names of the generalised coordinates in kernel order: ``q1`` [rad], then ``xt1`` [m] if
+        structure 1 has a telescope, ``q2``, …"""
         names = []
         for j, seg in enumerate(self.segments, start=1):
             names.append(f"q{j}")
@@ -255,9 +234,7 @@ class ParallelSerialManipulator:
     def _vec(self, value, what: str) -> np.ndarray:
         value = np.asarray(value, dtype=float)
         if value.shape != (self.n_coords,) or not np.all(np.isfinite(value)):
-            raise ParameterError(
-                f"{what} must be {self.n_coords} finite numbers {self.coordinate_names}"
-            )
+            raise ParameterError(f"{what} must be {self.n_coords} finite numbers {self.coordinate_names}")
         return value
 
     def _tool(self, tool_force) -> np.ndarray:
@@ -265,9 +242,7 @@ class ParallelSerialManipulator:
             return np.zeros(6)
         tool = np.asarray(tool_force, dtype=float)
         if tool.shape != (6,) or not np.all(np.isfinite(tool)):
-            raise ParameterError(
-                "tool_force must be 6 finite numbers (force [N], moment [N m]) in the tool frame"
-            )
+            raise ParameterError("tool_force must be 6 finite numbers (force [N], moment [N m]) in the tool frame")
         return tool
 
     # -- public model ---------------------------------------------------------------------------
@@ -298,7 +273,8 @@ class ParallelSerialManipulator:
         if np.any(bad):
             k, i = np.argwhere(bad)[0]
             raise ParameterError(
-                f"sample {k}: {self.coordinate_names[i]} = {q[k, i]:.6g} is outside [{lim[i, 0]:.6g}, {lim[i, 1]:.6g}]; "
+                f"sample {k}: {self.coordinate_names[i]} = {q[k, i]:.6g} is outside "
+                f"[{lim[i, 0]:.6g}, {lim[i, 1]:.6g}]; "
                 "keep the trajectory inside the workspace"
             )
         out = np.empty(shape)
@@ -328,9 +304,7 @@ class ParallelSerialManipulator:
         qd, qdd = self._vec(qd, "qd"), self._vec(qdd, "qdd")
         work = Workspace(q, *new_work(len(self.segments)))
         seg, inert, trf, base = self.arrays
-        forward_pass(
-            seg, trf, base, q, qd, qd, qdd, work.lk, work.v, work.dv, work.rw, work.pw
-        )
+        forward_pass(seg, trf, base, q, qd, qd, qdd, work.lk, work.v, work.dv, work.rw, work.pw)
         body_net_forces(inert, base, work.rw, work.v, work.dv, work.v, work.fstar, 1.0)
         return work
 

@@ -130,17 +130,8 @@ def _pose_rz(rw, pw, parent, child, c, s, a):
 def _pose(rw, pw, parent, child, rot, r):
     for i in range(3):
         for k in range(3):
-            rw[child, i, k] = (
-                rw[parent, i, 0] * rot[0, k]
-                + rw[parent, i, 1] * rot[1, k]
-                + rw[parent, i, 2] * rot[2, k]
-            )
-        pw[child, i] = (
-            pw[parent, i]
-            + rw[parent, i, 0] * r[0]
-            + rw[parent, i, 1] * r[1]
-            + rw[parent, i, 2] * r[2]
-        )
+            rw[child, i, k] = rw[parent, i, 0] * rot[0, k] + rw[parent, i, 1] * rot[1, k] + rw[parent, i, 2] * rot[2, k]
+        pw[child, i] = pw[parent, i] + rw[parent, i, 0] * r[0] + rw[parent, i, 1] * r[1] + rw[parent, i, 2] * r[2]
 
 
 @nb.njit(cache=True)
@@ -190,13 +181,9 @@ def forward_pass(seg, trf, base, q, qd, qd_r, qdd_r, lk, v, dv, rw, pw):
         _pose_rz(rw[j], pw[j], B1, TC, 1.0, 0.0, L1)
         # open chain 2j: B2 = B0 -> B3 (27) -> B4 (28)
         c1, s1 = math.cos(q1), math.sin(q1)
-        _revolute_child(
-            c1, s1, 0.0, v[j, B0], dv[j, B0], m[5], m[8], m[11], v[j, B3], dv[j, B3]
-        )
+        _revolute_child(c1, s1, 0.0, v[j, B0], dv[j, B0], m[5], m[8], m[11], v[j, B3], dv[j, B3])
         _pose_rz(rw[j], pw[j], B0, B3, c1, s1, 0.0)
-        _prismatic_child(
-            ell - lc, v[j, B3], dv[j, B3], m[4], m[7], m[10], v[j, B4], dv[j, B4]
-        )
+        _prismatic_child(ell - lc, v[j, B3], dv[j, B3], m[4], m[7], m[10], v[j, B4], dv[j, B4])
         _pose_rz(rw[j], pw[j], B3, B4, 1.0, 0.0, ell - lc)
         # exit of the revolute segment: E1 (31), = P2 (32) when prismatic
         rot_e = trf[j, 0, :9].reshape(3, 3)
@@ -244,9 +231,7 @@ def body_net_forces(inert, base, rw, v_r, dv_r, v, fstar, gravity_scale):
                 continue
             for i in range(3):
                 g[i] = gravity_scale * (
-                    rw[j, k, 0, i] * base[12]
-                    + rw[j, k, 1, i] * base[13]
-                    + rw[j, k, 2, i] * base[14]
+                    rw[j, k, 0, i] * base[12] + rw[j, k, 1, i] * base[13] + rw[j, k, 2, i] * base[14]
                 )
             net_force_into(body, dv_r[j, k], v_r[j, k], v[j, k, 3:], g, fstar[j, k])
 
@@ -292,9 +277,7 @@ def backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc_out, tmp):
             copy_into(f_e1, f_exit)
         force_to_parent_into(trf[j, 0, :9].reshape(3, 3), trf[j, 0, 9:], f_e1, a)
         force_to_parent_rz(1.0, 0.0, L1, a, f_eb1)  # ^B1 U_E1 ^E1 F
-        f_out[col] = revolute_actuator_force(
-            L1, lc, ell, q2, fstar[j, B1], fstar[j, B3], fstar[j, B4], f_eb1
-        )
+        f_out[col] = revolute_actuator_force(L1, lc, ell, q2, fstar[j, B1], fstar[j, B3], fstar[j, B4], f_eb1)
         # (69): F*_B0 + U_01 (F*_B1 + U_1E F_E1) + U_23 (F*_B3 + U_34 F*_B4)
         f_eb1 += fstar[j, B1]
         force_to_parent_rz(math.cos(q[col]), math.sin(q[col]), L, f_eb1, a)
@@ -307,9 +290,7 @@ def backward_pass(seg, trf, lk, q, fstar, tool, f_out, fc_out, tmp):
 
 
 @nb.njit(cache=True)
-def inverse_dynamics_into(
-    seg, inert, trf, base, q, qd, qdd, tool, gravity_scale, work, f_out
-):
+def inverse_dynamics_into(seg, inert, trf, base, q, qd, qdd, tool, gravity_scale, work, f_out):
     """Actuator forces (coordinate order) into f_out at q, q̇, q̈ with tool wrench ^D F."""
     lk, v, dv, rw, pw, fstar, fc, tmp = work
     forward_pass(seg, trf, base, q, qd, qd, qdd, lk, v, dv, rw, pw)
@@ -343,9 +324,7 @@ def batch_inverse_dynamics(seg, inert, trf, base, q, qd, qdd, out):
     work = new_work(seg.shape[0])
     tool = np.zeros(6)
     for k in range(q.shape[0]):
-        inverse_dynamics_into(
-            seg, inert, trf, base, q[k], qd[k], qdd[k], tool, 1.0, work, out[k]
-        )
+        inverse_dynamics_into(seg, inert, trf, base, q[k], qd[k], qdd[k], tool, 1.0, work, out[k])
 
 
 @nb.njit(cache=True)
@@ -397,9 +376,7 @@ def forward_dynamics(seg, inert, trf, base, q, qd, f_c, tool, out, work):
     """q̈ into ``out`` with A(q) q̈ = f_c − b(q, q̇): b from inverse dynamics at q̈ = 0."""
     m = q.size
     bias = np.empty(m)
-    inverse_dynamics_into(
-        seg, inert, trf, base, q, qd, np.zeros(m), tool, 1.0, work, bias
-    )
+    inverse_dynamics_into(seg, inert, trf, base, q, qd, np.zeros(m), tool, 1.0, work, bias)
     a = np.empty((m, m))
     actuator_inertia(seg, inert, trf, base, q, a, work)
     copy_into(out, solve_small(a, f_c - bias))
@@ -414,9 +391,7 @@ def piston_states(seg, q, qd, x_out, xd_out):
         col = int(seg[j, S_COL])
         x, ell = stroke_from_angle(seg[j, S_L], seg[j, S_L1], seg[j, S_X0], q[col])
         x_out[col] = x
-        xd_out[col] = (
-            -seg[j, S_L] * seg[j, S_L1] * math.sin(q[col]) / ell * qd[col]
-        )  # (21)
+        xd_out[col] = -seg[j, S_L] * seg[j, S_L1] * math.sin(q[col]) / ell * qd[col]  # (21)
         if seg[j, S_PRISM] > 0.5:
             x_out[col + 1] = q[col + 1]
             xd_out[col + 1] = qd[col + 1]

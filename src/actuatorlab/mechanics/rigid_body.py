@@ -48,23 +48,15 @@ class RigidBody:
     name: str = "body"
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "mass", non_negative(f"{self.name}.mass", self.mass, "kg")
-        )
+        object.__setattr__(self, "mass", non_negative(f"{self.name}.mass", self.mass, "kg"))
         com = np.asarray(self.com, dtype=float)
         if com.shape != (3,) or not np.all(np.isfinite(com)):
-            raise ParameterError(
-                f"{self.name}.com = {self.com!r} m: give three finite numbers (x, y, z)"
-            )
+            raise ParameterError(f"{self.name}.com = {self.com!r} m: give three finite numbers (x, y, z)")
         inertia = np.asarray(self.inertia, dtype=float)
         if inertia.shape != (3, 3) or not np.all(np.isfinite(inertia)):
-            raise ParameterError(
-                f"{self.name}.inertia = {self.inertia!r} kg m^2: give a finite 3x3 matrix"
-            )
+            raise ParameterError(f"{self.name}.inertia = {self.inertia!r} kg m^2: give a finite 3x3 matrix")
         if not np.allclose(inertia, inertia.T, rtol=1e-9, atol=1e-12):
-            raise ParameterError(
-                f"{self.name}.inertia = {inertia.tolist()} kg m^2: must be symmetric"
-            )
+            raise ParameterError(f"{self.name}.inertia = {inertia.tolist()} kg m^2: must be symmetric")
         smallest = float(np.linalg.eigvalsh(inertia).min())
         if smallest < -1e-9 * max(1.0, float(np.abs(inertia).max())):
             raise ParameterError(
@@ -72,9 +64,7 @@ class RigidBody:
                 "give the inertia about the centre of mass (positive semi-definite)"
             )
         object.__setattr__(self, "com", tuple(float(c) for c in com))
-        object.__setattr__(
-            self, "inertia", tuple(tuple(float(v) for v in row) for row in inertia)
-        )
+        object.__setattr__(self, "inertia", tuple(tuple(float(v) for v in row) for row in inertia))
 
     def packed(self) -> np.ndarray:
         """The body as the (13,) array the kernels use: [m, r (3), I row-major (9)]."""
@@ -104,9 +94,7 @@ def coriolis_matrix(body: np.ndarray, omega: np.ndarray) -> np.ndarray:
     )
 
 
-def gravity_force(
-    body: np.ndarray, rot_aw: np.ndarray, g_world: np.ndarray
-) -> np.ndarray:
+def gravity_force(body: np.ndarray, rot_aw: np.ndarray, g_world: np.ndarray) -> np.ndarray:
     """G_A (6,) for ^A R_W (3×3, world components → {A}) and g_W [m/s²] pointing *up*."""
     m, r, _ = _unpack(np.asarray(body, dtype=float))
     g = m * (np.asarray(rot_aw) @ np.asarray(g_world, dtype=float))

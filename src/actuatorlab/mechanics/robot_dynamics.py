@@ -71,19 +71,39 @@ class CylinderMount:
     rod_line_volume: float
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("base_distance", "m"), ("link_distance", "m"), ("mid_stroke_length", "m"),
-                                      ("stroke", "m"), ("head_area", "m^2"), ("rod_area", "m^2")))
+        check_fields(
+            self,
+            positive,
+            (
+                ("base_distance", "m"),
+                ("link_distance", "m"),
+                ("mid_stroke_length", "m"),
+                ("stroke", "m"),
+                ("head_area", "m^2"),
+                ("rod_area", "m^2"),
+            ),
+        )
         check_fields(self, finite, (("angle_offset", "rad"),))
         check_fields(self, non_negative, (("head_line_volume", "m^3"), ("rod_line_volume", "m^3")))
         if self.mid_stroke_length <= self.stroke / 2:
-            raise ParameterError(f"mid_stroke_length = {self.mid_stroke_length} m must exceed half the stroke "
-                                 f"({self.stroke / 2} m): the cylinder cannot be shorter than zero")
+            raise ParameterError(
+                f"mid_stroke_length = {self.mid_stroke_length} m must exceed half the stroke "
+                f"({self.stroke / 2} m): the cylinder cannot be shorter than zero"
+            )
 
     def as_row(self) -> np.ndarray:
         """The mount as one row of :meth:`HydraulicRobot.cylinder_array` (layout ``C_*``, SI)."""
-        return CYLINDER_ROW.pack(a=self.base_distance, b=self.link_distance, offset=self.angle_offset,
-                                 lc=self.mid_stroke_length, stroke=self.stroke, ap=self.head_area, am=self.rod_area,
-                                 vp=self.head_line_volume, vm=self.rod_line_volume)
+        return CYLINDER_ROW.pack(
+            a=self.base_distance,
+            b=self.link_distance,
+            offset=self.angle_offset,
+            lc=self.mid_stroke_length,
+            stroke=self.stroke,
+            ap=self.head_area,
+            am=self.rod_area,
+            vp=self.head_line_volume,
+            vm=self.rod_line_volume,
+        )
 
 
 @dataclass(frozen=True)
@@ -118,8 +138,12 @@ class HydraulicRobot:
 def mechanical_names(joints: int) -> list[str]:
     """Names of a1 in order: M_i, R_jk (j < k), Fv_i, W_i (1-based indices)."""
     pairs = [f"R{j + 1}{k + 1}" for j in range(joints) for k in range(j + 1, joints)]
-    return ([f"M{i + 1}" for i in range(joints)] + pairs + [f"Fv{i + 1}" for i in range(joints)]
-            + [f"W{i + 1}" for i in range(joints)])
+    return (
+        [f"M{i + 1}" for i in range(joints)]
+        + pairs
+        + [f"Fv{i + 1}" for i in range(joints)]
+        + [f"W{i + 1}" for i in range(joints)]
+    )
 
 
 def fluid_names(joints: int) -> list[str]:
@@ -144,9 +168,11 @@ class RobotParameters:
         gains = np.atleast_2d(np.asarray(self.flow_gains, dtype=float))
         joints = gains.shape[0]
         if gains.shape[1] != 4 or mech.shape != (len(mechanical_names(joints)),):
-            raise ParameterError(f"RobotParameters: {joints} valves need flow_gains of shape ({joints}, 4) and "
-                                 f"{len(mechanical_names(joints))} mechanical values "
-                                 f"({', '.join(mechanical_names(joints))}); got {gains.shape} and {mech.shape}")
+            raise ParameterError(
+                f"RobotParameters: {joints} valves need flow_gains of shape ({joints}, 4) and "
+                f"{len(mechanical_names(joints))} mechanical values "
+                f"({', '.join(mechanical_names(joints))}); got {gains.shape} and {mech.shape}"
+            )
         object.__setattr__(self, "bulk_modulus", positive("bulk_modulus", self.bulk_modulus, "Pa"))
         for name, value in zip(mechanical_names(joints), mech):
             finite(f"mechanical {name}", value, MECHANICAL_UNITS[name.rstrip("0123456789")])
@@ -173,7 +199,8 @@ class RobotParameters:
 
     @classmethod
     def from_vectors(cls, a1: np.ndarray, a2: np.ndarray) -> RobotParameters:
-        """The parameters from the identification's vectors a1 (mechanical) and a2 = [1/b, C++1, C+−1, C−+1, C−−1, …] (eq. (2))."""
+        """The parameters from the identification's vectors a1 (mechanical) and
+        a2 = [1/b, C++1, C+−1, C−+1, C−−1, …] (eq. (2))."""
         joints = (len(a2) - 1) // 4
         return cls(np.asarray(a1, dtype=float), 1.0 / float(a2[0]), np.asarray(a2[1:], dtype=float).reshape(joints, 4))
 
@@ -203,8 +230,9 @@ def cylinder_states(cyl: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 @nb.njit(cache=True)
-def mechanical_regressor(q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, gravity: float, tilt: float,
-                         out: np.ndarray) -> None:
+def mechanical_regressor(
+    q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, gravity: float, tilt: float, out: np.ndarray
+) -> None:
     """Fill ``out`` (N × P) with Y(q, q̇, q̈) so that τ = Y a1 (module docstring).
 
     Built from the Lagrangian basis: each parameter's generalized force in absolute angles φ,

@@ -63,13 +63,17 @@ class SingleArm:
     """The compiled kernels' parameter vector (:mod:`.single_arm_layout`)."""
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (
-            ("mass", "kg"),
-            ("inertia", "kg m^2"),
-            ("com_distance", "m"),
-            ("mount_distance", "m"),
-            ("load_distance", "m"),
-        ))
+        check_fields(
+            self,
+            positive,
+            (
+                ("mass", "kg"),
+                ("inertia", "kg m^2"),
+                ("com_distance", "m"),
+                ("mount_distance", "m"),
+                ("load_distance", "m"),
+            ),
+        )
         object.__setattr__(self, "mount_angle", finite("mount_angle", self.mount_angle, "rad"))
         object.__setattr__(self, "gravity", finite("gravity", self.gravity, "m/s^2"))
         base = tuple(float(x) for x in self.base)
@@ -90,13 +94,23 @@ class SingleArm:
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``)."""
         bx, by = self.base
-        return self.LAYOUT.pack(jp=self.pivot_inertia, mg=self.mass * self.gravity, lg=self.com_distance,
-                                lm=self.mount_distance, alpha=self.mount_angle, lf=self.load_distance, bx=bx, by=by,
-                                cos_alpha=math.cos(self.mount_angle), sin_alpha=math.sin(self.mount_angle))
+        return self.LAYOUT.pack(
+            jp=self.pivot_inertia,
+            mg=self.mass * self.gravity,
+            lg=self.com_distance,
+            lm=self.mount_distance,
+            alpha=self.mount_angle,
+            lf=self.load_distance,
+            bx=bx,
+            by=by,
+            cos_alpha=math.cos(self.mount_angle),
+            sin_alpha=math.sin(self.mount_angle),
+        )
 
     def cylinder_length(self, theta) -> tuple[np.ndarray, np.ndarray]:
         """ℓ = ‖r_m − r_b‖ [m] (80) and the lever arm dℓ/dθ [m/rad] at angles ``theta`` [rad]."""
         from .single_arm_kernels import length_and_lever  # compiled: imported on use (see the module)
+
         theta = np.asarray(theta, dtype=np.float64)
         out = np.empty((2,) + theta.shape)
         length_and_lever(self.kernel_array(), theta.ravel(), out.reshape(2, -1))
@@ -105,6 +119,7 @@ class SingleArm:
     def torque(self, theta, f, f_ey) -> np.ndarray:
         """Net torque about the pivot [N m] (right-hand side of (79))."""
         from .single_arm_kernels import torques  # compiled: imported on use (see the module)
+
         th, f, fe = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (theta, f, f_ey)))
         out = np.empty(th.size)
         torques(self.kernel_array(), th.ravel(), f.ravel(), fe.ravel(), out)

@@ -58,8 +58,13 @@ def single_arm_mjcf(arm: SingleArm, timestep: float = 1e-3) -> str:
 """
 
 
-def mujoco_arm_system(arm: SingleArm, circuit: ValveCircuit, relaxation: Relaxation | None = None,
-                      timestep: float = 1e-3, fluid: PressureDynamics | None = None) -> HydraulicMujocoSystem:
+def mujoco_arm_system(
+    arm: SingleArm,
+    circuit: ValveCircuit,
+    relaxation: Relaxation | None = None,
+    timestep: float = 1e-3,
+    fluid: PressureDynamics | None = None,
+) -> HydraulicMujocoSystem:
     """The arm of ``single_arm_mjcf`` with one cylinder ``cylinder`` between ``base_pin`` and
     ``arm_pin``: quasistatic with ``relaxation`` (default), or pressure dynamics with ``fluid``."""
     if fluid is not None:
@@ -109,8 +114,16 @@ def simulate_mujoco_arm(
         "theta": Channel(result["qpos_0"], "rad", "arm angle θ"),
         "theta_rate": Channel(result["qvel_0"], "rad/s", "arm angular rate θ̇"),
     }
-    for key in ("length", "force", "rod_position", "rod_velocity", "stretch", "head_pressure", "rod_pressure",
-                "pump_pressure"):
+    for key in (
+        "length",
+        "force",
+        "rod_position",
+        "rod_velocity",
+        "stretch",
+        "head_pressure",
+        "rod_pressure",
+        "pump_pressure",
+    ):
         if f"cylinder.{key}" in result.channels:
             channels[key] = result.channels[f"cylinder.{key}"]
     return SimulationResult(t=result.t, channels=channels, counters=result.counters)

@@ -61,8 +61,9 @@ def control_tables(system, controllers: Mapping[str, ClosedLoop], t: np.ndarray)
     n, h = len(actuators), system.timestep
     unknown = sorted(set(controllers) - {a.name for a in actuators})
     if unknown:
-        raise ParameterError(f"controllers: unknown actuators {unknown}; the actuators are "
-                             f"{sorted(a.name for a in actuators)}")
+        raise ParameterError(
+            f"controllers: unknown actuators {unknown}; the actuators are {sorted(a.name for a in actuators)}"
+        )
     ctrl = np.zeros((n, N_CTRL))
     ctrl[:, CT_EVERY] = 1.0
     targets = np.zeros((t.size, n))
@@ -79,8 +80,10 @@ def control_tables(system, controllers: Mapping[str, ClosedLoop], t: np.ndarray)
                 raise ParameterError(f"{who}: a stroke target needs the cylinder's retracted length (min_length)")
             ctrl[i, CT_MODE], ctrl[i, CT_L0] = CTRL_STROKE, lo
         else:
-            ctrl[i, CT_MODE], ctrl[i, CT_QPOS] = CTRL_JOINT, system.model.jnt_qposadr[
-                movable_joint(system.model, loop.joint, f"{who}: joint")]
+            ctrl[i, CT_MODE], ctrl[i, CT_QPOS] = (
+                CTRL_JOINT,
+                system.model.jnt_qposadr[movable_joint(system.model, loop.joint, f"{who}: joint")],
+            )
         ctrl[i, CT_EVERY] = every
         ctrl[i, CT_PI:] = loop.controller.kernel_array()
         period = every * h

@@ -152,8 +152,10 @@ class QuasistaticCylinder:
     @property
     def length_limits(self) -> tuple[float, float]:
         """(shortest, longest) pin-to-pin length [m] the run may reach; ±inf where not given."""
-        return (-math.inf if self.min_length is None else self.min_length,
-                math.inf if self.max_length is None else self.max_length)
+        return (
+            -math.inf if self.min_length is None else self.min_length,
+            math.inf if self.max_length is None else self.max_length,
+        )
 
 
 @dataclass(frozen=True)
@@ -281,8 +283,11 @@ def site_id(model: mujoco.MjModel, name: str, who: str = "") -> int:
 def slide_joint(model: mujoco.MjModel, name: str, who: str = "") -> tuple[int, int]:
     """(qpos address, dof address) of slide joint ``name``; ``ParameterError`` listing the
     model's slide joints if it is unknown or not a slide joint."""
-    slides = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}" for j in range(model.njnt)
-              if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_SLIDE]
+    slides = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
+        for j in range(model.njnt)
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_SLIDE
+    ]
     joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
     where = f"actuator {who!r}: " if who else ""
     if joint < 0:
@@ -387,8 +392,13 @@ def pack_cylinders(model: mujoco.MjModel, actuators: Sequence[Cylinder]) -> Cyli
         if a.supply_pressure is not None:
             gain[i, G_SUPPLY] = a.supply_pressure
         if isinstance(a, QuasistaticCylinder):
-            kind = KIND_NETWORK if a.pump is not None else KIND_SUPPLY if a.supply_pressure is not None \
+            kind = (
+                KIND_NETWORK
+                if a.pump is not None
+                else KIND_SUPPLY
+                if a.supply_pressure is not None
                 else KIND_QUASISTATIC
+            )
             gain[i, G_STIFFNESS] = a.relaxation.stiffness
             gain[i, G_DAMPING] = a.relaxation.damping
         else:
@@ -396,7 +406,14 @@ def pack_cylinders(model: mujoco.MjModel, actuators: Sequence[Cylinder]) -> Cyli
             hps[i] = a.fluid.kernel_array()
         gain[i, G_MIN_LENGTH], gain[i, G_MAX_LENGTH] = a.length_limits
         ints[i, [J_BASE_SITE, J_ROD_SITE, J_BASE_BODY, J_ROD_BODY, J_KIND, J_QPOS, J_DOF]] = (
-            base, rod, body_base, body_rod, kind, qadr, dadr)
+            base,
+            rod,
+            body_base,
+            body_rod,
+            kind,
+            qadr,
+            dadr,
+        )
         cps[i] = a.circuit.kernel_array()
     return CylinderArrays(
         actuators=tuple(ordered),

@@ -40,8 +40,9 @@ MODELS = ("quasistatic", "pressure-dynamics")
 """The cylinder models ``excavator_system`` and ``run_dig_cycle`` take."""
 
 
-def excavator_system(model: str = "quasistatic", params: ExcavatorParameters | None = None,
-                     timestep: float = 1e-3) -> HydraulicMujocoSystem:
+def excavator_system(
+    model: str = "quasistatic", params: ExcavatorParameters | None = None, timestep: float = 1e-3
+) -> HydraulicMujocoSystem:
     """The excavator with its three cylinders on one pump (``pump="main"``) as
     ``QuasistaticCylinder`` (``model="quasistatic"``) or ``PressureCylinder``
     (``"pressure-dynamics"``)."""
@@ -53,12 +54,22 @@ def excavator_system(model: str = "quasistatic", params: ExcavatorParameters | N
         base, rod = CYLINDER_SITES[name]
         size = p.cylinder(name)
         if model == "quasistatic":
-            actuators.append(QuasistaticCylinder(name, base, rod, p.circuit(name), p.relaxation, pump=PUMP,
-                                                 min_length=size.retracted_length,
-                                                 max_length=size.retracted_length + size.stroke))
+            actuators.append(
+                QuasistaticCylinder(
+                    name,
+                    base,
+                    rod,
+                    p.circuit(name),
+                    p.relaxation,
+                    pump=PUMP,
+                    min_length=size.retracted_length,
+                    max_length=size.retracted_length + size.stroke,
+                )
+            )
         else:
-            actuators.append(PressureCylinder(name, base, rod, p.circuit(name), p.fluid(name),
-                                              initial_low_pressure=1.0e6, pump=PUMP))
+            actuators.append(
+                PressureCylinder(name, base, rod, p.circuit(name), p.fluid(name), initial_low_pressure=1.0e6, pump=PUMP)
+            )
     return HydraulicMujocoSystem(excavator_mjcf(p, timestep), actuators)
 
 
@@ -83,8 +94,14 @@ def holding_report(system: HydraulicMujocoSystem, qpos=DIG_START_POSE, loads=())
         area = c.head_area if f >= 0.0 else c.rod_area
         relief = c.head_relief_pressure if f >= 0.0 else c.rod_relief_pressure
         pressure = abs(f) / area
-        out[a.name] = {"force_N": f, "side": side, "pressure_Pa": pressure, "chamber_relief_Pa": relief,
-                       "pump_relief_Pa": c.pump_relief_pressure, "pump_margin_Pa": c.pump_relief_pressure - pressure}
+        out[a.name] = {
+            "force_N": f,
+            "side": side,
+            "pressure_Pa": pressure,
+            "chamber_relief_Pa": relief,
+            "pump_relief_Pa": c.pump_relief_pressure,
+            "pump_margin_Pa": c.pump_relief_pressure - pressure,
+        }
     return out
 
 
@@ -98,20 +115,31 @@ def check_reliefs(report: dict[str, dict[str, float]]) -> None:
             problems.append(
                 f"{name}: the static load needs {r['pressure_Pa'] / 1e6:.3g} MPa in the {chamber} chamber "
                 f"(f = {r['force_N'] / 1e3:.4g} kN), above its chamber relief {r['chamber_relief_Pa'] / 1e6:.3g} MPa: "
-                "the relief would open and the machine cannot be held")
+                "the relief would open and the machine cannot be held"
+            )
         elif r["pump_margin_Pa"] < 0.0:
             problems.append(
                 f"{name}: the static load needs {r['pressure_Pa'] / 1e6:.3g} MPa in the {chamber} chamber "
                 f"(f = {r['force_N'] / 1e3:.4g} kN), above the pump relief P_M = {r['pump_relief_Pa'] / 1e6:.3g} MPa: "
-                "the pump cannot move this cylinder against the load")
+                "the pump cannot move this cylinder against the load"
+            )
     if problems:
-        raise SimulationError("relief pressure below the static load — " + "; ".join(problems)
-                              + ". Raise the relief settings or reduce the load.")
+        raise SimulationError(
+            "relief pressure below the static load — "
+            + "; ".join(problems)
+            + ". Raise the relief settings or reduce the load."
+        )
 
 
-def run_dig_cycle(model: str = "quasistatic", duration: float | None = None, timestep: float = 1e-3,
-                  params: ExcavatorParameters | None = None, cycle: DigCycle | None = None,
-                  qpos=DIG_START_POSE, check_relief: bool = True) -> tuple[SimulationResult, dict]:
+def run_dig_cycle(
+    model: str = "quasistatic",
+    duration: float | None = None,
+    timestep: float = 1e-3,
+    params: ExcavatorParameters | None = None,
+    cycle: DigCycle | None = None,
+    qpos=DIG_START_POSE,
+    check_relief: bool = True,
+) -> tuple[SimulationResult, dict]:
     """Run the digging cycle ``cycle`` (default ``DigCycle()``, 12 s) with consistent
     initialisation (held at rest at ``qpos`` under gravity), all three cylinders on one pump.
 
@@ -162,17 +190,20 @@ def recorded_qpos(result: SimulationResult, nq: int) -> np.ndarray:
     return np.column_stack([result[f"qpos_{i}"] for i in range(nq)])
 
 
-def add_derived_channels(result: SimulationResult, system: HydraulicMujocoSystem, params: ExcavatorParameters,
-                         cycle: DigCycle) -> None:
+def add_derived_channels(
+    result: SimulationResult, system: HydraulicMujocoSystem, params: ExcavatorParameters, cycle: DigCycle
+) -> None:
     """Add strokes, named joint angles, the tip path and the load weights to ``result`` (in place)."""
     for name in CYLINDERS:
         l0 = params.cylinder(name).retracted_length
-        result.channels[f"{name}.stroke"] = Channel(result[f"{name}.length"] - l0, "m",
-                                                    f"{name} piston position ℓ − ℓ₀")
+        result.channels[f"{name}.stroke"] = Channel(
+            result[f"{name}.length"] - l0, "m", f"{name} piston position ℓ − ℓ₀"
+        )
     for j, joint in enumerate(JOINTS):
         what = "boom angle from horizontal" if j == 0 else f"{joint.split('_')[0]} angle relative to the link before"
-        result.channels[f"{joint.split('_')[0]}_angle"] = Channel(result[f"qpos_{j}"], "rad",
-                                                                  f"{what} (counter-clockwise in the side view)")
+        result.channels[f"{joint.split('_')[0]}_angle"] = Channel(
+            result[f"qpos_{j}"], "rad", f"{what} (counter-clockwise in the side view)"
+        )
     tip = tip_path(system, recorded_qpos(result, system.model.nq))
     result.channels["tip_x"] = Channel(tip[:, 0], "m", "bucket tip x (forward)")
     result.channels["tip_z"] = Channel(tip[:, 1], "m", "bucket tip z (up)")
@@ -203,15 +234,21 @@ def dig_cycle_summary(result: SimulationResult, params: ExcavatorParameters | No
     for name in CYLINDERS:
         f = result[f"{name}.force"]
         out[f"peak_force_{name}_N"] = float(np.max(np.abs(f)))
-        out[f"stroke_range_{name}_m"] = float(np.ptp(result[f"{name}.stroke"])) if f"{name}.stroke" in result.channels \
+        out[f"stroke_range_{name}_m"] = (
+            float(np.ptp(result[f"{name}.stroke"]))
+            if f"{name}.stroke" in result.channels
             else float(np.ptp(result[f"{name}.length"]))
+        )
         if f"{name}.head_pressure" in result.channels:
             chamber.append(max(np.max(result[f"{name}.head_pressure"]), np.max(result[f"{name}.rod_pressure"])))
         else:
             c = p.circuit(name)
             chamber.append(max(np.max(f) / c.head_area, np.max(-f) / c.rod_area, 0.0))
-    key = "peak_chamber_pressure_Pa" if f"{CYLINDERS[0]}.head_pressure" in result.channels \
+    key = (
+        "peak_chamber_pressure_Pa"
+        if f"{CYLINDERS[0]}.head_pressure" in result.channels
         else "peak_equivalent_pressure_Pa"
+    )
     out[key] = float(max(chamber))
     tip = np.column_stack([result["tip_x"], result["tip_z"]]) if "tip_x" in result.channels else None
     if tip is not None:

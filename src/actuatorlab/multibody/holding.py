@@ -40,8 +40,9 @@ class InitialState:
     pressures: dict[str, tuple[float, float, float]]
 
 
-def holding_state(actuators: Sequence[Cylinder], forces: np.ndarray, residual: float, lengths: np.ndarray,
-                  bleed0: Mapping[str, float]) -> InitialState:
+def holding_state(
+    actuators: Sequence[Cylinder], forces: np.ndarray, residual: float, lengths: np.ndarray, bleed0: Mapping[str, float]
+) -> InitialState:
     """The ``InitialState`` of ``actuators`` holding with ``forces`` (n,) [N] at ``lengths`` (n,)
     [m]; ``bleed0``: the bleed openings at t = 0 per name (default 0). Raises ``SimulationError``
     when a force is beyond a chamber relief, K = 0 carries a load, or the holding pressures
@@ -62,8 +63,7 @@ def holding_state(actuators: Sequence[Cylinder], forces: np.ndarray, residual: f
             k = a.relaxation.stiffness
             if k == 0.0 and f != 0.0:
                 raise SimulationError(
-                    f"actuator {a.name!r}: relaxation.stiffness = 0 cannot hold the static force {f:.6g} N; "
-                    "give K > 0"
+                    f"actuator {a.name!r}: relaxation.stiffness = 0 cannot hold the static force {f:.6g} N; give K > 0"
                 )
             stretch[a.name] = f / k if k > 0.0 else 0.0
         else:

@@ -105,13 +105,19 @@ class OpenCentreBleed:
 
 def valve_scale(circuit: ValveCircuit) -> np.ndarray:
     """(5,) factors u → û of the four main valves and the bleed, (40)–(43): û = u·scale."""
-    return (normalised_openings(circuit, Openings(1.0, 1.0, 0.0, 0.0, 1.0))
-            + normalised_openings(circuit, Openings(0.0, 0.0, 1.0, 1.0, 0.0)))
+    return normalised_openings(circuit, Openings(1.0, 1.0, 0.0, 0.0, 1.0)) + normalised_openings(
+        circuit, Openings(0.0, 0.0, 1.0, 1.0, 0.0)
+    )
 
 
-def sample_inputs(actuators: Sequence[Cylinder], groups: np.ndarray, t: np.ndarray,
-                  valve_commands: Mapping[str, Signal], bleed, regeneration: Mapping[str, Signal] | None
-                  ) -> tuple[np.ndarray, ...]:
+def sample_inputs(
+    actuators: Sequence[Cylinder],
+    groups: np.ndarray,
+    t: np.ndarray,
+    valve_commands: Mapping[str, Signal],
+    bleed,
+    regeneration: Mapping[str, Signal] | None,
+) -> tuple[np.ndarray, ...]:
     """(u_c, u_b (n_steps, n), the bleed table (n, N_BLEED) of :mod:`.loop`, u_a (n_steps, n)) of
     ``actuators`` on the grid ``t`` [s]; ``groups`` (n,): the pump group of each cylinder.
 
@@ -137,8 +143,10 @@ def sample_inputs(actuators: Sequence[Cylinder], groups: np.ndarray, t: np.ndarr
         u_c[:, i] = sample_signal(f"valve_commands[{a.name!r}]", valve_commands.get(a.name, 0.0), t)
         bad = np.flatnonzero(~((u_c[:, i] >= -1.0) & (u_c[:, i] <= 1.0)))
         if bad.size:
-            raise ParameterError(f"actuator {a.name!r}: u_c = {u_c[bad[0], i]!r} at t = {t[bad[0]]:g} s: the valve "
-                                 "command must lie in [-1, 1]")
+            raise ParameterError(
+                f"actuator {a.name!r}: u_c = {u_c[bad[0], i]!r} at t = {t[bad[0]]:g} s: the valve "
+                "command must lie in [-1, 1]"
+            )
         spec = bleed.get(a.name, 0.0) if isinstance(bleed, Mapping) else bleed
         if isinstance(spec, OpenCentreBleed):
             table[i, [B_AUTO, B_SPAN, B_MIN]] = 1.0, spec.span, spec.minimum

@@ -109,10 +109,22 @@ N_STATE = len(STATE)
 # [m³/s], the valve command u_c and the bleed opening u_b [-] (NaN where a row does not apply)
 RECORD = Layout(
     "O_",
-    "length", "rate", "force", "rod", "vel", "ph", "pr", "pump", "relief", "supply_flow", "command", "bleed",
+    "length",
+    "rate",
+    "force",
+    "rod",
+    "vel",
+    "ph",
+    "pr",
+    "pump",
+    "relief",
+    "supply_flow",
+    "command",
+    "bleed",
 )
-(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF, O_SUPPLY_FLOW, O_COMMAND,
- O_BLEED) = RECORD.indices
+(O_LENGTH, O_RATE, O_FORCE, O_ROD, O_VEL, O_PH, O_PR, O_PUMP, O_RELIEF, O_SUPPLY_FLOW, O_COMMAND, O_BLEED) = (
+    RECORD.indices
+)
 N_OUT = len(RECORD)
 
 
@@ -141,8 +153,9 @@ def _pressure_substep(cps, hps, us, x, xdot, y0, h, fixed, y):
         schur = 0.0
         rhs = 0.0
         for j in range(m):
-            dj, dq_ph, dq_pr, dq_p = chamber_rates(cps[j], hps[j], us[j], x[j], xdot[j], y[2 * j], y[2 * j + 1], pump,
-                                                   rates, partials)
+            dj, dq_ph, dq_pr, dq_p = chamber_rates(
+                cps[j], hps[j], us[j], x[j], xdot[j], y[2 * j], y[2 * j + 1], pump, rates, partials
+            )
             draw += dj
             dq_p_sum += dq_p
             r0 = y[2 * j] - y0[2 * j] - h * rates[0]
@@ -267,8 +280,7 @@ N_WORK = len(WORK)
 def network_buffers(work):
     """The rows W_K … W_FBAR of ``work`` as separate arrays (views: cheap on the time loop's
     borrowed arrays, :mod:`actuatorlab.numerics.borrowed`)."""
-    return (work[W_K], work[W_B], work[W_ROD], work[W_LPREV], work[W_FNEW], work[W_VNEW], work[W_BETA],
-            work[W_FBAR])
+    return (work[W_K], work[W_B], work[W_ROD], work[W_LPREV], work[W_FNEW], work[W_VNEW], work[W_BETA], work[W_FBAR])
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -288,8 +300,9 @@ def network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, 
             l_prev[i] = state[i, S_LENGTH]
         pump_state[0] = pump_states[g, 0]
         pump_state[1] = pump_states[g, 1]
-        pressure, status = relaxed_network_step_range(cps, uhs, stiffness, damping, h, rod, l_prev, l_now, rod, f_new,
-                                                      v_new, betas, fbars, pump_state, s, e)
+        pressure, status = relaxed_network_step_range(
+            cps, uhs, stiffness, damping, h, rod, l_prev, l_now, rod, f_new, v_new, betas, fbars, pump_state, s, e
+        )
         pump_states[g, 0] = pump_state[0]
         pump_states[g, 1] = pump_state[1]
         if status != ROOT_OK:
@@ -314,9 +327,34 @@ def network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, 
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, ints, cps, hps, gain, uhs, raw, l_now,
-                    unit, state, pump_states, group_edges, pgroup_edges, out, k, work, ybuf, rates, partials,
-                    pump_state):
+def cylinder_forces(
+    h,
+    site_xpos,
+    cdof,
+    subtree_com,
+    chains,
+    dof_parent,
+    qfrc,
+    ints,
+    cps,
+    hps,
+    gain,
+    uhs,
+    raw,
+    l_now,
+    unit,
+    state,
+    pump_states,
+    group_edges,
+    pgroup_edges,
+    out,
+    k,
+    work,
+    ybuf,
+    rates,
+    partials,
+    pump_state,
+):
     """Forces of every cylinder at step ``k`` from the lengths ``l_now`` and unit vectors
     ``unit`` of ``pin_lengths``; adds the pin forces and the slide-joint forces to the
     generalized force ``qfrc`` (the caller zeroes it first; pins by :mod:`.point_forces` from
@@ -339,13 +377,15 @@ def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, i
         if kind == KIND_QUASISTATIC or kind == KIND_SUPPLY:
             cp, uh = circuit_at(cps, i), openings_at(uhs, i)  # tuples, not row views (network.py)
             if kind == KIND_QUASISTATIC:
-                p, f, v = relaxed_step_scalar(cp, uh, gain[i, G_STIFFNESS], gain[i, G_DAMPING], h,
-                                              state[i, S_ROD], state[i, S_LENGTH], l_now[i])
+                p, f, v = relaxed_step_scalar(
+                    cp, uh, gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD], state[i, S_LENGTH], l_now[i]
+                )
                 pressure, flow, relief = own_pump_supply(cp, uh, v, f)
             else:
                 pressure = gain[i, G_SUPPLY]
-                beta, fbar = relaxation_terms_scalar(gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD],
-                                                     state[i, S_LENGTH], l_now[i])
+                beta, fbar = relaxation_terms_scalar(
+                    gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD], state[i, S_LENGTH], l_now[i]
+                )
                 v = lam_hat_scalar(cp, uh, pressure, beta, fbar)
                 p = state[i, S_ROD] + h * v
                 f = fbar + beta * v
@@ -369,7 +409,7 @@ def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, i
         m = e - s
         x = work[W_X, :m]
         xdot = work[W_XDOT, :m]
-        y = ybuf[:2 * m + 1]
+        y = ybuf[: 2 * m + 1]
         for j in range(m):
             i = s + j
             xdot[j] = (l_now[i] - state[i, S_LENGTH]) / h
@@ -387,8 +427,9 @@ def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, i
             state[i, S_PR] = y[2 * j + 1]
             state[i, S_PUMP] = y[2 * m]
             work[W_FORCE, i] = cps[i, I_AH] * state[i, S_PH] - cps[i, I_AR] * state[i, S_PR]
-            draw, _, _, _ = chamber_rates(cps[i], hps[i], raw[i], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[2 * m],
-                                          rates, partials)
+            draw, _, _, _ = chamber_rates(
+                cps[i], hps[i], raw[i], x[j], xdot[j], y[2 * j], y[2 * j + 1], y[2 * m], rates, partials
+            )
             out[k, i, O_ROD] = np.nan
             out[k, i, O_VEL] = xdot[j]
             out[k, i, O_PH] = state[i, S_PH]
@@ -427,8 +468,32 @@ def cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, i
         fz = f * unit[i, 2]
         a = ints[i, J_ROD_SITE]
         b = ints[i, J_BASE_SITE]
-        add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, ints[i, J_ROD_BODY], site_xpos[a, 0],
-                        site_xpos[a, 1], site_xpos[a, 2], fx, fy, fz)
-        add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, ints[i, J_BASE_BODY], site_xpos[b, 0],
-                        site_xpos[b, 1], site_xpos[b, 2], -fx, -fy, -fz)
+        add_point_force(
+            qfrc,
+            cdof,
+            subtree_com,
+            chains,
+            dof_parent,
+            ints[i, J_ROD_BODY],
+            site_xpos[a, 0],
+            site_xpos[a, 1],
+            site_xpos[a, 2],
+            fx,
+            fy,
+            fz,
+        )
+        add_point_force(
+            qfrc,
+            cdof,
+            subtree_com,
+            chains,
+            dof_parent,
+            ints[i, J_BASE_BODY],
+            site_xpos[b, 0],
+            site_xpos[b, 1],
+            site_xpos[b, 2],
+            -fx,
+            -fy,
+            -fz,
+        )
     return STATUS_OK, 0

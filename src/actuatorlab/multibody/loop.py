@@ -62,8 +62,11 @@ def _stable(calls, site_xpos, ints, cps, hps, gain, h, l_now, unit, grads, minv_
         jac_site(calls, jac_a, ints[i, J_ROD_SITE])
         jac_site(calls, jac_b, ints[i, J_BASE_SITE])
         for d in range(grads.shape[1]):
-            grads[i, d] = (unit[i, 0] * (jac_a[0, d] - jac_b[0, d]) + unit[i, 1] * (jac_a[1, d] - jac_b[1, d])
-                           + unit[i, 2] * (jac_a[2, d] - jac_b[2, d]))
+            grads[i, d] = (
+                unit[i, 0] * (jac_a[0, d] - jac_b[0, d])
+                + unit[i, 1] * (jac_a[1, d] - jac_b[1, d])
+                + unit[i, 2] * (jac_a[2, d] - jac_b[2, d])
+            )
     solve_m(calls, minv_g, grads, n)
     for i in range(n):
         inv_mass = 0.0
@@ -79,9 +82,42 @@ def _stable(calls, site_xpos, ints, cps, hps, gain, h, l_now, unit, grads, minv_
 
 
 @nb.njit(cache=True, error_model="numpy")
-def run_loop(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps,
-             gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state, pump_states,
-             group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out):
+def run_loop(
+    calls,
+    h,
+    n_check,
+    site_xpos,
+    cdof,
+    subtree_com,
+    qpos,
+    qvel,
+    qfrc,
+    chains,
+    dof_parent,
+    ints,
+    cps,
+    hps,
+    gain,
+    scale,
+    ctrl,
+    bleed,
+    commands,
+    bleed_table,
+    regeneration,
+    targets,
+    target_rates,
+    state,
+    pump_states,
+    group_edges,
+    pgroup_edges,
+    load_sites,
+    load_bodies,
+    load_forces,
+    load_moments,
+    out,
+    qpos_out,
+    qvel_out,
+):
     """Run ``commands.shape[0]`` steps (see the module docstring).
 
     ``calls``: ``MujocoCalls.as_tuple()``; the data arrays are the views of the same ``MjData``;
@@ -102,32 +138,216 @@ def run_loop(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, 
     for i in range(n):
         work[W_K, i] = gain[i, G_STIFFNESS]
         work[W_B, i] = gain[i, G_DAMPING]
-    return _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps,
-                  hps, gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state,
-                  pump_states, group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out,
-                  qpos_out, qvel_out, np.empty(n), np.zeros((n, 3)), np.zeros((n, 5)), np.zeros((n, 6)), np.zeros(n),
-                  np.zeros(n), np.zeros(n_groups), np.zeros((n, nv)), np.zeros((n, nv)), np.zeros((3, nv)),
-                  np.zeros((3, nv)), work, np.zeros(2 * n + 1), np.zeros(2), np.zeros((2, 5)), np.zeros(2))
+    return _steps(
+        calls,
+        h,
+        n_check,
+        site_xpos,
+        cdof,
+        subtree_com,
+        qpos,
+        qvel,
+        qfrc,
+        chains,
+        dof_parent,
+        ints,
+        cps,
+        hps,
+        gain,
+        scale,
+        ctrl,
+        bleed,
+        commands,
+        bleed_table,
+        regeneration,
+        targets,
+        target_rates,
+        state,
+        pump_states,
+        group_edges,
+        pgroup_edges,
+        load_sites,
+        load_bodies,
+        load_forces,
+        load_moments,
+        out,
+        qpos_out,
+        qvel_out,
+        np.empty(n),
+        np.zeros((n, 3)),
+        np.zeros((n, 5)),
+        np.zeros((n, 6)),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n_groups),
+        np.zeros((n, nv)),
+        np.zeros((n, nv)),
+        np.zeros((3, nv)),
+        np.zeros((3, nv)),
+        work,
+        np.zeros(2 * n + 1),
+        np.zeros(2),
+        np.zeros((2, 5)),
+        np.zeros(2),
+    )
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps,
-           gain, scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates, state, pump_states,
-           group_edges, pgroup_edges, load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out,
-           l_now, unit, uhs, raw, u, integral, group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials,
-           pump_state):
+def _steps(
+    calls,
+    h,
+    n_check,
+    site_xpos,
+    cdof,
+    subtree_com,
+    qpos,
+    qvel,
+    qfrc,
+    chains,
+    dof_parent,
+    ints,
+    cps,
+    hps,
+    gain,
+    scale,
+    ctrl,
+    bleed,
+    commands,
+    bleed_table,
+    regeneration,
+    targets,
+    target_rates,
+    state,
+    pump_states,
+    group_edges,
+    pgroup_edges,
+    load_sites,
+    load_bodies,
+    load_forces,
+    load_moments,
+    out,
+    qpos_out,
+    qvel_out,
+    l_now,
+    unit,
+    uhs,
+    raw,
+    u,
+    integral,
+    group_sum,
+    grads,
+    minv_g,
+    jac_a,
+    jac_b,
+    work,
+    ybuf,
+    rates,
+    partials,
+    pump_state,
+):
     """The time loop of ``run_loop`` with its buffers (allocated there, alive while this runs), on
     borrowed arrays (:mod:`actuatorlab.numerics.borrowed`): the step's kernels, inlined or
     called, count a reference to every array they are given, an atomic add per array and step
     on an owned array, a null test on a borrowed one."""
-    (site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps, gain, scale, ctrl, bleed,
-     commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges, pgroup_edges,
-     load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out, l_now, unit, uhs, raw, u, integral,
-     group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials, pump_state) = borrowed((
-        site_xpos, cdof, subtree_com, qpos, qvel, qfrc, chains, dof_parent, ints, cps, hps, gain, scale, ctrl, bleed,
-        commands, bleed_table, regeneration, targets, target_rates, state, pump_states, group_edges, pgroup_edges,
-        load_sites, load_bodies, load_forces, load_moments, out, qpos_out, qvel_out, l_now, unit, uhs, raw, u,
-        integral, group_sum, grads, minv_g, jac_a, jac_b, work, ybuf, rates, partials, pump_state))
+    (
+        site_xpos,
+        cdof,
+        subtree_com,
+        qpos,
+        qvel,
+        qfrc,
+        chains,
+        dof_parent,
+        ints,
+        cps,
+        hps,
+        gain,
+        scale,
+        ctrl,
+        bleed,
+        commands,
+        bleed_table,
+        regeneration,
+        targets,
+        target_rates,
+        state,
+        pump_states,
+        group_edges,
+        pgroup_edges,
+        load_sites,
+        load_bodies,
+        load_forces,
+        load_moments,
+        out,
+        qpos_out,
+        qvel_out,
+        l_now,
+        unit,
+        uhs,
+        raw,
+        u,
+        integral,
+        group_sum,
+        grads,
+        minv_g,
+        jac_a,
+        jac_b,
+        work,
+        ybuf,
+        rates,
+        partials,
+        pump_state,
+    ) = borrowed(
+        (
+            site_xpos,
+            cdof,
+            subtree_com,
+            qpos,
+            qvel,
+            qfrc,
+            chains,
+            dof_parent,
+            ints,
+            cps,
+            hps,
+            gain,
+            scale,
+            ctrl,
+            bleed,
+            commands,
+            bleed_table,
+            regeneration,
+            targets,
+            target_rates,
+            state,
+            pump_states,
+            group_edges,
+            pgroup_edges,
+            load_sites,
+            load_bodies,
+            load_forces,
+            load_moments,
+            out,
+            qpos_out,
+            qvel_out,
+            l_now,
+            unit,
+            uhs,
+            raw,
+            u,
+            integral,
+            group_sum,
+            grads,
+            minv_g,
+            jac_a,
+            jac_b,
+            work,
+            ybuf,
+            rates,
+            partials,
+            pump_state,
+        )
+    )
     n_steps, n = commands.shape
     nv = qvel.shape[0]
     for k in range(n_steps):
@@ -143,8 +363,9 @@ def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, ch
                 u[i] = commands[k, i]
             elif k % int(ctrl[i, CT_EVERY]) == 0:
                 y = l_now[i] - ctrl[i, CT_L0] if mode == CTRL_STROKE else qpos[int(ctrl[i, CT_QPOS])]
-                u[i], integral[i] = pi_step(ctrl[i, CT_PI:], targets[k, i] - y, target_rates[k, i], integral[i],
-                                            h * ctrl[i, CT_EVERY])
+                u[i], integral[i] = pi_step(
+                    ctrl[i, CT_PI:], targets[k, i] - y, target_rates[k, i], integral[i], h * ctrl[i, CT_EVERY]
+                )
             group_sum[int(bleed[i, B_GROUP])] += abs(u[i])
         for i in range(n):
             if bleed[i, B_AUTO] > 0.0:
@@ -167,9 +388,34 @@ def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, ch
             out[k, i, O_COMMAND] = u[i]
             out[k, i, O_BLEED] = u_b
         qfrc[:] = 0.0
-        status, which = cylinder_forces(h, site_xpos, cdof, subtree_com, chains, dof_parent, qfrc, ints, cps, hps, gain,
-                                        uhs, raw, l_now, unit, state, pump_states, group_edges, pgroup_edges, out, k,
-                                        work, ybuf, rates, partials, pump_state)
+        status, which = cylinder_forces(
+            h,
+            site_xpos,
+            cdof,
+            subtree_com,
+            chains,
+            dof_parent,
+            qfrc,
+            ints,
+            cps,
+            hps,
+            gain,
+            uhs,
+            raw,
+            l_now,
+            unit,
+            state,
+            pump_states,
+            group_edges,
+            pgroup_edges,
+            out,
+            k,
+            work,
+            ybuf,
+            rates,
+            partials,
+            pump_state,
+        )
         for d in range(qpos.shape[0]):  # element-wise: a row view costs an atomic reference count
             qpos_out[k, d] = qpos[d]
         for d in range(nv):
@@ -179,9 +425,29 @@ def _steps(calls, h, n_check, site_xpos, cdof, subtree_com, qpos, qvel, qfrc, ch
         for j in range(load_sites.shape[0]):
             body = load_bodies[j]
             site = load_sites[j]
-            add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, body, site_xpos[site, 0], site_xpos[site, 1],
-                            site_xpos[site, 2], load_forces[k, j, 0], load_forces[k, j, 1], load_forces[k, j, 2])
-            add_body_moment(qfrc, cdof, chains, dof_parent, body, load_moments[k, j, 0], load_moments[k, j, 1],
-                            load_moments[k, j, 2])
+            add_point_force(
+                qfrc,
+                cdof,
+                subtree_com,
+                chains,
+                dof_parent,
+                body,
+                site_xpos[site, 0],
+                site_xpos[site, 1],
+                site_xpos[site, 2],
+                load_forces[k, j, 0],
+                load_forces[k, j, 1],
+                load_forces[k, j, 2],
+            )
+            add_body_moment(
+                qfrc,
+                cdof,
+                chains,
+                dof_parent,
+                body,
+                load_moments[k, j, 0],
+                load_moments[k, j, 1],
+                load_moments[k, j, 2],
+            )
         step2(calls)
     return STATUS_OK, 0, n_steps, -1

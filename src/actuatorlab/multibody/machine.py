@@ -52,24 +52,34 @@ class Supply:
 
 def _quasistatic_pressures(system: HydraulicMujocoSystem, result: SimulationResult, a: QuasistaticCylinder):
     u = result[f"{a.name}.valve_command"]
-    openings = np.column_stack([np.maximum(u, 0.0), np.maximum(u, 0.0), np.maximum(-u, 0.0), np.maximum(-u, 0.0),
-                                result[f"{a.name}.bleed"]]) * valve_scale(a.circuit)
+    openings = np.column_stack(
+        [np.maximum(u, 0.0), np.maximum(u, 0.0), np.maximum(-u, 0.0), np.maximum(-u, 0.0), result[f"{a.name}.bleed"]]
+    ) * valve_scale(a.circuit)
     shared = a.pump is not None or a.supply_pressure is not None
     pump = result[f"{a.name}.pump_pressure"] if shared else np.full(result.t.size, np.nan)
-    return run_chamber_pressures(a.circuit.kernel_array(), openings, np.zeros(result.t.size), pump,
-                                 result[f"{a.name}.rod_velocity"], result[f"{a.name}.force"])
+    return run_chamber_pressures(
+        a.circuit.kernel_array(),
+        openings,
+        np.zeros(result.t.size),
+        pump,
+        result[f"{a.name}.rod_velocity"],
+        result[f"{a.name}.force"],
+    )
 
 
-def add_machine_channels(result: SimulationResult, system: HydraulicMujocoSystem, supplies: Sequence[Supply],
-                         targets: Mapping[str, tuple[np.ndarray, np.ndarray, str]]) -> None:
+def add_machine_channels(
+    result: SimulationResult,
+    system: HydraulicMujocoSystem,
+    supplies: Sequence[Supply],
+    targets: Mapping[str, tuple[np.ndarray, np.ndarray, str]],
+) -> None:
     """Add the channels of the module docstring to ``result`` in place. ``targets``: per
     closed-loop cylinder (target, measurement, unit) sampled on ``result.t``."""
     h = system.timestep
     ch = result.channels
     for a in system.actuators:
         name = a.name
-        ch[f"{name}.stroke"] = Channel(result[f"{name}.length"] - a.length_limits[0], "m",
-                                       f"{name} stroke x = ℓ − ℓ₀")
+        ch[f"{name}.stroke"] = Channel(result[f"{name}.length"] - a.length_limits[0], "m", f"{name} stroke x = ℓ − ℓ₀")
         ch[f"{name}.velocity"] = Channel(result[f"{name}.length_rate"], "m/s", f"{name} extension rate ℓ̇")
         if isinstance(a, QuasistaticCylinder):
             head, rod = _quasistatic_pressures(system, result, a)
@@ -104,8 +114,9 @@ def add_machine_channels(result: SimulationResult, system: HydraulicMujocoSystem
             ch[f"joint.{joint}"] = Channel(result[f"qpos_{model.jnt_qposadr[j]}"], unit, f"joint {joint}")
 
 
-def machine_summary(result: SimulationResult, system: HydraulicMujocoSystem, supplies: Sequence[Supply],
-                    closed_loops: Mapping[str, str]) -> dict[str, float]:
+def machine_summary(
+    result: SimulationResult, system: HydraulicMujocoSystem, supplies: Sequence[Supply], closed_loops: Mapping[str, str]
+) -> dict[str, float]:
     """Figures of merit (keys end with their unit): per cylinder the peak |f|, the stroke range,
     the supply energy, the work and the valve losses; per supply the energy, the losses and the
     peak pressure; in total the supply energy, the work, the losses and the efficiency (work /

@@ -31,8 +31,12 @@ import numpy as np
 from ..errors import ParameterError
 from ..validation import positive
 
-_ASSET_KINDS = (("meshes", "mesh", "meshdir"), ("hfields", "hfield", "meshdir"), ("skins", "skin", "meshdir"),
-                ("textures", "texture", "texturedir"))
+_ASSET_KINDS = (
+    ("meshes", "mesh", "meshdir"),
+    ("hfields", "hfield", "meshdir"),
+    ("skins", "skin", "meshdir"),
+    ("textures", "texture", "texturedir"),
+)
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,11 @@ def check_urdf_inertia(path: str) -> None:
         root = ET.parse(path).getroot()
     except ET.ParseError as err:
         raise ParameterError(f"model_file {path!r} cannot be parsed: {err}; fix the XML there") from None
-    moving = {j.find("child").get("link") for j in root.iter("joint")
-              if j.get("type") not in ("fixed", None) and j.find("child") is not None}
+    moving = {
+        j.find("child").get("link")
+        for j in root.iter("joint")
+        if j.get("type") not in ("fixed", None) and j.find("child") is not None
+    }
     for link in root.iter("link"):
         name = link.get("name")
         if name not in moving:
@@ -206,14 +213,23 @@ def _body(spec: mujoco.MjSpec, name: str, who: str):
     return body
 
 
-def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_assets: bool = False,
-                       drop_plugins: bool = False, sites: Sequence[PointSite] = (), payloads: Sequence[Payload] = (),
-                       contacts: bool = True, timestep: float | None = None) -> tuple[mujoco.MjModel, list[str]]:
+def load_machine_model(
+    path: str,
+    drop_actuators: bool = False,
+    drop_missing_assets: bool = False,
+    drop_plugins: bool = False,
+    sites: Sequence[PointSite] = (),
+    payloads: Sequence[Payload] = (),
+    contacts: bool = True,
+    timestep: float | None = None,
+) -> tuple[mujoco.MjModel, list[str]]:
     """(the compiled model, notes of what was dropped or changed) of the MJCF or URDF ``path``."""
     label = os.path.basename(path)
     if not os.path.isfile(path):
-        raise ParameterError(f"model_file {path!r}: no such file; give the path of an MJCF (.xml) or URDF (.urdf) "
-                             "file, relative to the scenario file")
+        raise ParameterError(
+            f"model_file {path!r}: no such file; give the path of an MJCF (.xml) or URDF (.urdf) "
+            "file, relative to the scenario file"
+        )
     if is_urdf(path):
         check_urdf_inertia(path)
     spec, notes = _parse(path, drop_plugins, label)
@@ -231,7 +247,9 @@ def load_machine_model(path: str, drop_actuators: bool = False, drop_missing_ass
         notes.append(f"Dropped the model's own actuators: {', '.join(names)}.")
     notes += _drop_missing_assets(spec, drop_missing_assets, label)
     for site in sites:
-        _body(spec, site.body, site.where or site.name).add_site(name=site.name, pos=list(site.point), size=[0.02, 0.02, 0.02])
+        _body(spec, site.body, site.where or site.name).add_site(
+            name=site.name, pos=list(site.point), size=[0.02, 0.02, 0.02]
+        )
     for load in payloads:
         carrier = _body(spec, load.body, load.where or load.name)
         inertia = 0.4 * load.mass * 0.05**2  # a 0.1 m sphere: the payload is a point mass for the machine
@@ -263,8 +281,11 @@ def movable_joint(model: mujoco.MjModel, name: str, who: str) -> int:
     """The id of hinge or slide joint ``name``; ``ParameterError`` listing them otherwise."""
     joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
     if joint < 0 or int(model.jnt_type[joint]) not in MOVABLE:
-        known = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)
-                 if int(model.jnt_type[j]) in MOVABLE]
+        known = [
+            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+            for j in range(model.njnt)
+            if int(model.jnt_type[j]) in MOVABLE
+        ]
         raise ParameterError(f"{who}: unknown joint {name!r}; the model's hinge and slide joints are {known or 'none'}")
     return joint
 

@@ -65,8 +65,11 @@ def _call_ppppi(typingctx, fn, a, b, c, d, n):
 def _library() -> ctypes.CDLL:
     """The ``libmujoco`` the Python bindings load (the same file, hence the same loaded copy)."""
     folder = os.path.dirname(mujoco.__file__)
-    found = sorted(glob.glob(os.path.join(folder, "libmujoco.so*")) + glob.glob(os.path.join(folder, "libmujoco*.dylib"))
-                   + glob.glob(os.path.join(folder, "mujoco.dll")))
+    found = sorted(
+        glob.glob(os.path.join(folder, "libmujoco.so*"))
+        + glob.glob(os.path.join(folder, "libmujoco*.dylib"))
+        + glob.glob(os.path.join(folder, "mujoco.dll"))
+    )
     if not found:
         raise OSError(f"libmujoco not found beside the mujoco package in {folder}")
     return ctypes.CDLL(found[0])
@@ -90,8 +93,14 @@ class MujocoCalls:
 
     @classmethod
     def of(cls, model: mujoco.MjModel, data: mujoco.MjData) -> MujocoCalls:
-        return cls(_address("mj_step1"), _address("mj_step2"), _address("mj_jacSite"), _address("mj_solveM"),
-                   int(model._address), int(data._address))
+        return cls(
+            _address("mj_step1"),
+            _address("mj_step2"),
+            _address("mj_jacSite"),
+            _address("mj_solveM"),
+            int(model._address),
+            int(data._address),
+        )
 
     def as_tuple(self) -> tuple[int, ...]:
         return (self.step1, self.step2, self.jac_site, self.solve_m, self.model, self.data)

@@ -62,8 +62,11 @@ def add_point_force(qfrc, cdof, subtree_com, chains, dof_parent, body, px, py, p
         wx = cdof[d, 0]
         wy = cdof[d, 1]
         wz = cdof[d, 2]
-        qfrc[d] += ((cdof[d, 3] + wy * oz - wz * oy) * fx + (cdof[d, 4] + wz * ox - wx * oz) * fy
-                    + (cdof[d, 5] + wx * oy - wy * ox) * fz)
+        qfrc[d] += (
+            (cdof[d, 3] + wy * oz - wz * oy) * fx
+            + (cdof[d, 4] + wz * ox - wx * oz) * fy
+            + (cdof[d, 5] + wx * oy - wy * ox) * fz
+        )
         d = dof_parent[d]
 
 

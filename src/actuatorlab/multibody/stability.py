@@ -51,8 +51,9 @@ class ActuatorStability:
     stable: bool
 
 
-def closed_valve_bound(arrays: CylinderArrays, pressure: np.ndarray, h: float, lengths: np.ndarray,
-                       inv_mass: np.ndarray) -> tuple[np.ndarray, ...]:
+def closed_valve_bound(
+    arrays: CylinderArrays, pressure: np.ndarray, h: float, lengths: np.ndarray, inv_mass: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """(1/m, K, B, stable) arrays (n,) of the cylinders of ``arrays`` at step ``h`` [s], pin
     lengths ``lengths`` [m] and inverse effective masses ``inv_mass`` [1/kg]; ``pressure``: the
     indices of the pressure cylinders; stable = (h²K + 2hB)/m < 4."""

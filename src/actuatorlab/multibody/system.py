@@ -10,12 +10,12 @@ qvel), zeroes ``data.xfrc_applied`` and overwrites ``data.qfrc_applied`` each st
 cylinders' and loads' generalized forces): give external forces as ``SiteLoad``.
 
 Stability (:mod:`.stability`) is checked before a run at the initial pose and every
-``check_interval`` = 50 ms of simulated time along it, since the effective masses change with
-the pose; the loop evaluates all effective masses at once (one ``mj_solveM`` on the stacked
-gradients, from the mass-matrix factor ``mj_step1`` has just computed) and stops at a pose that
-violates the bound, which the driver then names. Consistent initial states (:mod:`.holding`) come from ``mj_inverse`` at rest.
-A failed step returns a status of :mod:`actuatorlab.numerics.status`; ``simulate`` raises one
-``SimulationError`` naming the actuator, the time, the cause and the remedy.
+``check_interval`` = 50 ms of simulated time along it, since the effective masses change with the
+pose; the loop evaluates all effective masses at once (one ``mj_solveM`` on the stacked gradients,
+from the mass-matrix factor ``mj_step1`` has just computed) and stops at a pose that violates the
+bound, which the driver then names. Consistent initial states (:mod:`.holding`) come from
+``mj_inverse`` at rest. A failed step returns a status of :mod:`actuatorlab.numerics.status`;
+``simulate`` raises one ``SimulationError`` naming the actuator, the time, the cause and the remedy.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class HydraulicMujocoSystem:
         self.data = mujoco.MjData(self.model)
         if self.model.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
             raise ParameterError(
-                'the model uses the RK4 integrator, which MuJoCo cannot split into mj_step1/mj_step2: '
+                "the model uses the RK4 integrator, which MuJoCo cannot split into mj_step1/mj_step2: "
                 'set <option integrator="Euler"/> (or implicitfast)'
             )
         arrays = pack_cylinders(self.model, actuators)
@@ -115,8 +115,10 @@ class HydraulicMujocoSystem:
         self.index = {a.name: i for i, a in enumerate(self.actuators)}
         # index arrays of the (vectorised) gradient and stability evaluations
         self._joints = np.flatnonzero(self.ints[:, J_QPOS] >= 0)
-        self._site_rows = [(int(i), int(self.ints[i, J_ROD_SITE]), int(self.ints[i, J_BASE_SITE]))
-                           for i in np.flatnonzero(self.ints[:, J_QPOS] < 0)]
+        self._site_rows = [
+            (int(i), int(self.ints[i, J_ROD_SITE]), int(self.ints[i, J_BASE_SITE]))
+            for i in np.flatnonzero(self.ints[:, J_QPOS] < 0)
+        ]
         self._pressure = np.flatnonzero(self.ints[:, J_KIND] == KIND_PRESSURE)
         self._jac = np.empty((2, 3, self.model.nv))
 
@@ -178,8 +180,11 @@ class HydraulicMujocoSystem:
             lo, hi = self.gain[i, G_MIN_LENGTH], self.gain[i, G_MAX_LENGTH]
             if lo <= lengths[i] <= hi:
                 continue
-            which = "shorter than its minimum (fully retracted)" if lengths[i] < lo else \
-                "longer than its maximum (fully extended)"
+            which = (
+                "shorter than its minimum (fully retracted)"
+                if lengths[i] < lo
+                else "longer than its maximum (fully extended)"
+            )
             stroke = f", stroke {hi - lo:.6g} m" if math.isfinite(hi - lo) else ""
             raise SimulationError(
                 f"actuator {a.name!r}: the pin-to-pin length at the initial pose is ℓ = {lengths[i]:.6g} m, {which} "
@@ -229,8 +234,15 @@ class HydraulicMujocoSystem:
         tau = np.zeros(self.model.nv)
         for site, (force, moment) in zip(load_sites, load_values):
             body = int(self.model.site_bodyid[site])
-            mujoco.mj_applyFT(self.model, self.data, np.asarray(force, dtype=np.float64),
-                              np.asarray(moment, dtype=np.float64), self.data.site_xpos[site].copy(), body, tau)
+            mujoco.mj_applyFT(
+                self.model,
+                self.data,
+                np.asarray(force, dtype=np.float64),
+                np.asarray(moment, dtype=np.float64),
+                self.data.site_xpos[site].copy(),
+                body,
+                tau,
+            )
         return tau
 
     def holding_forces(self, qpos=None, loads: Sequence[SiteLoad] = ()) -> tuple[np.ndarray, float, np.ndarray]:
@@ -252,10 +264,15 @@ class HydraulicMujocoSystem:
         solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
         _check_determined(system, len(self.actuators), [a.name for a in self.actuators])
         residual = float(np.linalg.norm(system @ solution - tau))
-        return solution[:len(self.actuators)], residual, lengths
+        return solution[: len(self.actuators)], residual, lengths
 
-    def initial_state(self, qpos=None, loads: Sequence[SiteLoad] = (), bleed0: Mapping[str, float] | None = None,
-                      residual_tolerance: float = 1e-6) -> InitialState:
+    def initial_state(
+        self,
+        qpos=None,
+        loads: Sequence[SiteLoad] = (),
+        bleed0: Mapping[str, float] | None = None,
+        residual_tolerance: float = 1e-6,
+    ) -> InitialState:
         """The consistent initial state at rest at ``qpos`` (see :mod:`.holding`). ``bleed0``
         [-]: the bleed openings at t = 0 (pump-line idle pressure of pressure cylinders).
 
@@ -331,8 +348,9 @@ class HydraulicMujocoSystem:
         if check and check_interval is not None:
             n_check = max(1, round(positive("check_interval", check_interval, "s") / h))
         t = np.arange(n) * h
-        u_c, u_b, bleed_table, u_a = sample_inputs(self.actuators, self.pump_groups(), t, valve_commands, bleed,
-                                                   regeneration)
+        u_c, u_b, bleed_table, u_a = sample_inputs(
+            self.actuators, self.pump_groups(), t, valve_commands, bleed, regeneration
+        )
         ctrl, targets, rates = control_tables(self, controllers or {}, t)
         load_sites = np.array([self.site_id(load.site) for load in loads], dtype=np.int64)
         load_bodies = np.array([int(self.model.site_bodyid[s]) for s in load_sites], dtype=np.int64)
@@ -348,8 +366,9 @@ class HydraulicMujocoSystem:
             self.check_stability(qpos)
         n_act = len(self.actuators)
         state = np.zeros((n_act, N_STATE))
-        bleed0 = {a.name: (float(u_b[0, i]) if bleed_table[i, B_AUTO] == 0.0 else 1.0)
-                  for i, a in enumerate(self.actuators)}
+        bleed0 = {
+            a.name: (float(u_b[0, i]) if bleed_table[i, B_AUTO] == 0.0 else 1.0) for i, a in enumerate(self.actuators)
+        }
         if consistent:
             if qvel is not None and np.any(np.asarray(qvel) != 0.0):
                 raise ParameterError("consistent initialisation holds the machine at rest: give qvel = None or zeros")
@@ -363,13 +382,13 @@ class HydraulicMujocoSystem:
         for i, a in enumerate(self.actuators):
             if isinstance(a, PressureCylinder):
                 if consistent:
-                    state[i, S_PH:S_PUMP + 1] = init.pressures[a.name]
+                    state[i, S_PH : S_PUMP + 1] = init.pressures[a.name]
                 else:
                     # hold against the generalised load mapped onto this cylinder alone
                     forces, _, _ = self.holding_forces(qpos, loads)
                     self.set_pose(qpos, qvel)
                     p_h, p_r = holding_pressures(a.circuit, float(forces[i]), a.initial_low_pressure)
-                    state[i, S_PH:S_PUMP + 1] = p_h, p_r, idle_pump_pressure(a.circuit, bleed0[a.name])
+                    state[i, S_PH : S_PUMP + 1] = p_h, p_r, idle_pump_pressure(a.circuit, bleed0[a.name])
             elif consistent:
                 state[i, S_ROD] = lengths[i] + init.stretch[a.name]
         pump_states = np.array([new_pump_state(net) for net in self.networks.values()]).reshape(-1, 2)
@@ -384,11 +403,35 @@ class HydraulicMujocoSystem:
         data.xfrc_applied[:] = 0.0  # every force goes through qfrc_applied
 
         def loop(steps, *arrays):
-            return run_loop(calls, h, n_check, data.site_xpos, data.cdof, data.subtree_com, data.qpos, data.qvel,
-                            data.qfrc_applied, chains, dof_parent, self.ints, self.cps, self.hps, self.gain, scale,
-                            ctrl, bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)), *arrays,
-                            self.group_edges, self.pgroup_edges, load_sites, load_bodies, load_forces[:steps],
-                            load_moments[:steps], *(a[:steps] for a in (out, qpos_out, qvel_out)))
+            return run_loop(
+                calls,
+                h,
+                n_check,
+                data.site_xpos,
+                data.cdof,
+                data.subtree_com,
+                data.qpos,
+                data.qvel,
+                data.qfrc_applied,
+                chains,
+                dof_parent,
+                self.ints,
+                self.cps,
+                self.hps,
+                self.gain,
+                scale,
+                ctrl,
+                bleed_table,
+                *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)),
+                *arrays,
+                self.group_edges,
+                self.pgroup_edges,
+                load_sites,
+                load_bodies,
+                load_forces[:steps],
+                load_moments[:steps],
+                *(a[:steps] for a in (out, qpos_out, qvel_out)),
+            )
 
         # compile (or load from the cache) outside the timed loop: one step on copies, then reset
         t0 = time.perf_counter()
@@ -405,8 +448,10 @@ class HydraulicMujocoSystem:
             self._raise_failure(status, which, t[k_fail], out[k_fail, which])
         if not (np.all(np.isfinite(qpos_out)) and np.all(np.isfinite(qvel_out))):
             k = int(np.argmax(~np.isfinite(qpos_out).all(axis=1) | ~np.isfinite(qvel_out).all(axis=1)))
-            raise SimulationError(f"the MuJoCo state became non-finite at t = {t[k]:.4g} s: reduce the timestep "
-                                  "or the relaxation stiffness")
+            raise SimulationError(
+                f"the MuJoCo state became non-finite at t = {t[k]:.4g} s: reduce the timestep "
+                "or the relaxation stiffness"
+            )
         return self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
 
     def _joint_stops(self, which: int) -> str:
@@ -417,8 +462,10 @@ class HydraulicMujocoSystem:
         if not len(joints) or not self.model.jnt_limited[joints[0]]:
             return ""
         low, high = self.model.jnt_range[joints[0]] + self.gain[which, G_OFFSET]
-        return (f"; the slide joint's limit in the model stops ℓ at [{low:.6g}, {high:.6g}] m: to let it be the end "
-                f"stop, give retracted_length = {low - 0.005:.6g} m and stroke = {high - low + 0.01:.6g} m")
+        return (
+            f"; the slide joint's limit in the model stops ℓ at [{low:.6g}, {high:.6g}] m: to let it be the end "
+            f"stop, give retracted_length = {low - 0.005:.6g} m and stroke = {high - low + 0.01:.6g} m"
+        )
 
     def _raise_failure(self, status, which, time_, row) -> None:
         a = self.actuators[which]
@@ -426,14 +473,17 @@ class HydraulicMujocoSystem:
             STATUS_NOT_FINITE: " (force or pin-to-pin length)",
             STATUS_STRETCH: f" of {MAX_STRETCH} m",
             STATUS_STROKE: f" (ℓ = {row[O_LENGTH]:.6g} m outside its limits [{self.gain[which, G_MIN_LENGTH]:.6g}, "
-                           f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the cylinder model has no end stops"
-                           f"{self._joint_stops(which)})",
+            f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the cylinder model has no end stops"
+            f"{self._joint_stops(which)})",
             STATUS_ROOT: " (the shared pump pressure)",
             STATUS_NEWTON: " (the chamber and pump-line pressures)",
             STATUS_CHATTER: " (the step is unstable at this pose)",
         }[status]
-        remedy = ("change the inputs or the cylinder's length limits (stroke)" if status == STATUS_STROKE
-                  else "reduce the timestep or relaxation.stiffness, or change the inputs")
+        remedy = (
+            "change the inputs or the cylinder's length limits (stroke)"
+            if status == STATUS_STROKE
+            else "reduce the timestep or relaxation.stiffness, or change the inputs"
+        )
         raise SimulationError(
             f"actuator {a.name!r}: the simulation failed at t = {time_:.6g} s (f = {row[O_FORCE]:.6g} N) with "
             f"{LoopStatus(status).description}{detail}: {remedy}"
@@ -453,7 +503,9 @@ class HydraulicMujocoSystem:
                 "length": Channel(rows[:, O_LENGTH], "m", "pin-to-pin length ℓ"),
                 "length_rate": Channel(rows[:, O_RATE], "m/s", "length rate (ℓ_k − ℓ_{k−1})/h"),
                 "force": Channel(rows[:, O_FORCE], "N", "cylinder force f (> 0 pushes the pins apart)"),
-                "supply_flow": Channel(rows[:, O_SUPPLY_FLOW], "m^3/s", "flow from the pump or supply into the cylinder"),
+                "supply_flow": Channel(
+                    rows[:, O_SUPPLY_FLOW], "m^3/s", "flow from the pump or supply into the cylinder"
+                ),
                 "pump_pressure": Channel(rows[:, O_PUMP], "Pa", "pump (or supply) pressure P"),
             }
             if isinstance(a, QuasistaticCylinder):
@@ -467,8 +519,12 @@ class HydraulicMujocoSystem:
                 ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow")
             channels.update({f"{a.name}.{key}": value for key, value in ch.items()})
         duration = float(t[-1] + self.timestep)
-        counters = {"steps": float(t.size), "compile_time_s": compile_time, "loop_time_s": loop_time,
-                    "real_time_factor": duration / loop_time if loop_time > 0 else math.inf}
+        counters = {
+            "steps": float(t.size),
+            "compile_time_s": compile_time,
+            "loop_time_s": loop_time,
+            "real_time_factor": duration / loop_time if loop_time > 0 else math.inf,
+        }
         return SimulationResult(t=t, channels=channels, counters=counters)
 
 
@@ -476,7 +532,7 @@ def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarra
     """(J (m, nv), forces (m,)): the rows of the active equality constraints (connect, weld, joint
     coupling) in the constraint Jacobian and their constraint forces, at the current data (after
     ``mj_forward`` or ``mj_inverse``)."""
-    rows = np.flatnonzero(data.efc_type[:data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+    rows = np.flatnonzero(data.efc_type[: data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
     if not rows.size:
         return np.zeros((0, model.nv)), np.zeros(0)
     if mujoco.mj_isSparse(model):
@@ -495,9 +551,11 @@ def _check_determined(system: np.ndarray, n: int, names: Sequence[str]) -> None:
         return
     _, singular, vt = np.linalg.svd(system)
     tolerance = singular.max() * max(system.shape) * np.finfo(float).eps
-    null = vt[np.count_nonzero(singular > tolerance):]
+    null = vt[np.count_nonzero(singular > tolerance) :]
     shared = (np.abs(null[:, :n]) > 1e-6) & (np.abs(null[:, n:]).max(axis=1, initial=0.0) > 1e-6)[:, None]
     if shared.any():
         which = [name for name, s in zip(names, shared.any(axis=0)) if s]
-        raise SimulationError(f"the holding forces of {', '.join(which)} are not determined at the initial pose: the "
-                              "model's equality constraints could carry the same load; change the pins or constraints")
+        raise SimulationError(
+            f"the holding forces of {', '.join(which)} are not determined at the initial pose: the "
+            "model's equality constraints could carry the same load; change the pins or constraints"
+        )

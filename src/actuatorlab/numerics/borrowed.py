@@ -20,8 +20,9 @@ from numba.extending import intrinsic
 def _borrow(context, builder, array_type, value):
     source = context.make_array(array_type)(context, builder, value=value)
     view = context.make_array(array_type)(context, builder)
-    context.populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
-                           itemsize=source.itemsize, meminfo=None)
+    context.populate_array(
+        view, data=source.data, shape=source.shape, strides=source.strides, itemsize=source.itemsize, meminfo=None
+    )
     return view._getvalue()
 
 

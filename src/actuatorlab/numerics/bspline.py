@@ -35,9 +35,7 @@ class ClampedBSpline:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.degree, (int, np.integer)) and 3 <= self.degree <= 9):
-            raise ParameterError(
-                f"B-spline degree = {self.degree!r}: give an integer in [3, 9] (q̈ must be continuous)"
-            )
+            raise ParameterError(f"B-spline degree = {self.degree!r}: give an integer in [3, 9] (q̈ must be continuous)")
         if not (isinstance(self.n_ctrl, (int, np.integer)) and self.n_ctrl >= max(self.degree + 1, 5)):
             raise ParameterError(
                 f"B-spline n_ctrl = {self.n_ctrl!r}: give an integer ≥ max(degree + 1, 5) = "
@@ -71,9 +69,7 @@ class ClampedBSpline:
         t_M [s]; each of shape (len(t), n_q) in the coordinates' units (rad or m, per s, per s²)."""
         c = np.asarray(control_points, dtype=float)
         if c.ndim != 2 or c.shape[0] != self.n_ctrl:
-            raise ParameterError(
-                f"control points have shape {c.shape}; give ({self.n_ctrl}, n_q)"
-            )
+            raise ParameterError(f"control points have shape {c.shape}; give ({self.n_ctrl}, n_q)")
         if not (np.isfinite(duration) and duration > 0.0):
             raise ParameterError(f"duration t_M = {duration!r} s: must be a finite number > 0")
         s = np.asarray(t, dtype=float) / duration

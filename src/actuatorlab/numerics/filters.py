@@ -61,8 +61,10 @@ def moving_average(x: np.ndarray, taps: int = 20, zero_phase: bool = True) -> np
     if taps <= 1:
         return x
     if x.shape[0] < 3 * taps + 1:
-        raise ParameterError(f"{x.shape[0]} samples are too few for a {taps}-tap moving average; "
-                             f"give at least {3 * taps + 1} or fewer taps")
+        raise ParameterError(
+            f"{x.shape[0]} samples are too few for a {taps}-tap moving average; "
+            f"give at least {3 * taps + 1} or fewer taps"
+        )
     from scipy.signal import filtfilt, lfilter  # 0.2 s to import; only the identification needs it
 
     b = np.full(taps, 1.0 / taps)

@@ -132,8 +132,10 @@ class Sum(Signal):
             raise ParameterError("sum: give at least one term")
         object.__setattr__(self, "depth", 1 + max(map(sum_depth, self.terms)))
         if self.depth > MAX_SUM_DEPTH:
-            raise ParameterError(f"sum: nests {self.depth} levels of sums, more than {MAX_SUM_DEPTH}; a sum of sums "
-                                 "is one sum of all their terms")
+            raise ParameterError(
+                f"sum: nests {self.depth} levels of sums, more than {MAX_SUM_DEPTH}; a sum of sums "
+                "is one sum of all their terms"
+            )
 
     def sample(self, t: np.ndarray) -> np.ndarray:
         total = np.zeros(np.shape(t))

@@ -19,9 +19,7 @@ def quintic_segments(waypoints, segment_time: float, dt: float):
     if waypoints.ndim != 2 or len(waypoints) < 2:
         raise ParameterError("waypoints must be an array (k ≥ 2, d)")
     if not (segment_time > 0 and dt > 0 and segment_time >= 10 * dt):
-        raise ParameterError(
-            f"segment_time = {segment_time} s must be > 0 and ≥ 10 dt (dt = {dt} s)"
-        )
+        raise ParameterError(f"segment_time = {segment_time} s must be > 0 and ≥ 10 dt (dt = {dt} s)")
     n_seg = len(waypoints) - 1
     t = np.arange(round(n_seg * segment_time / dt) + 1) * dt
     idx = np.minimum((t // segment_time).astype(int), n_seg - 1)

@@ -84,9 +84,7 @@ class Follower:
         for i, n in enumerate(names):
             lo, hi = self.q_lower[i], self.q_upper[i]
             if not lo < hi:
-                raise ParameterError(
-                    f"bounds of {n}: q_lower = {lo:.6g} ≥ q_upper = {hi:.6g}; give q_lower < q_upper"
-                )
+                raise ParameterError(f"bounds of {n}: q_lower = {lo:.6g} ≥ q_upper = {hi:.6g}; give q_lower < q_upper")
             if lo < lim[i, 0] - 1e-12 or hi > lim[i, 1] + 1e-12:
                 raise ParameterError(
                     f"bounds of {n}: [{lo:.6g}, {hi:.6g}] leave the EMLA crane's range "
@@ -105,9 +103,7 @@ class Follower:
         ):
             for i, n in enumerate(ACTUATOR_NAMES):
                 if not lo[i] < hi[i]:
-                    raise ParameterError(
-                        f"{n} {what} bounds [{lo[i]:.6g}, {hi[i]:.6g}] {unit}: give lower < upper"
-                    )
+                    raise ParameterError(f"{n} {what} bounds [{lo[i]:.6g}, {hi[i]:.6g}] {unit}: give lower < upper")
                 if rating is not None and max(-lo[i], hi[i]) > rating[i] * (1 + 1e-12):
                     raise ParameterError(
                         f"{n} {what} bound {max(-lo[i], hi[i]):.6g} {unit} exceeds the EMLA rating "
@@ -115,8 +111,7 @@ class Follower:
                     )
                 if what == "qd" and not lo[i] <= 0.0 <= hi[i]:
                     raise ParameterError(
-                        f"{names[i]} rate bounds [{lo[i]:.6g}, {hi[i]:.6g}] exclude 0; a rest state "
-                        "would be infeasible"
+                        f"{names[i]} rate bounds [{lo[i]:.6g}, {hi[i]:.6g}] exclude 0; a rest state would be infeasible"
                     )
         for label, q, qd in (
             ("q_initial", task.q_initial, task.qd_initial),
@@ -151,17 +146,12 @@ class Follower:
 
     # -- dynamics model -----------------------------------------------------------------------
     def _build_model(self) -> None:
-        grids = [
-            np.linspace(lo, hi, n)
-            for lo, hi, n in zip(self.q_lower, self.q_upper, self.settings.grid)
-        ]
+        grids = [np.linspace(lo, hi, n) for lo, hi, n in zip(self.q_lower, self.q_upper, self.settings.grid)]
         mesh = np.meshgrid(*grids, indexing="ij")
         q = np.stack([m.ravel(order="F") for m in mesh], axis=1)  # first coordinate fastest
         g, a, c = self.crane.dynamics_terms(q)
         jac = self.crane.stroke_jacobian(q)
-        table = np.concatenate(
-            (g, a.reshape(len(q), 9), c.reshape(len(q), 18), jac[:, :2]), axis=1
-        )
+        table = np.concatenate((g, a.reshape(len(q), 9), c.reshape(len(q), 18), jac[:, :2]), axis=1)
         self._n_out = table.shape[1]
         # not-a-knot cubic interpolation, one axis at a time (tensor product), handed to CasADi
         # as a B-spline function (faster to build than ``casadi.interpolant``'s own fit)
@@ -172,9 +162,7 @@ class Follower:
             coef = np.moveaxis(spl.c, 0, ax)
             knots.append(list(spl.t))
         flat = np.transpose(coef, (3, 0, 1, 2)).ravel(order="F")
-        self._table = ca.Function.bspline(
-            "emla_crane_terms", knots, list(flat), [3, 3, 3], self._n_out, {}
-        )
+        self._table = ca.Function.bspline("emla_crane_terms", knots, list(flat), [3, 3, 3], self._n_out, {})
         # measured error of the fit against the recursion at random states within the bounds
         rng = np.random.default_rng(1)
         n = 400
@@ -411,4 +399,3 @@ class Follower:
                 )
             ),
         }
-

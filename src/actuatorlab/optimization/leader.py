@@ -113,15 +113,11 @@ class LeaderSettings:
         if not (isinstance(self.n_directions, int) and self.n_directions >= 0):
             raise ParameterError(f"n_directions = {self.n_directions!r}: give an integer ≥ 0")
         if not (0.0 < self.min_step <= self.initial_step):
-            raise ParameterError(
-                f"steps: need 0 < min_step ({self.min_step!r}) ≤ initial_step ({self.initial_step!r})"
-            )
+            raise ParameterError(f"steps: need 0 < min_step ({self.min_step!r}) ≤ initial_step ({self.initial_step!r})")
         if not isinstance(self.workers, int):
             raise ParameterError(f"workers = {self.workers!r}: give an integer")
         if self.criterion not in CRITERIA_OUTER:
-            raise ParameterError(
-                f"criterion = {self.criterion!r} is unknown; choose one of {CRITERIA_OUTER}"
-            )
+            raise ParameterError(f"criterion = {self.criterion!r} is unknown; choose one of {CRITERIA_OUTER}")
 
 
 @dataclass(frozen=True)
@@ -464,8 +460,15 @@ def run_bilevel(
         key = _direction_key(w)
         baselines[name] = next(e for e in evaluations if _direction_key(e.weights) == key)
     sol = FollowerSolution(
-        best.weights, best.control_points, best.duration, (math.nan, math.nan), math.nan,
-        best.success, best.status, best.iterations, best.solve_time,
+        best.weights,
+        best.control_points,
+        best.duration,
+        (math.nan, math.nan),
+        math.nan,
+        best.success,
+        best.status,
+        best.iterations,
+        best.solve_time,
     )
     samples = local.trajectory(sol, n_samples)
     eta = actuator_efficiencies(crane, samples.force, samples.velocity)

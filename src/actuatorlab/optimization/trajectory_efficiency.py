@@ -23,10 +23,7 @@ def actuator_efficiencies(crane: EmlaCrane, force, velocity) -> np.ndarray:
     Limits are not checked here (the follower enforces them; dense samples may graze them)."""
     force, velocity = np.asarray(force, dtype=float), np.asarray(velocity, dtype=float)
     return np.stack(
-        [
-            actuator_efficiency(a, force[:, i], velocity[:, i], check=False)
-            for i, a in enumerate(crane.actuators)
-        ],
+        [actuator_efficiency(a, force[:, i], velocity[:, i], check=False) for i, a in enumerate(crane.actuators)],
         axis=1,
     )
 

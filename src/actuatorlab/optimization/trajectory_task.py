@@ -70,9 +70,7 @@ class TrajectoryTask:
                 object.__setattr__(self, name, tuple(_vector(name, getattr(self, name), unit)))
         t_lo, t_hi = _vector("duration_bounds", self.duration_bounds, "s", 2)
         if not (0.0 < t_lo < t_hi):
-            raise ParameterError(
-                f"duration_bounds = ({t_lo:g}, {t_hi:g}) s: need 0 < t_ML < t_MU (53)"
-            )
+            raise ParameterError(f"duration_bounds = ({t_lo:g}, {t_hi:g}) s: need 0 < t_ML < t_MU (53)")
         object.__setattr__(self, "duration_bounds", (float(t_lo), float(t_hi)))
 
 

@@ -90,7 +90,7 @@ def render_report(context: dict, figure_dir: str | os.PathLike[str] | None = Non
         _footer(context.get("generated", ""), context.get("version", "")),
     ]
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         + "\n".join(part for part in body if part)
@@ -130,7 +130,7 @@ def _key_figures(rows: list[dict]) -> str:
         return ""
     cells = "\n".join(
         f"<tr><td>{escape(str(r['name']))}</td>"
-        f"<td class=\"num\">{escape(format_number(r['value']))}</td>"
+        f'<td class="num">{escape(format_number(r["value"]))}</td>'
         f"<td>{escape(str(r.get('unit', '')))}</td><td>{escape(str(r.get('note', '')))}</td></tr>"
         for r in rows
     )
@@ -155,11 +155,9 @@ def _figures(figures: list[dict], figure_dir: Path | None) -> str:
                 items.append(f"<p>Figure {escape(name)} ({caption}) was not drawn.</p>")
                 continue
             src = f"data:{_MIME.get(path.suffix.lower(), 'application/octet-stream')};base64," + base64.b64encode(
-                path.read_bytes()).decode("ascii")
-        items.append(
-            f'<figure><img src="{src}" alt="{caption}">'
-            f"<figcaption>{caption}</figcaption></figure>"
-        )
+                path.read_bytes()
+            ).decode("ascii")
+        items.append(f'<figure><img src="{src}" alt="{caption}"><figcaption>{caption}</figcaption></figure>')
     return "<h2>Figures</h2>\n" + "\n".join(items)
 
 

@@ -36,8 +36,15 @@ class RenderJob:
     (pairs of pin site ids ``pins``) are drawn as grey capsules between their pins. A job whose
     poses never come (:meth:`cancel`, or the process ending) stops its child."""
 
-    def __init__(self, model: mujoco.MjModel, pins: Sequence[tuple[int, int]] = (), width: int = 480,
-                 height: int = 360, plane: str = "xz", timeout: float = 60.0):
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        pins: Sequence[tuple[int, int]] = (),
+        width: int = 480,
+        height: int = 360,
+        plane: str = "xz",
+        timeout: float = 60.0,
+    ):
         self._folder = tempfile.TemporaryDirectory()
         folder = self._folder.name
         self._paths = [os.path.join(folder, name) for name in ("model.mjb", "poses.npy", "frames.npy")]
@@ -55,9 +62,14 @@ class RenderJob:
             platform = self._platforms.pop(0)
             env = {**os.environ, "MUJOCO_GL": platform, "PYOPENGL_PLATFORM": platform}
             try:
-                child = subprocess.Popen([sys.executable, "-m", f"{__package__}.machine_render", *self._paths,
-                                          *self._args], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True)
+                child = subprocess.Popen(
+                    [sys.executable, "-m", f"{__package__}.machine_render", *self._paths, *self._args],
+                    env=env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
             except OSError as err:
                 self._reasons.append(f"{platform}: {err}")
                 continue
@@ -117,8 +129,15 @@ def _go(child: subprocess.Popen) -> None:
         pass
 
 
-def draw_machine(ax, model: mujoco.MjModel, pose: np.ndarray, pins: Sequence[tuple[int, int]], plane: str = "xz",
-                 colour="C0", label: str | None = None) -> None:
+def draw_machine(
+    ax,
+    model: mujoco.MjModel,
+    pose: np.ndarray,
+    pins: Sequence[tuple[int, int]],
+    plane: str = "xz",
+    colour="C0",
+    label: str | None = None,
+) -> None:
     """Draw the machine at ``pose`` on ``ax``: bodies as lines parent → child origin (and to their
     sites), cylinders (pairs of site ids) as thick lines, pins as dots, projected on ``plane``."""
     data = mujoco.MjData(model)
@@ -139,8 +158,15 @@ def draw_machine(ax, model: mujoco.MjModel, pose: np.ndarray, pins: Sequence[tup
         ax.plot([a[i], b[i]], [a[j], b[j]], "o", color="k", ms=3)
 
 
-def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarray, pins: Sequence[tuple[int, int]],
-                 renderer: str = "auto", plane: str = "xz", job: RenderJob | None = None) -> tuple[Figure, str]:
+def plot_picture(
+    model: mujoco.MjModel,
+    times: Sequence[float],
+    poses: np.ndarray,
+    pins: Sequence[tuple[int, int]],
+    renderer: str = "auto",
+    plane: str = "xz",
+    job: RenderJob | None = None,
+) -> tuple[Figure, str]:
     """(the figure, a note of how it was made): the frames of MuJoCo's renderer side by side (from
     ``job`` if one was started, else a new one), or the drawing of every pose on one axis
     (``renderer`` ``"drawing"``, or ``"auto"`` when no platform renders). ``renderer = "mujoco"``
@@ -153,8 +179,9 @@ def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarra
             job.render(poses)
         frames, how = job.frames()
     if frames is None and renderer == "mujoco":
-        raise RuntimeError(f"MuJoCo's offscreen renderer does not work here ({how}); set picture.renderer = "
-                           '"drawing" or "auto"')
+        raise RuntimeError(
+            f'MuJoCo\'s offscreen renderer does not work here ({how}); set picture.renderer = "drawing" or "auto"'
+        )
     if frames is not None:
         fig = Figure(figsize=(3.2 * len(frames), 2.8))
         FigureCanvasAgg(fig)
@@ -179,4 +206,3 @@ def plot_picture(model: mujoco.MjModel, times: Sequence[float], poses: np.ndarra
     ax.set_title("bodies (thin), cylinders (thick) and pins (dots)")
     fig.tight_layout()
     return fig, f"Drawn from the recorded poses (MuJoCo's renderer: {how})."
-

@@ -32,8 +32,9 @@ def _xy(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     blocks = y[:n].reshape(-1, k)
     rows = np.arange(blocks.shape[0]) * k
     low, high = rows + blocks.argmin(axis=1), rows + blocks.argmax(axis=1)
-    keep = np.concatenate([np.stack([np.minimum(low, high), np.maximum(low, high)], axis=1).ravel(),
-                           np.arange(n, t.size)])
+    keep = np.concatenate(
+        [np.stack([np.minimum(low, high), np.maximum(low, high)], axis=1).ravel(), np.arange(n, t.size)]
+    )
     return t[keep], y[keep]
 
 
@@ -66,7 +67,7 @@ def plot_strokes(result: SimulationResult, cylinders: Sequence[str]) -> Figure:
     """Strokes x = ℓ − ℓ₀ [m] (closed-loop targets dashed) and extension rates ℓ̇ [m/s]."""
     fig, axes = _figure(2)
     for name in cylinders:
-        line, = _plot(axes[0], result, result[f"{name}.stroke"], label=name)
+        (line,) = _plot(axes[0], result, result[f"{name}.stroke"], label=name)
         if f"{name}.target" in result.channels and result.units()[f"{name}.target"] == "m":
             _plot(axes[0], result, result[f"{name}.target"], "--", color=line.get_color(), lw=1, label=f"{name} target")
         _plot(axes[1], result, result[f"{name}.velocity"], label=name)
@@ -88,7 +89,7 @@ def plot_pressures(result: SimulationResult, cylinders: Sequence[str], supplies:
     """Head and rod chamber pressures of each cylinder and the pump or supply pressures [MPa]."""
     fig, axes = _figure(2)
     for name in cylinders:
-        line, = _plot(axes[0], result, result[f"{name}.head_pressure"] / 1e6, label=f"{name} head")
+        (line,) = _plot(axes[0], result, result[f"{name}.head_pressure"] / 1e6, label=f"{name} head")
         _plot(axes[0], result, result[f"{name}.rod_pressure"] / 1e6, ":", color=line.get_color(), label=f"{name} rod")
     for name in supplies:
         _plot(axes[1], result, result[f"supply.{name}.pressure"] / 1e6, label=name)
@@ -109,17 +110,17 @@ def plot_flows(result: SimulationResult, cylinders: Sequence[str]) -> Figure:
     return _finish(fig, axes)
 
 
-def plot_power(result: SimulationResult, cylinders: Sequence[str], supplies: Sequence[str],
-               summary: dict[str, float]) -> Figure:
+def plot_power(
+    result: SimulationResult, cylinders: Sequence[str], supplies: Sequence[str], summary: dict[str, float]
+) -> Figure:
     """Hydraulic power in and losses [kW] against time, and the energy balance [kJ] per cylinder
     (supply energy, work on the machine, valve losses) and in total."""
     fig = Figure(figsize=(8, 7.5))
     FigureCanvasAgg(fig)
     top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [3, 2]})
     for name in supplies:
-        line, = _plot(top, result, result[f"supply.{name}.power"] / 1e3, label=f"{name}: power in")
-        _plot(top, result, result[f"supply.{name}.losses"] / 1e3, ":", color=line.get_color(),
-                 label=f"{name}: losses")
+        (line,) = _plot(top, result, result[f"supply.{name}.power"] / 1e3, label=f"{name}: power in")
+        _plot(top, result, result[f"supply.{name}.losses"] / 1e3, ":", color=line.get_color(), label=f"{name}: losses")
     for name in cylinders:
         _plot(top, result, result[f"{name}.mechanical_power"] / 1e3, lw=0.8, label=f"{name}: f·ℓ̇")
     top.set_xlabel("t [s]")
@@ -150,8 +151,10 @@ def plot_joints(result: SimulationResult, joints: Sequence[str]) -> Figure:
     hinges = [j for j in joints if units[f"joint.{j}"] == "rad"]
     slides = [j for j in joints if units[f"joint.{j}"] == "m"]
     fig, axes = _figure(int(bool(hinges)) + int(bool(slides)))
-    for ax, group, scale, label in ((axes[0], hinges, 180.0 / np.pi, "angle [deg]"),
-                                     (axes[-1], slides, 1.0, "position [m]")):
+    for ax, group, scale, label in (
+        (axes[0], hinges, 180.0 / np.pi, "angle [deg]"),
+        (axes[-1], slides, 1.0, "position [m]"),
+    ):
         for j in group:
             _plot(ax, result, result[f"joint.{j}"] * scale, label=j)
         if group:
@@ -165,8 +168,12 @@ def plot_tracking(result: SimulationResult, loops: Sequence[str]) -> Figure:
     units = result.units()
     for name in loops:
         metres = units[f"{name}.tracking_error"] == "m"
-        _plot(axes[0], result, result[f"{name}.tracking_error"] * (1e3 if metres else 180.0 / np.pi),
-                     label=f"{name} [{'mm' if metres else 'deg'}]")
+        _plot(
+            axes[0],
+            result,
+            result[f"{name}.tracking_error"] * (1e3 if metres else 180.0 / np.pi),
+            label=f"{name} [{'mm' if metres else 'deg'}]",
+        )
         _plot(axes[1], result, result[f"{name}.valve_command"], label=name)
     axes[0].set_ylabel("tracking error")
     axes[1].set_ylabel("valve command u_c")

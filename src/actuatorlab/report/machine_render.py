@@ -61,8 +61,14 @@ def render(model_path: str, poses_path: str, out: str, width: int, height: int, 
             if scene.ngeom >= scene.maxgeom:
                 break
             geom = scene.geoms[scene.ngeom]
-            mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), np.zeros(9),
-                                np.array([0.25, 0.25, 0.3, 1.0], dtype=np.float32))
+            mujoco.mjv_initGeom(
+                geom,
+                mujoco.mjtGeom.mjGEOM_CAPSULE,
+                np.zeros(3),
+                np.zeros(3),
+                np.zeros(9),
+                np.array([0.25, 0.25, 0.3, 1.0], dtype=np.float32),
+            )
             mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, 0.045, data.site_xpos[base], data.site_xpos[rod])
             scene.ngeom += 1
         frames[k] = renderer.render()

@@ -99,14 +99,14 @@ class GammaCurve:
         v = np.asarray(self.v, dtype=float)
         f = np.asarray(self.f, dtype=float)
         if v.ndim != 1 or f.shape != v.shape:
-            raise ValueError(f"GammaCurve {self.label!r}: v and f need one shape (n,), "
-                             f"got {v.shape} and {f.shape}")
+            raise ValueError(f"GammaCurve {self.label!r}: v and f need one shape (n,), got {v.shape} and {f.shape}")
         if np.any(v == 0.0) or np.any(np.diff(v) <= 0.0):
-            raise ValueError(f"GammaCurve {self.label!r}: v must be strictly increasing and "
-                             "exclude 0 (give the value at 0 as f0_low, f0_high)")
+            raise ValueError(
+                f"GammaCurve {self.label!r}: v must be strictly increasing and "
+                "exclude 0 (give the value at 0 as f0_low, f0_high)"
+            )
         if not self.f0_low <= self.f0_high:
-            raise ValueError(f"GammaCurve {self.label!r}: f0_low = {self.f0_low} N exceeds "
-                             f"f0_high = {self.f0_high} N")
+            raise ValueError(f"GammaCurve {self.label!r}: f0_low = {self.f0_low} N exceeds f0_high = {self.f0_high} N")
         object.__setattr__(self, "v", v)
         object.__setattr__(self, "f", f)
 
@@ -123,9 +123,7 @@ class GammaCurve:
 
 
 @mpl.rc_context(STYLE)
-def time_series_figure(
-    df: Table, panels: list[Panel], title: str | None = None
-) -> Figure:
+def time_series_figure(df: Table, panels: list[Panel], title: str | None = None) -> Figure:
     """Stacked subplots over the shared time axis ``df["t"]`` [s], one per panel; ``df`` a
     DataFrame or its columns (name → array).
 
@@ -253,13 +251,15 @@ def xy_figure(panels: list[XYPanel], title: str | None = None) -> Figure:
 
 
 @mpl.rc_context(STYLE)
-def heatmap_figure(x: np.ndarray, y: np.ndarray, z: np.ndarray, xlabel: str, ylabel: str, zlabel: str,
-                   title: str = "") -> Figure:
+def heatmap_figure(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, xlabel: str, ylabel: str, zlabel: str, title: str = ""
+) -> Figure:
     """A value z(x_i, y_j) on a grid, ``z`` of shape (len(y), len(x)), as a colour map; NaN blank."""
     fig = _figure((4.6, 3.4))
     ax = fig.subplots()
-    mesh = ax.pcolormesh(np.asarray(x, float), np.asarray(y, float), np.ma.masked_invalid(z), shading="nearest",
-                         cmap="viridis")
+    mesh = ax.pcolormesh(
+        np.asarray(x, float), np.asarray(y, float), np.ma.masked_invalid(z), shading="nearest", cmap="viridis"
+    )
     fig.colorbar(mesh, ax=ax, label=zlabel)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -285,13 +285,21 @@ def histogram_figure(values: np.ndarray, xlabel: str, title: str = "", bins: int
 def histograms_figure(columns: dict[str, np.ndarray], bins: int | str = "auto") -> Figure:
     """The distribution of each of ``columns`` (name → values), one panel each, two per row."""
     rows = (len(columns) + 1) // 2
-    fig = _figure((8.4 if len(columns) > 1 else 4.2, 3.0 * rows),
-                  {"left": 0.09, "right": 0.98, "bottom": 0.5 / (3.0 * rows), "top": 1 - 0.35 / (3.0 * rows),
-                   "hspace": 0.45, "wspace": 0.22})
+    fig = _figure(
+        (8.4 if len(columns) > 1 else 4.2, 3.0 * rows),
+        {
+            "left": 0.09,
+            "right": 0.98,
+            "bottom": 0.5 / (3.0 * rows),
+            "top": 1 - 0.35 / (3.0 * rows),
+            "hspace": 0.45,
+            "wspace": 0.22,
+        },
+    )
     axes = np.atleast_1d(fig.subplots(rows, 2 if len(columns) > 1 else 1)).reshape(-1)
     for ax, (name, values) in zip(axes, columns.items()):
         _histogram(ax, values, name, name, bins)
-    for ax in axes[len(columns):]:
+    for ax in axes[len(columns) :]:
         ax.set_visible(False)
     return fig
 
@@ -320,14 +328,16 @@ def _histogram(ax, values: np.ndarray, xlabel: str, title: str, bins: int | str)
     ax.grid(True)
 
 
-def envelope_figure(t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-                    units: dict[str, str]) -> Figure:
+def envelope_figure(
+    t: np.ndarray, bands: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], units: dict[str, str]
+) -> Figure:
     """One panel per signal: its median over a sweep's variants (line) between its 5 % and 95 %
     quantiles (band) against time ``t`` [s]; ``bands``: signal → (q05, q50, q95), ``units``:
     signal → unit."""
     height = 1.9 * len(bands) + 0.6
-    fig = _figure((7.0, height), {"left": 0.12, "right": 0.98, "bottom": 0.5 / height, "top": 1 - 0.15 / height,
-                                  "hspace": 0.12})
+    fig = _figure(
+        (7.0, height), {"left": 0.12, "right": 0.98, "bottom": 0.5 / height, "top": 1 - 0.15 / height, "hspace": 0.12}
+    )
     axes = np.atleast_1d(fig.subplots(len(bands), 1, sharex=True))
     for ax, (name, (low, median, high)) in zip(axes, bands.items()):
         ax.fill_between(t, low, high, color="C0", alpha=0.25, linewidth=0, label="5–95 %")
@@ -349,8 +359,16 @@ def indices_figure(tables: dict, pairs: list[tuple[str, str]]) -> Figure:
     for ax, (key, table) in zip(axes, tables.items()):
         x = np.arange(len(table))
         for i, (index, half) in enumerate(pairs):
-            ax.bar(x + (i - (len(pairs) - 1) / 2) * width, table[index], width, yerr=table[half], capsize=3,
-                   color=f"C{i}", alpha=0.85, label=index)
+            ax.bar(
+                x + (i - (len(pairs) - 1) / 2) * width,
+                table[index],
+                width,
+                yerr=table[half],
+                capsize=3,
+                color=f"C{i}",
+                alpha=0.85,
+                label=index,
+            )
         ax.set_xticks(x, table["parameter"])
         ax.set_title(key)
         ax.axhline(0.0, color="0.4", linewidth=0.6)
@@ -370,8 +388,9 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> No
         fig.savefig(tmp, format=fmt, dpi=dpi)
 
 
-def draw_figures(specs, out_dir: str | os.PathLike[str], progress: Callable[[float], None] | None = None,
-                 processes: int = 1) -> tuple[list[str], list[str]]:
+def draw_figures(
+    specs, out_dir: str | os.PathLike[str], progress: Callable[[float], None] | None = None, processes: int = 1
+) -> tuple[list[str], list[str]]:
     """Build and save each figure spec (``.file`` relative to ``out_dir``, ``.build()`` → Figure,
     ``.start``: None or work to start first, as :class:`~actuatorlab.scenarios.output.FigureSpec`).
 
@@ -454,8 +473,13 @@ def stacked_margins(size, title: bool) -> dict[str, float]:
     """
     width, height = size
     top = MARGINS["top"] + (MARGINS["title"] if title else 0.0)
-    return {"left": MARGINS["left"] / width, "right": 1.0 - MARGINS["right"] / width,
-            "bottom": MARGINS["bottom"] / height, "top": 1.0 - top / height, "hspace": 0.12}
+    return {
+        "left": MARGINS["left"] / width,
+        "right": 1.0 - MARGINS["right"] / width,
+        "bottom": MARGINS["bottom"] / height,
+        "top": 1.0 - top / height,
+        "hspace": 0.12,
+    }
 
 
 def _draw_segment(ax, name: str, v: np.ndarray, f: np.ndarray, ylim: tuple[float, float]) -> None:
@@ -465,5 +489,4 @@ def _draw_segment(ax, name: str, v: np.ndarray, f: np.ndarray, ylim: tuple[float
     visible = np.flatnonzero((f >= ylim[0]) & (f <= ylim[1]))
     if visible.size:
         i = visible[-1]
-        ax.annotate(name, (v[i], f[i]), xytext=(-2, 2), textcoords="offset points",
-                    ha="right", fontsize=6, color="0.4")
+        ax.annotate(name, (v[i], f[i]), xytext=(-2, 2), textcoords="offset points", ha="right", fontsize=6, color="0.4")

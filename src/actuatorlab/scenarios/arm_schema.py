@@ -167,11 +167,15 @@ class ArmSpec(Spec):
         if self.angle_range is not None:
             low, high = self.angle_range
             if not low < high:
-                raise ValueError(f"angle_range = [{math.degrees(low):g}, {math.degrees(high):g}] deg: write "
-                                 "[lowest, highest] with lowest < highest")
+                raise ValueError(
+                    f"angle_range = [{math.degrees(low):g}, {math.degrees(high):g}] deg: write "
+                    "[lowest, highest] with lowest < highest"
+                )
             if not low <= self.initial_angle <= high:
-                raise ValueError(f"initial_angle = {math.degrees(self.initial_angle):g} deg lies outside angle_range "
-                                 f"[{math.degrees(low):g}, {math.degrees(high):g}] deg")
+                raise ValueError(
+                    f"initial_angle = {math.degrees(self.initial_angle):g} deg lies outside angle_range "
+                    f"[{math.degrees(low):g}, {math.degrees(high):g}] deg"
+                )
         return self
 
     def build(self, where: str = "arm") -> SingleArm:
@@ -209,8 +213,9 @@ class CylinderSpec(Spec):
     stroke: Length = _FLUID["stroke"]
     retracted_length: Length = _FLUID["retracted_length"]
 
-    _positive = field_validator("stroke", "retracted_length")(lambda value, info: _finite_positive(value, info, "m",
-                                                                                                     '"1.2 m"'))
+    _positive = field_validator("stroke", "retracted_length")(
+        lambda value, info: _finite_positive(value, info, "m", '"1.2 m"')
+    )
 
     @model_validator(mode="after")
     def _stroke_fits(self):
@@ -256,16 +261,20 @@ class PressureDynamicsSpec(Spec):
     def _stroke_moved(cls, data):
         moved = [name for name in _CYLINDER_FIELDS if isinstance(data, Mapping) and name in data]
         if moved:
-            raise ValueError(f"{', '.join(moved)} moved to the [cylinder] table (the stroke bounds both models); "
-                             f"write them under [cylinder]")
+            raise ValueError(
+                f"{', '.join(moved)} moved to the [cylinder] table (the stroke bounds both models); "
+                f"write them under [cylinder]"
+            )
         return data
 
     def build(self, cylinder: CylinderSpec, where: str = "pressure_dynamics") -> PressureDynamics:
         """The validated :class:`PressureDynamics` of ``cylinder``; a bad value raises ScenarioError
         under ``where``."""
         with reported_at(where, own_prefix="pressure_dynamics."):
-            return PressureDynamics(**{name: getattr(self, name) for name in _FLUID_FIELDS},
-                                    **{name: getattr(cylinder, name) for name in _CYLINDER_FIELDS})
+            return PressureDynamics(
+                **{name: getattr(self, name) for name in _FLUID_FIELDS},
+                **{name: getattr(cylinder, name) for name in _CYLINDER_FIELDS},
+            )
 
 
 class SimulationSpec(Spec):
@@ -428,7 +437,7 @@ class VelocityMapSetup(Spec):
         low, high = value
         if not (math.isfinite(low) and math.isfinite(high) and low < 0.0 < high):
             raise ValueError(
-                f"[{low:g}, {high:g}] m/s: need min < 0 < max, e.g. velocity_range = [\"-0.6 m/s\", \"0.6 m/s\"]"
+                f'[{low:g}, {high:g}] m/s: need min < 0 < max, e.g. velocity_range = ["-0.6 m/s", "0.6 m/s"]'
             )
         return value
 

@@ -67,7 +67,8 @@ class BilevelScenario(EMLASetup):
 
 
 class DisturbanceSpec(Spec):
-    """Load disturbance as fractions of each actuator's max force, :class:`~actuatorlab.simulation.emla_tracking.Disturbance`."""
+    """Load disturbance as fractions of each actuator's max force,
+    :class:`~actuatorlab.simulation.emla_tracking.Disturbance`."""
 
     bias: float = _DISTURBANCE["bias"]
     amplitude: float = _DISTURBANCE["amplitude"]

@@ -52,8 +52,10 @@ class IEHAScenario(IEHASetup):
     def check(self) -> None:
         params = self.params()
         if abs(self.x_step) > params.max_eccentricity:
-            raise ScenarioError(f"x_step = {self.x_step * 100:g} cm exceeds E_max = {params.max_eccentricity * 100:g} cm; "
-                                "give a smaller step")
+            raise ScenarioError(
+                f"x_step = {self.x_step * 100:g} cm exceeds E_max = {params.max_eccentricity * 100:g} cm; "
+                "give a smaller step"
+            )
         if not 0 < self.sample_time < self.duration:
             raise ScenarioError("sample_time: must lie in (0, duration)")
 

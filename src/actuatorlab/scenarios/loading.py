@@ -25,6 +25,8 @@ from .units import DIMENSIONS
 
 scenario_folder: ContextVar[Path | None] = ContextVar("scenario_folder", default=None)
 """The folder of the scenario file being parsed (files named in it are relative to it)."""
+
+
 def load_scenario(source: str | os.PathLike) -> Scenario:
     """Load and validate a scenario.
 

@@ -136,8 +136,10 @@ def parse_windows(options: list[str]) -> dict:
         name, sep, span = text.rpartition("=")
         start, colon, end = span.partition(":")
         if not colon or not start.strip():
-            raise ScenarioError(f"--window {text!r}: write START:END in s, e.g. --window 2:10, or FILE=START:END for "
-                                "one log (END may be left out)")
+            raise ScenarioError(
+                f"--window {text!r}: write START:END in s, e.g. --window 2:10, or FILE=START:END for "
+                "one log (END may be left out)"
+            )
         window = [start.strip(), end.strip() or "inf"]
         if sep:
             out.setdefault("windows", {})[name.strip()] = window
@@ -146,14 +148,19 @@ def parse_windows(options: list[str]) -> dict:
     return out
 
 
-def options_table(columns: list[str] = (), units: list[str] = (), scales: list[str] = (), offsets: list[str] = (),
-                  **settings) -> dict:
+def options_table(
+    columns: list[str] = (), units: list[str] = (), scales: list[str] = (), offsets: list[str] = (), **settings
+) -> dict:
     """The command-line layout options as a ``[log]`` table: ``--column q1=ANGLE_1`` etc. and the
     scalar ``settings`` (None: not given)."""
     table: dict = {k: v for k, v in settings.items() if v is not None}
     mapped: dict = {}
-    for flag, key, options in (("--column", "column", columns), ("--unit", "unit", units),
-                               ("--scale", "scale", scales), ("--offset", "offset", offsets)):
+    for flag, key, options in (
+        ("--column", "column", columns),
+        ("--unit", "unit", units),
+        ("--scale", "scale", scales),
+        ("--offset", "offset", offsets),
+    ):
         for name, value in parse_pairs(list(options), flag).items():
             mapped.setdefault(name, {})[key] = _number_or_text(value) if key in ("scale", "offset") else value
     if mapped:
@@ -183,8 +190,10 @@ def check_windows(layout: LogSpec, logs: list) -> None:
     names = [Path(log).name for log in logs if not isinstance(log, pd.DataFrame)]
     unknown = sorted(set(layout.windows) - set(names))
     if unknown:
-        raise ScenarioError(f"a window is given for {', '.join(unknown)}, which is not among the logs "
-                            f"({', '.join(names) or 'none read from files'}); name a log's file as FILE=START:END")
+        raise ScenarioError(
+            f"a window is given for {', '.join(unknown)}, which is not among the logs "
+            f"({', '.join(names) or 'none read from files'}); name a log's file as FILE=START:END"
+        )
 
 
 def read_layout_file(path: str | os.PathLike) -> dict:
@@ -196,8 +205,10 @@ def read_layout_file(path: str | os.PathLike) -> dict:
         raise ScenarioError(f"{label}: cannot be read ({error}); give a TOML file with a [log] table") from None
     data = parse(decode(raw, label), label)
     if set(data) - {"log"} or not isinstance(data.get("log", {}), dict):
-        raise ScenarioError(f"--layout {os.fspath(path)}: holds {', '.join(data) or 'nothing'}; write the layout as "
-                            "a [log] table (header_row, columns, sample_rate, window, ...)")
+        raise ScenarioError(
+            f"--layout {os.fspath(path)}: holds {', '.join(data) or 'nothing'}; write the layout as "
+            "a [log] table (header_row, columns, sample_rate, window, ...)"
+        )
     return data.get("log", {})
 
 
@@ -250,8 +261,13 @@ class MappedLog:
         return [c for c in self.columns if c not in used]
 
 
-def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targets: dict[str, str | None],
-                    optional: tuple[str, ...] = (), source: str | None = None) -> MappedLog:
+def read_mapped_log(
+    log: str | os.PathLike | pd.DataFrame,
+    layout: LogSpec,
+    targets: dict[str, str | None],
+    optional: tuple[str, ...] = (),
+    source: str | None = None,
+) -> MappedLog:
     """Read the quantities ``targets`` (quantity → unit to convert to; None: the SI unit of the
     column's unit) of ``log`` through ``layout`` (module docstring); ``optional`` quantities are
     read raw if their column exists. Errors are one line naming the file, quantity and column."""
@@ -273,8 +289,9 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
     known = ["t", *targets, *optional]
     for name in layout.columns:
         if name not in known:
-            raise ScenarioError(f"{source}: the layout maps {name!r}, which this command does not read; map one of "
-                                f"{', '.join(known)}")
+            raise ScenarioError(
+                f"{source}: the layout maps {name!r}, which this command does not read; map one of {', '.join(known)}"
+            )
     mappings, raw = [], {}
     for quantity, target in wanted.items():
         spec = layout.columns.get(quantity) or ColumnSpec(column=quantity)
@@ -282,10 +299,15 @@ def read_mapped_log(log: str | os.PathLike | pd.DataFrame, layout: LogSpec, targ
             hint = None if isinstance(log, pd.DataFrame) else _metadata_hint(log, layout.header_row)
             if hint is not None:
                 raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; {hint}")
-            how = (f"--column {quantity}=NAME" if quantity not in layout.columns else
-                   f"the column of {quantity} (now {spec.column!r})")
-            raise ParameterError(f"{source}: no column {spec.column!r} for {quantity}; the columns are "
-                                f"{', '.join(columns)}: give {how}" + (" or --sample-rate" if quantity == "t" else ""))
+            how = (
+                f"--column {quantity}=NAME"
+                if quantity not in layout.columns
+                else f"the column of {quantity} (now {spec.column!r})"
+            )
+            raise ParameterError(
+                f"{source}: no column {spec.column!r} for {quantity}; the columns are "
+                f"{', '.join(columns)}: give {how}" + (" or --sample-rate" if quantity == "t" else "")
+            )
         unit = spec.unit or header_units.get(spec.column, "")
         factor, target_unit, offset = _conversion(quantity, unit, spec, target, source)
         raw[quantity] = (numeric_columns(df, [spec.column], source)[:, 0] + offset) * factor
@@ -324,15 +346,20 @@ def _metadata_hint(path: str | os.PathLike, header_row: int, scan: int = 200) ->
     if not (header.lstrip().startswith("#") or _cells(header) == 1):
         return None
     below = lines[header_row] if len(lines) > header_row else ""
-    if _cells(header) > 1 and not below.lstrip().startswith("#") and _cells(below, max(DELIMITERS, key=header.count)) \
-            == _cells(header):
+    if (
+        _cells(header) > 1
+        and not below.lstrip().startswith("#")
+        and _cells(below, max(DELIMITERS, key=header.count)) == _cells(header)
+    ):
         return None  # "# t,x,y": names behind a "#", read as they are
     said = f"line {header_row} ({_clip(header)}) looks like metadata, not column names: "
     for number, (line, below) in enumerate(zip(lines, lines[1:]), start=1):
         delimiter = max(DELIMITERS, key=line.count)
         if not line.lstrip().startswith("#") and _cells(line) > 1 and _cells(below, delimiter) == _cells(line):
-            return (said + f"the column names seem to be on line {number} ({_clip(line)}); give --header-row "
-                    f"{number} (header_row = {number} in [log])")
+            return (
+                said + f"the column names seem to be on line {number} ({_clip(line)}); give --header-row "
+                f"{number} (header_row = {number} in [log])"
+            )
     return said + "give the line that holds the column names as --header-row N (header_row = N in [log])"
 
 
@@ -353,12 +380,17 @@ def _conversion(quantity: str, unit: str, spec: ColumnSpec, target: str | None, 
         if target is None:
             target = _si_unit(one) or unit or "dimensionless"
         factor = float(one.to(target).magnitude)
-        offset = spec.offset if isinstance(spec.offset, float) else float(
-            ureg.Quantity(spec.offset).to(unit or "dimensionless").magnitude)
-    except Exception as error:  # pint raises several unrelated types for unreadable or mismatched units
+        offset = (
+            spec.offset
+            if isinstance(spec.offset, float)
+            else float(ureg.Quantity(spec.offset).to(unit or "dimensionless").magnitude)
+        )
+    except Exception as error:  # noqa: BLE001 — pint raises several unrelated types for unreadable or mismatched units
         example = EXAMPLE_UNITS.get(target or "", '"V" with a scale such as "0.12 mm/V"')
-        raise ScenarioError(f"{where}: {unit or 'no unit'}{'' if spec.scale == 1.0 else f' × {spec.scale}'} cannot be "
-                            f"read as {target} ({str(error).splitlines()[0]}); give its unit, e.g. {example}") from None
+        raise ScenarioError(
+            f"{where}: {unit or 'no unit'}{'' if spec.scale == 1.0 else f' × {spec.scale}'} cannot be "
+            f"read as {target} ({str(error).splitlines()[0]}); give its unit, e.g. {example}"
+        ) from None
     if not math.isfinite(factor) or factor == 0.0:
         raise ScenarioError(f"{where}: scale {spec.scale!r} gives a factor {factor}; give a finite, non-zero scale")
     return factor, target, offset
@@ -388,8 +420,10 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line, window) -> M
         filled = pd.Series(t).interpolate(limit_area="inside").to_numpy()
         keep = (filled >= start) & (filled <= end)
         if keep.sum() < 2:
-            raise ParameterError(f"{source}: window {start:g}–{end:g} s keeps {keep.sum()} samples; the log runs "
-                                 f"{np.nanmin(t):g}–{np.nanmax(t):g} s")
+            raise ParameterError(
+                f"{source}: window {start:g}–{end:g} s keeps {keep.sum()} samples; the log runs "
+                f"{np.nanmin(t):g}–{np.nanmax(t):g} s"
+            )
         rows, t = rows[keep], t[keep]
         raw = {k: v[keep] for k, v in raw.items()}
     bad = ~np.isfinite(t)
@@ -398,37 +432,51 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line, window) -> M
     gaps = _gap_runs(bad)
     for a, b in gaps:
         if a == 0 or b == len(t):
-            raise ParameterError(f"{source}: {_lines(first_line, rows[a], rows[b - 1])} "
-                                 "have empty or non-finite cells at an end of the log; cut them off with --window")
+            raise ParameterError(
+                f"{source}: {_lines(first_line, rows[a], rows[b - 1])} "
+                "have empty or non-finite cells at an end of the log; cut them off with --window"
+            )
         if b - a > layout.max_gap:
             count = f"{b - a} row{'s' if b - a > 1 else ''}"
-            raise ParameterError(f"{source}: {_lines(first_line, rows[a], rows[b - 1])}: {count} with empty or "
-                                 f"non-finite cells; fill gaps of up to {count} by linear interpolation with --max-gap "
-                                 f"{b - a} (max_gap), or cut them out with --window")
+            raise ParameterError(
+                f"{source}: {_lines(first_line, rows[a], rows[b - 1])}: {count} with empty or "
+                f"non-finite cells; fill gaps of up to {count} by linear interpolation with --max-gap "
+                f"{b - a} (max_gap), or cut them out with --window"
+            )
     valid = np.isfinite(t)
     tv, rv = t[valid], rows[valid]
     if len(tv) < MIN_SAMPLES:
-        raise ParameterError(f"{source}: {len(tv)} samples with a time; a log needs at least {MIN_SAMPLES} (and an "
-                             "identification many more)")
+        raise ParameterError(
+            f"{source}: {len(tv)} samples with a time; a log needs at least {MIN_SAMPLES} (and an "
+            "identification many more)"
+        )
     steps = np.diff(tv)
     if np.any(~(steps > 0)):
         k = int(np.argmax(~(steps > 0)))
-        raise ParameterError(f"{source}: time does not increase at {_lines(first_line, rv[k + 1], rv[k + 1])} ({tv[k + 1]:.6g} s "
-                             f"after {tv[k]:.6g} s); sort the log, remove repeated rows or cut with --window")
+        raise ParameterError(
+            f"{source}: time does not increase at {_lines(first_line, rv[k + 1], rv[k + 1])} ({tv[k + 1]:.6g} s "
+            f"after {tv[k]:.6g} s); sort the log, remove repeated rows or cut with --window"
+        )
     median = float(np.median(steps))
     with np.errstate(over="ignore"):
         whole = np.maximum(np.round(steps / median), 1.0)
     missing = whole - 1
     if not np.all(missing <= layout.max_gap):
         k = int(np.argmax(np.where(np.isfinite(missing), missing, np.inf)))
-        where = (f"before {_lines(first_line, rv[k + 1], rv[k + 1])} (time jumps {steps[k]:.4g} s, the period is "
-                 f"{median:.4g} s)")
+        where = (
+            f"before {_lines(first_line, rv[k + 1], rv[k + 1])} (time jumps {steps[k]:.4g} s, the period is "
+            f"{median:.4g} s)"
+        )
         if not missing[k] < len(t):
-            raise ParameterError(f"{source}: the time jumps {steps[k]:.4g} s before "
-                                 f"{_lines(first_line, rv[k + 1], rv[k + 1])}, more samples than the log holds (the "
-                                 f"period is {median:.4g} s): cut the jump out with --window or fix the time column")
-        raise ParameterError(f"{source}: {missing[k]:.0f} samples are missing {where}; fill them with --max-gap "
-                             f"{missing[k]:.0f} (max_gap) or cut them out with --window")
+            raise ParameterError(
+                f"{source}: the time jumps {steps[k]:.4g} s before "
+                f"{_lines(first_line, rv[k + 1], rv[k + 1])}, more samples than the log holds (the "
+                f"period is {median:.4g} s): cut the jump out with --window or fix the time column"
+            )
+        raise ParameterError(
+            f"{source}: {missing[k]:.0f} samples are missing {where}; fill them with --max-gap "
+            f"{missing[k]:.0f} (max_gap) or cut them out with --window"
+        )
     index = np.concatenate([[0.0], np.cumsum(whole)])
     period, start = np.polyfit(index, tv, 1)
     deviation = np.abs(tv - (start + period * index)) / period
@@ -438,10 +486,14 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line, window) -> M
             f"{source}: the sample at {_lines(first_line, rv[k], rv[k])} (t = {tv[k]:.6g} s) is "
             f"{100 * deviation[k]:.0f} % of a period ({period * 1e3:.4g} ms) off the uniform grid, beyond the "
             f"{100 * JITTER_LIMIT:.0f} % that is resampled; the clock jumped or two logs were joined: cut the log "
-            "with --window")
+            "with --window"
+        )
     notes = [f"{_lines(first_line, rows[a], rows[b - 1])} (empty cells)" for a, b in gaps]
-    notes += [f"{int(m)} missing samples before {_lines(first_line, rv[k + 1], rv[k + 1])}"
-              for k, m in enumerate(missing) if m]
+    notes += [
+        f"{int(m)} missing samples before {_lines(first_line, rv[k + 1], rv[k + 1])}"
+        for k, m in enumerate(missing)
+        if m
+    ]
     values = dict(raw)
     resampled = bool(deviation.max() > UNIFORM or missing.any() or gaps)
     if resampled:
@@ -450,12 +502,30 @@ def _on_grid(source, t, raw, columns, mappings, layout, first_line, window) -> M
             ok = np.isfinite(v) & np.isfinite(t)
             values[name] = np.interp(grid, t[ok], v[ok])
         t = grid
-    mappings = [m if m.quantity not in values else
-                Mapping(**{**m.__dict__, "low": float(np.min(values[m.quantity])),
-                           "high": float(np.max(values[m.quantity]))}) for m in mappings]
-    return MappedLog(source, t, values, columns, mappings, len(rows), first_line, period, float(deviation.max()),
-                     float(np.sqrt(np.mean(deviation**2))), resampled, notes, window,
-                     "t" if layout.sample_rate is None else f"{layout.sample_rate:g} Hz")
+    mappings = [
+        m
+        if m.quantity not in values
+        else Mapping(
+            **{**m.__dict__, "low": float(np.min(values[m.quantity])), "high": float(np.max(values[m.quantity]))}
+        )
+        for m in mappings
+    ]
+    return MappedLog(
+        source,
+        t,
+        values,
+        columns,
+        mappings,
+        len(rows),
+        first_line,
+        period,
+        float(deviation.max()),
+        float(np.sqrt(np.mean(deviation**2))),
+        resampled,
+        notes,
+        window,
+        "t" if layout.sample_rate is None else f"{layout.sample_rate:g} Hz",
+    )
 
 
 def _gap_runs(bad: np.ndarray) -> list[tuple[int, int]]:
@@ -468,12 +538,20 @@ def describe(log: MappedLog, display: dict[str, tuple[str, float]] | None = None
     """What was read, for ``--dry-run``: columns, mapping, time, jitter, gaps; ``display`` maps a
     quantity to (unit, factor from its unit) for its range (e.g. ("MPa", 1e-6))."""
     display = display or {}
-    lines_read = ("" if log.first_line is None else
-                  f" (lines {log.first_line}–{log.first_line + log.rows - 1})" if log.window is None else "")
+    lines_read = (
+        ""
+        if log.first_line is None
+        else f" (lines {log.first_line}–{log.first_line + log.rows - 1})"
+        if log.window is None
+        else ""
+    )
     out = [f"{log.source}: {log.rows} rows{lines_read}; columns {', '.join(log.columns)}"]
     for m in log.mappings:
-        how = f"{m.unit or '(no unit)'}" + (f" × {m.scale}" if m.scale != 1.0 else "") + (
-            f", offset {m.offset:g}" if m.offset else "")
+        how = (
+            f"{m.unit or '(no unit)'}"
+            + (f" × {m.scale}" if m.scale != 1.0 else "")
+            + (f", offset {m.offset:g}" if m.offset else "")
+        )
         span = ""
         if m.quantity in log.values:
             unit, factor = display.get(m.quantity, (m.target, 1.0))
@@ -484,9 +562,13 @@ def describe(log: MappedLog, display: dict[str, tuple[str, float]] | None = None
     duration = log.t[-1] - log.t[0]
     period = (log.t[-1] - log.t[0]) / (len(log.t) - 1)
     window = "" if log.window is None else f", window {log.window[0]:g}–{log.window[1]:g} s"
-    out.append(f"  time ({log.time_source}): {log.t[0]:.6g}–{log.t[-1]:.6g} s ({duration:.6g} s{window}), "
-               f"{len(log.t)} samples, period {period * 1e3:.6g} ms ({1 / period:.6g} Hz)")
-    out.append(f"  jitter: max {100 * log.jitter_max:.3g} %, rms {100 * log.jitter_rms:.3g} % of a period; "
-               + ("resampled onto a uniform grid by linear interpolation" if log.resampled else "used as logged"))
+    out.append(
+        f"  time ({log.time_source}): {log.t[0]:.6g}–{log.t[-1]:.6g} s ({duration:.6g} s{window}), "
+        f"{len(log.t)} samples, period {period * 1e3:.6g} ms ({1 / period:.6g} Hz)"
+    )
+    out.append(
+        f"  jitter: max {100 * log.jitter_max:.3g} %, rms {100 * log.jitter_rms:.3g} % of a period; "
+        + ("resampled onto a uniform grid by linear interpolation" if log.resampled else "used as logged")
+    )
     out.append("  gaps: " + ("; ".join(log.gaps) + ", filled by linear interpolation" if log.gaps else "none"))
     return out

@@ -125,18 +125,23 @@ class CircuitSpec(Spec):
         Q_n = C·a·√(2Δp_n/ρ)."""
         if self.valve_rated_flow is None:
             return 1.0e-4 if self.valve_area is None else self.valve_area
-        return self.valve_rated_flow / (self.discharge_coefficient
-                                        * math.sqrt(2.0 * self.valve_rated_pressure_drop / self.oil_density))
+        return self.valve_rated_flow / (
+            self.discharge_coefficient * math.sqrt(2.0 * self.valve_rated_pressure_drop / self.oil_density)
+        )
 
     def circuit(self, head_area: float, rod_area: float) -> ValveCircuit:
         area = self.main_valve_area()
         return ValveCircuit(
             discharge_coefficient=self.discharge_coefficient,
             max_area={"ph": area, "tr": area, "pr": area, "th": area, "b": self.bleed_area},
-            oil_density=self.oil_density, head_area=head_area, rod_area=rod_area,
-            head_relief_pressure=self.head_relief_pressure, rod_relief_pressure=self.rod_relief_pressure,
+            oil_density=self.oil_density,
+            head_area=head_area,
+            rod_area=rod_area,
+            head_relief_pressure=self.head_relief_pressure,
+            rod_relief_pressure=self.rod_relief_pressure,
             pump_relief_pressure=self.pump_relief_pressure if self.supply == "pump" else self.supply_pressure,
-            pump_flow=self.pump_flow, regeneration_max_area=self.regeneration_area,
+            pump_flow=self.pump_flow,
+            regeneration_max_area=self.regeneration_area,
         )
 
     def check_at(self, where: str) -> None:
@@ -144,13 +149,17 @@ class CircuitSpec(Spec):
             raise ScenarioError(f"{where}: give valve_area or valve_rated_flow, not both")
         if self.supply == "constant-pressure":
             if self.supply_pressure is None:
-                raise ScenarioError(f'{where}.supply_pressure: required with supply = "constant-pressure"; add '
-                                    'supply_pressure = "21 MPa"')
+                raise ScenarioError(
+                    f'{where}.supply_pressure: required with supply = "constant-pressure"; add '
+                    'supply_pressure = "21 MPa"'
+                )
             if self.open_centre:
                 raise ScenarioError(f"{where}.open_centre: a constant-pressure supply has no bleed; drop open_centre")
         elif self.supply_pressure is not None:
-            raise ScenarioError(f'{where}.supply_pressure: applies to supply = "constant-pressure" only; the pump\'s '
-                                "pressure follows from its flow and relief (pump_relief_pressure)")
+            raise ScenarioError(
+                f'{where}.supply_pressure: applies to supply = "constant-pressure" only; the pump\'s '
+                "pressure follows from its flow and relief (pump_relief_pressure)"
+            )
         with reported_at(where):
             self.circuit(0.02, 0.01)
 
@@ -220,14 +229,17 @@ class CylinderSpec(Spec):
     def check_at(self, where: str) -> None:
         if self.joint is None:
             if self.base is None or self.rod is None:
-                raise ScenarioError(f"{where}: give both pins, base and rod (a site, or body and point), or joint = a "
-                                    "slide joint")
+                raise ScenarioError(
+                    f"{where}: give both pins, base and rod (a site, or body and point), or joint = a slide joint"
+                )
             self.base.check_at(f"{where}.base")
             self.rod.check_at(f"{where}.rod")
         elif self.base is not None or self.rod is not None:
             raise ScenarioError(f"{where}: give the pins (base, rod) or joint, not both")
-        sized = (self.bore is not None and self.rod_diameter is not None, self.head_area is not None
-                 and self.rod_area is not None)
+        sized = (
+            self.bore is not None and self.rod_diameter is not None,
+            self.head_area is not None and self.rod_area is not None,
+        )
         if sized[0] == sized[1] or (sized[0] and (self.head_area or self.rod_area)):
             raise ScenarioError(f"{where}: give the size as bore and rod_diameter, or as head_area and rod_area")
         if self.count < 1:
@@ -342,8 +354,10 @@ class MachineScenario(Spec):
             if c.circuit not in circuits:
                 raise ScenarioError(f"{where}.circuit = {c.circuit!r} is not a circuit; the circuits are {circuits}")
             if self.model == "quasistatic" and (c.regeneration.type != "constant" or c.regeneration.value != 0.0):
-                raise ScenarioError(f'{where}.regeneration: the regeneration valve inside a multibody model needs '
-                                    'model = "pressure-dynamics"; drop regeneration or change the model')
+                raise ScenarioError(
+                    f"{where}.regeneration: the regeneration valve inside a multibody model needs "
+                    'model = "pressure-dynamics"; drop regeneration or change the model'
+                )
         for i, load in enumerate(self.loads):
             load.pin().check_at(f"loads[{i}]")
         with reported_at("relaxation"):

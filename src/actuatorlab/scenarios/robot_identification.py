@@ -38,12 +38,16 @@ from .robot_logs import refuse_atmospheric_offset
 from .robot_schema import KnownFile
 from .toml_text import decode, parse
 
-METHOD = ("parametric bootstrap: {replicates} re-identifications of the logs replayed by the identified model "
-          "with measurement noise at the levels estimated from each log (third differences); reported: the "
-          "bias-corrected estimate where the bias exceeds 3 standard errors of its mean, else the least-squares "
-          "estimate; 95 % interval: reported ± 1.96 bootstrap standard deviations")
-FORMULA = ("least-squares formula σ²(XᵀX)⁻¹ (no bootstrap): assumes independent residuals and exact regressors, "
-           "too narrow (up to 10×) on filtered noisy logs; give [uncertainty] replicates = 200")
+METHOD = (
+    "parametric bootstrap: {replicates} re-identifications of the logs replayed by the identified model "
+    "with measurement noise at the levels estimated from each log (third differences); reported: the "
+    "bias-corrected estimate where the bias exceeds 3 standard errors of its mean, else the least-squares "
+    "estimate; 95 % interval: reported ± 1.96 bootstrap standard deviations"
+)
+FORMULA = (
+    "least-squares formula σ²(XᵀX)⁻¹ (no bootstrap): assumes independent residuals and exact regressors, "
+    "too narrow (up to 10×) on filtered noisy logs; give [uncertainty] replicates = 200"
+)
 
 
 def read_known(path) -> str:
@@ -52,8 +56,10 @@ def read_known(path) -> str:
         data = Path(path).read_bytes()
     except OSError as error:
         reason = "no such file" if isinstance(error, FileNotFoundError) else f"cannot be read ({error})"
-        raise ScenarioError(f"--known {os.fspath(path)}: {reason}; give the TOML file of the robot's known values "
-                            "(an empty file means the paper's Table II robot)") from None
+        raise ScenarioError(
+            f"--known {os.fspath(path)}: {reason}; give the TOML file of the robot's known values "
+            "(an empty file means the paper's Table II robot)"
+        ) from None
     return decode(data, f"--known {os.fspath(path)}")
 
 
@@ -75,8 +81,15 @@ def parse_known(text: str, label: str) -> KnownFile:
 
 def parameters_toml(parameters: RobotParameters) -> str:
     """The identified parameters as a ``[truth]`` table of an identify-robot scenario."""
-    return tomli_w.dumps({"truth": {"mechanical": parameters.mechanical.tolist(), "bulk_modulus": parameters.bulk_modulus,
-                                    "flow_gains": parameters.flow_gains.tolist()}})
+    return tomli_w.dumps(
+        {
+            "truth": {
+                "mechanical": parameters.mechanical.tolist(),
+                "bulk_modulus": parameters.bulk_modulus,
+                "flow_gains": parameters.flow_gains.tolist(),
+            }
+        }
+    )
 
 
 def reported_parameters(fit: Identification, summary: BootstrapSummary | None) -> RobotParameters | None:
@@ -84,8 +97,10 @@ def reported_parameters(fit: Identification, summary: BootstrapSummary | None) -
     if fit.parameters is None or summary is None:
         return fit.parameters
     value = dict(zip(summary.names, summary.reported))
-    return RobotParameters.from_vectors(np.array([value[n] for n in fit.mechanical.names]),
-                                        np.array([1.0 / value["b"]] + [value[n] for n in fit.fluid.names[1:]]))
+    return RobotParameters.from_vectors(
+        np.array([value[n] for n in fit.mechanical.names]),
+        np.array([1.0 / value["b"]] + [value[n] for n in fit.fluid.names[1:]]),
+    )
 
 
 def _parameter_rows(fit: Identification, boot: RobotBootstrap | None) -> list[dict]:
@@ -96,31 +111,62 @@ def _parameter_rows(fit: Identification, boot: RobotBootstrap | None) -> list[di
     rows = []
     for name in names:
         se = values.get(f"{name}_se", np.nan)
-        row = summary.get(name) or {"parameter": name, "estimate": values[name], "bias": np.nan, "bootstrap_sd": np.nan,
-                                    "bias_corrected": False, "reported": values[name],
-                                    "ci95_low": values[name] - Z95 * se, "ci95_high": values[name] + Z95 * se}
-        rows.append({"parameter": name, "unit": parameter_unit(name), "reported": row["reported"],
-                     "reported_as": "bias-corrected" if row["bias_corrected"] else "least squares",
-                     "least_squares": values[name], "bias": row["bias"],
-                     "bias_percent": 100.0 * row["bias"] / abs(values[name]) if values[name] else np.nan,
-                     "bootstrap_sd": row["bootstrap_sd"], "ci95_low": row["ci95_low"], "ci95_high": row["ci95_high"],
-                     "ls_standard_error": se})
+        row = summary.get(name) or {
+            "parameter": name,
+            "estimate": values[name],
+            "bias": np.nan,
+            "bootstrap_sd": np.nan,
+            "bias_corrected": False,
+            "reported": values[name],
+            "ci95_low": values[name] - Z95 * se,
+            "ci95_high": values[name] + Z95 * se,
+        }
+        rows.append(
+            {
+                "parameter": name,
+                "unit": parameter_unit(name),
+                "reported": row["reported"],
+                "reported_as": "bias-corrected" if row["bias_corrected"] else "least squares",
+                "least_squares": values[name],
+                "bias": row["bias"],
+                "bias_percent": 100.0 * row["bias"] / abs(values[name]) if values[name] else np.nan,
+                "bootstrap_sd": row["bootstrap_sd"],
+                "ci95_low": row["ci95_low"],
+                "ci95_high": row["ci95_high"],
+                "ls_standard_error": se,
+            }
+        )
     return rows
 
 
 def _parameter_figures(rows: list[dict], bootstrapped: bool) -> list[SummaryFigure]:
     out = []
     for r in rows:
-        bias = (f"; bias {r['bias_percent']:+.3g} % ({'corrected' if r['reported_as'] == 'bias-corrected' else 'not significant'})"
-                if bootstrapped else "; least-squares formula, too narrow on noisy data")
-        out.append(SummaryFigure(f"parameter_{r['parameter']}", r["reported"], r["unit"],
-                                 f"{r['parameter']} ({r['reported_as']})",
-                                 f"95 % [{r['ci95_low']:.5g}, {r['ci95_high']:.5g}]{bias}"))
+        bias = (
+            f"; bias {r['bias_percent']:+.3g} % "
+            f"({'corrected' if r['reported_as'] == 'bias-corrected' else 'not significant'})"
+            if bootstrapped
+            else "; least-squares formula, too narrow on noisy data"
+        )
+        out.append(
+            SummaryFigure(
+                f"parameter_{r['parameter']}",
+                r["reported"],
+                r["unit"],
+                f"{r['parameter']} ({r['reported_as']})",
+                f"95 % [{r['ci95_low']:.5g}, {r['ci95_high']:.5g}]{bias}",
+            )
+        )
     return out
 
 
-def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequence[Experiment],
-                  read: Sequence[MappedLog] = (), replicates: int | None = None) -> tuple[ScenarioOutput, Identification]:
+def identify_logs(
+    known: KnownFile,
+    logs: Sequence[Experiment],
+    held_out: Sequence[Experiment],
+    read: Sequence[MappedLog] = (),
+    replicates: int | None = None,
+) -> tuple[ScenarioOutput, Identification]:
     """Identify from ``logs`` (pooled, and per repetition group if there are several), bootstrap
     its uncertainty (``replicates``: None the known file's), diagnose, and validate on
     ``held_out`` (or, if none, on the logs themselves); ``read`` tells how each log was read.
@@ -131,49 +177,77 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
     pooled = identify(robot, logs, options)
     seconds = time.perf_counter() - start
     if known.log.check_gauge:
-        refuse_atmospheric_offset(robot, logs, options, list(read[:len(logs)]))
+        refuse_atmospheric_offset(robot, logs, options, list(read[: len(logs)]))
     groups = sorted({e.repetition for e in logs})
     repeated = identify_repeated(robot, logs, options).table if len(groups) > 1 else None
     boot, notes = None, []
     if replicates > 0 and pooled.parameters is not None:
         try:
-            boot = bootstrap_identification(robot, logs, options, pooled, replicates, known.uncertainty.seed,
-                                            known.uncertainty.workers)
+            boot = bootstrap_identification(
+                robot, logs, options, pooled, replicates, known.uncertainty.seed, known.uncertainty.workers
+            )
         except ParameterError as error:  # a model that cannot replay a log: report without intervals that hold
             notes.append(f"No bootstrap: {error}.")
     elif replicates > 0:
-        notes.append("No bootstrap with gravity = 'unknown' (the robot cannot be re-simulated without W_i and g "
-                     "apart); the intervals are the least-squares formula's, too narrow on noisy data.")
+        notes.append(
+            "No bootstrap with gravity = 'unknown' (the robot cannot be re-simulated without W_i and g "
+            "apart); the intervals are the least-squares formula's, too narrow on noisy data."
+        )
     rows = _parameter_rows(pooled, boot)
     for row in rows if repeated is not None else ():
         row.update({k: repeated[row["parameter"]][k] for k in ("min", "mean", "max", "rsd_percent")})
     table = pd.DataFrame(rows)
     summary = _parameter_figures(rows, boot is not None) + condition_summary(pooled, seconds)
-    summary.append(SummaryFigure("all_positive", float((table["reported"] > 0).all()), "",
-                                 "all estimates positive (1 = yes)"))
-    angle_noise = max((float(noise_levels(e.q[:, j]).item()) for e in logs
-                       for j in np.flatnonzero(e.driven(options.lock_tolerance))), default=0.0)
-    diagnosis = diagnose(stack_rows(robot, logs, options), pooled, logs, options,
-                         None if boot is None else boot.summary, angle_noise)
+    summary.append(
+        SummaryFigure("all_positive", float((table["reported"] > 0).all()), "", "all estimates positive (1 = yes)")
+    )
+    angle_noise = max(
+        (float(noise_levels(e.q[:, j]).item()) for e in logs for j in np.flatnonzero(e.driven(options.lock_tolerance))),
+        default=0.0,
+    )
+    diagnosis = diagnose(
+        stack_rows(robot, logs, options), pooled, logs, options, None if boot is None else boot.summary, angle_noise
+    )
     notes.append("Uncertainty: " + (METHOD.format(replicates=replicates) if boot is not None else FORMULA) + ".")
     if boot is not None:
-        summary += [SummaryFigure("bootstrap_replicates", boot.replicates, "", "bootstrap re-identifications"),
-                    SummaryFigure("bootstrap_time_s", boot.seconds, "s",
-                                  f"bootstrap wall time on {boot.workers} threads")]
-        notes += [f"Noise estimated in {e.name}: " + ", ".join(
-            f"{k}{j + 1} {v[j]:.3g}" for k, v in levels.items() for j in range(len(v)) if v[j] > 0)
-            + " (rad, Pa, spool unit)" for e, levels in zip(logs, boot.noise)]
+        summary += [
+            SummaryFigure("bootstrap_replicates", boot.replicates, "", "bootstrap re-identifications"),
+            SummaryFigure("bootstrap_time_s", boot.seconds, "s", f"bootstrap wall time on {boot.workers} threads"),
+        ]
+        notes += [
+            f"Noise estimated in {e.name}: "
+            + ", ".join(f"{k}{j + 1} {v[j]:.3g}" for k, v in levels.items() for j in range(len(v)) if v[j] > 0)
+            + " (rad, Pa, spool unit)"
+            for e, levels in zip(logs, boot.noise)
+        ]
     notes += [f"Diagnosis: {line}" for line in diagnosis] or [
-        "Diagnosis: every parameter is determined within ±5 % (95 %), none collinear."]
-    notes.append(f"Pooled identification of {len(logs)} logs; "
-                 + (f"{len(groups)} repetition groups give min/mean/max/RSD." if repeated is not None else
-                    "one repetition group (add a repetition column for RSD)."))
-    notes += [f"{m.source}: " + "; ".join(
-        ([f"resampled onto a uniform grid ({m.period * 1e3:.4g} ms; jitter max {100 * m.jitter_max:.3g} % of a "
-          "period; the interpolation smooths the noise the bootstrap estimates, so its intervals may be a little "
-          "narrow)"] if m.resampled else []) + ([f"gaps filled by linear interpolation: {', '.join(m.gaps)}"]
-                                                 if m.gaps else []))
-              for m in read if m.resampled or m.gaps]
+        "Diagnosis: every parameter is determined within ±5 % (95 %), none collinear."
+    ]
+    notes.append(
+        f"Pooled identification of {len(logs)} logs; "
+        + (
+            f"{len(groups)} repetition groups give min/mean/max/RSD."
+            if repeated is not None
+            else "one repetition group (add a repetition column for RSD)."
+        )
+    )
+    notes += [
+        f"{m.source}: "
+        + "; ".join(
+            (
+                [
+                    f"resampled onto a uniform grid ({m.period * 1e3:.4g} ms; jitter max "
+                    f"{100 * m.jitter_max:.3g} % of a period; the interpolation smooths the noise the bootstrap "
+                    "estimates, so its intervals may be a little narrow)"
+                ]
+                if m.resampled
+                else []
+            )
+            + ([f"gaps filled by linear interpolation: {', '.join(m.gaps)}"] if m.gaps else [])
+        )
+        for m in read
+        if m.resampled or m.gaps
+    ]
     record = _parameters_json(rows, diagnosis, boot, replicates)
     attachments = [("parameters.json", lambda path: write_json(path, record))]
     figures = []
@@ -185,8 +259,10 @@ def identify_logs(known: KnownFile, logs: Sequence[Experiment], held_out: Sequen
         for result, experiment in zip(results, checks):
             figures += validation_figure(robot, result, experiment, "Validation:", "held_out" if held_out else "same")
         if not held_out:
-            notes.append("No --validate logs: the model is checked on the identification data, which is not a "
-                         "cross-validation; give held-out logs (another frequency) with --validate.")
+            notes.append(
+                "No --validate logs: the model is checked on the identification data, which is not a "
+                "cross-validation; give held-out logs (another frequency) with --validate."
+            )
         toml = parameters_toml(reported)
         attachments.append(("parameters.toml", lambda path: atomic_write_text(path, toml)))
     output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures, notes, attachments=attachments)
@@ -202,8 +278,14 @@ def _parameters_json(rows: list[dict], diagnosis: list[str], boot, replicates: i
         name = r["parameter"]
         out[name] = r["reported"]
         out[f"{name}_se"] = r["bootstrap_sd"] if boot is not None else r["ls_standard_error"]
-        out.update({f"{name}_least_squares": r["least_squares"], f"{name}_bias": r["bias"],
-                    f"{name}_ci95": [r["ci95_low"], r["ci95_high"]], f"{name}_reported_as": r["reported_as"]})
+        out.update(
+            {
+                f"{name}_least_squares": r["least_squares"],
+                f"{name}_bias": r["bias"],
+                f"{name}_ci95": [r["ci95_low"], r["ci95_high"]],
+                f"{name}_reported_as": r["reported_as"],
+            }
+        )
     out["uncertainty"] = METHOD.format(replicates=replicates) if boot is not None else FORMULA
     out["diagnosis"] = diagnosis
     return out

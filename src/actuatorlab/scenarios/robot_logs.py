@@ -48,9 +48,15 @@ def robot_quantities(joints: int, spool_unit: str) -> dict[str, str]:
     return out
 
 
-def read_robot_log(log: str | os.PathLike | pd.DataFrame, joints: int, layout: LogSpec | None = None,
-                   lock_tolerance: float = 1e-3, source: str | None = None, name: str | None = None,
-                   supply_pressure: float | None = None) -> tuple[Experiment, MappedLog]:
+def read_robot_log(
+    log: str | os.PathLike | pd.DataFrame,
+    joints: int,
+    layout: LogSpec | None = None,
+    lock_tolerance: float = 1e-3,
+    source: str | None = None,
+    name: str | None = None,
+    supply_pressure: float | None = None,
+) -> tuple[Experiment, MappedLog]:
     """The experiment in ``log`` (a file, or a DataFrame with units in ``attrs["units"]``) read
     through ``layout`` (module docstring) for a robot of ``joints`` joints, and how it was read.
     With ``supply_pressure`` [Pa], a pressure column that lies outside [0, p_s] (a unit or offset
@@ -60,8 +66,9 @@ def read_robot_log(log: str | os.PathLike | pd.DataFrame, joints: int, layout: L
         name = Path(log).stem if not isinstance(log, pd.DataFrame) else "log"
     mapped = read_mapped_log(log, layout, robot_quantities(joints, layout.spool_unit), ("repetition",), source)
     v = mapped.values
-    q, p_plus, p_minus, u = (np.column_stack([v[f"{k}{i + 1}"] for i in range(joints)])
-                             for k in ("q", "p_plus", "p_minus", "u"))
+    q, p_plus, p_minus, u = (
+        np.column_stack([v[f"{k}{i + 1}"] for i in range(joints)]) for k in ("q", "p_plus", "p_minus", "u")
+    )
     _refuse_early_start(mapped, q, lock_tolerance)
     if supply_pressure is not None:
         _refuse_implausible_pressures(mapped, supply_pressure)
@@ -77,9 +84,11 @@ def _refuse_early_start(mapped: MappedLog, q: np.ndarray, lock_tolerance: float)
         off = np.abs(q[:, j] - still) > lock_tolerance
         if off.any() and not off[tail:].any():
             k = int(np.flatnonzero(off)[-1]) + 1
-            raise ParameterError(f"{mapped.source}: q{j + 1} moves until t = {mapped.t[k]:.4g} s and then holds "
-                                 "still: the log starts before the experiment; keep the experiment with --window "
-                                 f"{Path(mapped.source).name}={mapped.t[k]:.4g}: (windows in [log])")
+            raise ParameterError(
+                f"{mapped.source}: q{j + 1} moves until t = {mapped.t[k]:.4g} s and then holds "
+                "still: the log starts before the experiment; keep the experiment with --window "
+                f"{Path(mapped.source).name}={mapped.t[k]:.4g}: (windows in [log])"
+            )
 
 
 PRESSURE_BOUNDS = (-0.01, 1.1)
@@ -96,13 +105,17 @@ def _refuse_implausible_pressures(mapped: MappedLog, supply: float) -> None:
             p = mapped.values[m.quantity]
             if ((p < low) | (p > high)).mean() > 0.01 or np.abs(p).max() < PRESSURE_BOUNDS[0] * -supply:
                 how = f"unit ({m.unit or 'none: Pa'})" + (f" and offset ({m.offset:g} {m.unit})" if m.offset else "")
-                raise ParameterError(f"{mapped.source}: {m.quantity} (column {m.column}) lies in {m.low / 1e6:.4g} … "
-                                     f"{m.high / 1e6:.4g} MPa, not a working chamber's between tank and supply (0 … {supply / 1e6:g} MPa): "
-                                     f"check its {how}, e.g. --unit {m.quantity}=bar")
+                raise ParameterError(
+                    f"{mapped.source}: {m.quantity} (column {m.column}) lies in {m.low / 1e6:.4g} … "
+                    f"{m.high / 1e6:.4g} MPa, not a working chamber's between tank and supply "
+                    f"(0 … {supply / 1e6:g} MPa): "
+                    f"check its {how}, e.g. --unit {m.quantity}=bar"
+                )
 
 
-def refuse_atmospheric_offset(robot: HydraulicRobot, experiments: list[Experiment], options: IdentificationOptions,
-                              mapped: list[MappedLog]) -> None:
+def refuse_atmospheric_offset(
+    robot: HydraulicRobot, experiments: list[Experiment], options: IdentificationOptions, mapped: list[MappedLog]
+) -> None:
     """Refuse logs whose pressures, fitted with the robot's torques, read about one atmosphere
     above gauge (absolute sensors without their offset) or below it (gauge sensors given one),
     naming the pressure columns (as ``mapped``, how each log was read) and the offset to give."""
@@ -114,14 +127,18 @@ def refuse_atmospheric_offset(robot: HydraulicRobot, experiments: list[Experimen
     logs = ", ".join(m.source for m in mapped) or ", ".join(e.name for e in experiments)
     size, spread = abs(offset.estimate) / factor, offset.standard_error / factor
     side = "above" if offset.atmospheres > 0 else "below"
-    found = (f"{logs}: the pressures read {size:.4g} {unit} (± {spread:.2g}) {side} gauge, about one atmosphere "
-             "(fitted with the torques): ")
+    found = (
+        f"{logs}: the pressures read {size:.4g} {unit} (± {spread:.2g}) {side} gauge, about one atmosphere "
+        "(fitted with the torques): "
+    )
     if offset.atmospheres > 0:
         named = [m for m in pressures if not m.offset] or pressures
         columns = ", ".join(f"{m.quantity} ({m.column})" for m in named) or "the pressure columns"
         example = f"{named[0].quantity}={-ATMOSPHERE / factor:.6g}" if named else f"p_plus1={-ATMOSPHERE:.6g}"
-        remedy = (f"absolute sensors read as gauge; give {columns} their offset to gauge, e.g. --offset "
-                  f"{example} ({unit}) or offset = \"-1 atm\" in [log.columns]")
+        remedy = (
+            f"absolute sensors read as gauge; give {columns} their offset to gauge, e.g. --offset "
+            f'{example} ({unit}) or offset = "-1 atm" in [log.columns]'
+        )
     else:
         named = [m for m in pressures if m.offset] or pressures
         columns = ", ".join(f"{m.quantity} ({m.column}, offset {m.offset:g} {m.unit or 'Pa'})" for m in named)
@@ -133,11 +150,19 @@ def describe_robot_log(experiment: Experiment, mapped: MappedLog, lock_tolerance
     """``log_layout.describe`` plus the joints found locked and driven."""
     display = {k: ("deg", 180 / np.pi) if k[0] == "q" else ("MPa", 1e-6) for k in mapped.values if k[0] in "qp"}
     driven = experiment.driven(lock_tolerance)
-    joints = [f"joint {j + 1} " + (f"driven (std {np.degrees(experiment.q[:, j].std()):.3g} deg)" if d else
-                                   f"locked at {np.degrees(experiment.q[:, j].mean()):.4g} deg")
-              for j, d in enumerate(driven)]
-    return describe(mapped, display) + [f"  joints: {', '.join(joints)} (lock tolerance "
-                                        f"{np.degrees(lock_tolerance):.3g} deg); repetition {experiment.repetition}"]
+    joints = [
+        f"joint {j + 1} "
+        + (
+            f"driven (std {np.degrees(experiment.q[:, j].std()):.3g} deg)"
+            if d
+            else f"locked at {np.degrees(experiment.q[:, j].mean()):.4g} deg"
+        )
+        for j, d in enumerate(driven)
+    ]
+    return describe(mapped, display) + [
+        f"  joints: {', '.join(joints)} (lock tolerance "
+        f"{np.degrees(lock_tolerance):.3g} deg); repetition {experiment.repetition}"
+    ]
 
 
 def write_robot_log(experiment: Experiment, path: str | os.PathLike) -> None:
@@ -153,8 +178,9 @@ def write_robot_log(experiment: Experiment, path: str | os.PathLike) -> None:
     write_table(df, path, units)
 
 
-LOGGER_HEADER = ("# logger: DAQ-16 v4.2, serial 0113\n# site: test rig, oil 40 degC\n"
-                 "# channels: 11, nominal rate 1000 Hz\n")
+LOGGER_HEADER = (
+    "# logger: DAQ-16 v4.2, serial 0113\n# site: test rig, oil 40 degC\n# channels: 11, nominal rate 1000 Hz\n"
+)
 LOGGER_LAYOUT = """[log]
 header_row = 4      # three metadata lines above the column names
 skip_rows = 1       # the units row below them
@@ -175,8 +201,9 @@ u2 = { column = "SPOOL_CMD_2", unit = "V", scale = "0.12 mm/V" }
 """The ``[log]`` table of the logs :func:`write_logger_example` writes."""
 
 
-def write_logger_example(experiments: list[Experiment], folder: str | os.PathLike, jitter: float = 0.1,
-                         seed: int = 0) -> list[Path]:
+def write_logger_example(
+    experiments: list[Experiment], folder: str | os.PathLike, jitter: float = 0.1, seed: int = 0
+) -> list[Path]:
     """Write 2-joint ``experiments`` as a data logger would (the layout :data:`LOGGER_LAYOUT`):
     metadata lines, a units row, ";" delimiters, an ISO timestamp column, time in ms sampled with
     jitter (std ``jitter`` of a period), angles in degrees (q2 from the other end, −180°),
@@ -191,13 +218,17 @@ def write_logger_example(experiments: list[Experiment], folder: str | os.PathLik
         t = e.t + jitter * e.dt * np.clip(rng.standard_normal(len(e.t)), -2, 2)
         t[[0, -1]] = e.t[[0, -1]]
 
-        def at(x):
+        def at(x, t=t, e=e):
             return np.interp(t, e.t, x)
 
-        columns = {"TIMESTAMP": (pd.Timestamp("2026-05-01T10:00:00") + pd.to_timedelta(t, unit="s")).strftime(
-                       "%Y-%m-%dT%H:%M:%S.%f"),
-                   "TIME_MS": np.round(t * 1e3, 4), "ANGLE_1": np.degrees(at(e.q[:, 0])),
-                   "ANGLE_2": np.degrees(at(e.q[:, 1])) - 180.0}
+        columns = {
+            "TIMESTAMP": (pd.Timestamp("2026-05-01T10:00:00") + pd.to_timedelta(t, unit="s")).strftime(
+                "%Y-%m-%dT%H:%M:%S.%f"
+            ),
+            "TIME_MS": np.round(t * 1e3, 4),
+            "ANGLE_1": np.degrees(at(e.q[:, 0])),
+            "ANGLE_2": np.degrees(at(e.q[:, 1])) - 180.0,
+        }
         for j in range(2):
             columns[f"P_HEAD_{j + 1}"] = at(e.p_plus[:, j]) / 1e5
             columns[f"P_ROD_{j + 1}"] = at(e.p_minus[:, j]) / 1e5
@@ -207,8 +238,13 @@ def write_logger_example(experiments: list[Experiment], folder: str | os.PathLik
         df = pd.DataFrame(columns)
         df.loc[len(df) // 2, "P_HEAD_1"] = np.nan  # a sample the logger dropped
         units = ";ms;deg;deg;bar;bar;bar;bar;V;V;degC\n"
-        text = LOGGER_HEADER + ";".join(df.columns) + "\n" + units + df.to_csv(sep=";", index=False, header=False,
-                                                                                  float_format="%.7g")
+        text = (
+            LOGGER_HEADER
+            + ";".join(df.columns)
+            + "\n"
+            + units
+            + df.to_csv(sep=";", index=False, header=False, float_format="%.7g")
+        )
         path = folder / f"{e.name}.csv"
         atomic_write_text(path, text)
         files.append(path)

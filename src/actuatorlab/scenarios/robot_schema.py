@@ -55,8 +55,10 @@ class CylinderSpec(Spec):
 
 
 def _table2() -> list[CylinderSpec]:
-    return [CylinderSpec(**{k: getattr(c, k) for k in CylinderSpec.model_fields}) for c in
-            sakai_robot.table2_robot().cylinders]
+    return [
+        CylinderSpec(**{k: getattr(c, k) for k in CylinderSpec.model_fields})
+        for c in sakai_robot.table2_robot().cylinders
+    ]
 
 
 class HydraulicRobotSpec(Spec):
@@ -200,9 +202,15 @@ class IdentifyRobotScenario(Spec):
                 return paper_steps(robot)
         steps = []
         for k, step in enumerate(self.experiments):
-            if len(step.angles) != robot.joints or not step.driven or any(not 1 <= j <= robot.joints for j in step.driven):
-                raise ScenarioError(f"experiments[{k}] ({step.name}): give {robot.joints} angles and driven joints among "
-                                    f"1…{robot.joints}")
+            if (
+                len(step.angles) != robot.joints
+                or not step.driven
+                or any(not 1 <= j <= robot.joints for j in step.driven)
+            ):
+                raise ScenarioError(
+                    f"experiments[{k}] ({step.name}): give {robot.joints} angles and driven joints among "
+                    f"1…{robot.joints}"
+                )
             steps.append(LockedStep(step.name, tuple(step.angles), tuple(j - 1 for j in step.driven)))
         return steps
 
@@ -210,8 +218,10 @@ class IdentifyRobotScenario(Spec):
         robot = self.robot.build("robot")
         truth = self.truth.build("truth")
         if truth.joints != robot.joints:
-            raise ScenarioError(f"truth: flow_gains give {truth.joints} valves and mechanical needs "
-                                f"{len(mechanical_names(robot.joints))} values for the robot's {robot.joints} joints")
+            raise ScenarioError(
+                f"truth: flow_gains give {truth.joints} valves and mechanical needs "
+                f"{len(mechanical_names(robot.joints))} values for the robot's {robot.joints} joints"
+            )
         self.identification.build()
         self.excitation.build()
         self.locked_steps()

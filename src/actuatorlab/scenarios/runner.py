@@ -31,8 +31,12 @@ def kind_module(kind: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].run}")
 
 
-def simulate(scenario, progress: Callable[[float], None] | None = None,
-             on_compile: Callable[[], None] | None = None, processes: int = 1) -> ScenarioOutput:
+def simulate(
+    scenario,
+    progress: Callable[[float], None] | None = None,
+    on_compile: Callable[[], None] | None = None,
+    processes: int = 1,
+) -> ScenarioOutput:
     """Run ``scenario``'s kind and return its output (table, key figures, figure specs, notes);
     ``progress(fraction)`` as it goes, ``on_compile()`` once if numba compiles a kernel its cache
     does not hold (seconds, once per machine).
@@ -83,21 +87,40 @@ StageProgress = Callable[[str, float], None]
 """Called with a stage name and the fraction of that stage done, in [0, 1]."""
 
 
-def run_scenario(scenario, out_dir: str | Path, progress: StageProgress | None = None,
-                 overwrite: bool = False) -> tuple[ScenarioOutput, list[str]]:
+def run_scenario(
+    scenario, out_dir: str | Path, progress: StageProgress | None = None, overwrite: bool = False
+) -> tuple[ScenarioOutput, list[str]]:
     """Run ``scenario`` and write its files into ``out_dir``; returns the output and file names."""
     out_dir = check_run_folder(out_dir, overwrite)
     report = progress or (lambda stage, fraction: None)
     output = simulate(scenario, lambda f: report("simulate", f))
     resolved = scenario_to_toml(scenario)
-    files = write_output(out_dir, output, scenario.name, scenario.description, resolved, scenario.outputs.csv,
-                         scenario.outputs.plots, report, overwrite)
+    files = write_output(
+        out_dir,
+        output,
+        scenario.name,
+        scenario.description,
+        resolved,
+        scenario.outputs.csv,
+        scenario.outputs.plots,
+        report,
+        overwrite,
+    )
     return output, files
 
 
-def write_output(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
-                 csv: bool = False, plots: bool = True, progress: StageProgress | None = None,
-                 overwrite: bool = False, processes: int = 1) -> list[str]:
+def write_output(
+    out_dir: Path,
+    output: ScenarioOutput,
+    title: str,
+    description: str,
+    source_toml: str,
+    csv: bool = False,
+    plots: bool = True,
+    progress: StageProgress | None = None,
+    overwrite: bool = False,
+    processes: int = 1,
+) -> list[str]:
     """Write results, ``scenario.toml`` (``source_toml``), summary, plots and the report (last);
     the figures drawn by ``processes`` (1 or 2, see :func:`~actuatorlab.report.plots.draw_figures`).
 
@@ -109,13 +132,25 @@ def write_output(out_dir: Path, output: ScenarioOutput, title: str, description:
     """
     out_dir = check_run_folder(out_dir, overwrite)
     try:
-        return write_run_folder(out_dir, lambda work: _write_files(work, output, title, description, source_toml, csv,
-                                                                   plots, progress or (lambda stage, fraction: None),
-                                                                   processes),
-                                overwrite)
+        return write_run_folder(
+            out_dir,
+            lambda work: _write_files(
+                work,
+                output,
+                title,
+                description,
+                source_toml,
+                csv,
+                plots,
+                progress or (lambda stage, fraction: None),
+                processes,
+            ),
+            overwrite,
+        )
     except OSError as exc:
-        raise ScenarioError(f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; "
-                            "choose a folder you can write") from None
+        raise ScenarioError(
+            f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; choose a folder you can write"
+        ) from None
 
 
 def _why_unwritable(out_dir: Path, exc: OSError) -> str:
@@ -126,8 +161,17 @@ def _why_unwritable(out_dir: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description: str, source_toml: str,
-                 csv: bool, plots: bool, report: StageProgress, processes: int) -> list[str]:
+def _write_files(
+    out_dir: Path,
+    output: ScenarioOutput,
+    title: str,
+    description: str,
+    source_toml: str,
+    csv: bool,
+    plots: bool,
+    report: StageProgress,
+    processes: int,
+) -> list[str]:
     from ..io.results import write_csv, write_json, write_table  # pyarrow: only when files are written
     from ..report.plots import draw_figures  # matplotlib: likewise
 
@@ -153,14 +197,13 @@ def _write_files(out_dir: Path, output: ScenarioOutput, title: str, description:
     return files
 
 
-def _report_context(title: str, description: str, output: ScenarioOutput, resolved: str, files: list[str],
-                    not_drawn: list[str]) -> dict:
+def _report_context(
+    title: str, description: str, output: ScenarioOutput, resolved: str, files: list[str], not_drawn: list[str]
+) -> dict:
     return {
         "title": title,
         "description": description,
-        "key_figures": [
-            {"name": s.label, "value": s.value, "unit": s.unit, "note": s.note} for s in output.summary
-        ],
+        "key_figures": [{"name": s.label, "value": s.value, "unit": s.unit, "note": s.note} for s in output.summary],
         "figures": [{"file": f.file, "caption": f.caption} for f in output.figures if f.file in files],
         "notes": [*output.notes, *not_drawn],
         "scenario_toml": resolved,

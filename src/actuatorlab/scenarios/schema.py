@@ -18,6 +18,7 @@ from .spec_base import Spec
 LOC_TAGS = frozenset(SIGNAL_TYPES) | {"common", "per-valve"}
 """Union tags pydantic inserts into error locations; they are not TOML keys and are dropped."""
 
+
 def scenario_class(kind: str) -> type[Spec]:
     """The schema class of scenarios of ``kind`` (a key of :data:`~.kinds.KINDS`)."""
     module, name = KINDS[kind].schema.split(":")

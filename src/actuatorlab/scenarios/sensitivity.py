@@ -60,11 +60,14 @@ def check_request(method: str, samples: int, specs: Sequence[str]) -> None:
     if method not in METHODS:
         raise ScenarioError(f"--method {method}: not a sensitivity method; choose one of {', '.join(METHODS)}")
     if not specs:
-        raise ScenarioError("sensitivity needs the parameters to vary: give --vary PATH=DISTRIBUTION for each, e.g. "
-                            "--vary \"inputs.bleed=uniform(0.1, 0.5)\"")
+        raise ScenarioError(
+            "sensitivity needs the parameters to vary: give --vary PATH=DISTRIBUTION for each, e.g. "
+            '--vary "inputs.bleed=uniform(0.1, 0.5)"'
+        )
     if method == "sobol" and (samples < 2 or samples & (samples - 1)):
-        raise ScenarioError(f"--samples {samples}: Sobol' sampling needs a power of 2 (the base sample N; runs = "
-                            "N·(2D + 2)), e.g. 1024")
+        raise ScenarioError(
+            f"--samples {samples}: Sobol' sampling needs a power of 2 (the base sample N; runs = N·(2D + 2)), e.g. 1024"
+        )
     if method == "morris" and samples < 2:
         raise ScenarioError(f"--samples {samples}: give at least 2 Morris trajectories (runs = N·(D + 1))")
 
@@ -74,15 +77,23 @@ def problem_of(scenario, specs: Sequence[str], method: str) -> dict:
     parsed = parse_distributions(scenario, specs)
     paths = [path for path, *_ in parsed]
     if len(set(paths)) != len(paths):
-        raise ScenarioError(f"--vary: {', '.join(sorted({p for p in paths if paths.count(p) > 1}))} given twice; "
-                            "vary each parameter once")
+        raise ScenarioError(
+            f"--vary: {', '.join(sorted({p for p in paths if paths.count(p) > 1}))} given twice; "
+            "vary each parameter once"
+        )
     if method == "morris":
-        for path, name, _, spec in parsed:
+        for _path, name, _, spec in parsed:
             if name == "normal":
-                raise ScenarioError(f"--vary {spec!r}: the Morris design spans each parameter's range; give it "
-                                    "bounds (uniform or loguniform), or use --method sobol")
-    return {"num_vars": len(parsed), "names": paths, "bounds": [list(bounds) for _, _, bounds, _ in parsed],
-            "dists": [SALIB_DISTRIBUTIONS[name] for _, name, _, _ in parsed]}
+                raise ScenarioError(
+                    f"--vary {spec!r}: the Morris design spans each parameter's range; give it "
+                    "bounds (uniform or loguniform), or use --method sobol"
+                )
+    return {
+        "num_vars": len(parsed),
+        "names": paths,
+        "bounds": [list(bounds) for _, _, bounds, _ in parsed],
+        "dists": [SALIB_DISTRIBUTIONS[name] for _, name, _, _ in parsed],
+    }
 
 
 def design(problem: dict, method: str, samples: int, seed: int) -> np.ndarray:
@@ -135,12 +146,22 @@ def run_sensitivity(
     chosen = list(figures) if figures else valid
     unknown = [key for key in chosen if key not in valid]
     if unknown:
-        raise ScenarioError(f"--figure {', '.join(unknown)}: not a key figure of {scenario.name}; choose from "
-                            f"{', '.join(valid)}")
+        raise ScenarioError(
+            f"--figure {', '.join(unknown)}: not a key figure of {scenario.name}; choose from {', '.join(valid)}"
+        )
     x = design(problem, method, samples, seed)
     variants = Variants.of(problem["names"], x, sampled=True)
-    result = run_sweep(scenario, variants, out_dir, workers=workers, scheduler=scheduler, resume=resume,
-                       progress=progress, report=False, overwrite=overwrite)
+    result = run_sweep(
+        scenario,
+        variants,
+        out_dir,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        progress=progress,
+        report=False,
+        overwrite=overwrite,
+    )
     table, notes = _table(problem, method, x, result.index, chosen, seed)
     folder = Path(out_dir)
     units = {"figure": "", "parameter": "", **{name: "1" for name in INDICES[method]}}
@@ -156,9 +177,11 @@ def _table(problem, method, x, index: pd.DataFrame, figures, seed) -> tuple[pd.D
     failed = index[index["status"] != "ok"]
     if len(failed):
         first = failed.iloc[0]
-        raise ScenarioError(f"{len(failed)} of {len(index)} runs of the design failed (variant {int(first.variant)}: "
-                            f"{first.error}); the indices need every run: narrow the --vary ranges to where the "
-                            "scenario runs (the runs are kept in index.parquet; --resume reuses them)")
+        raise ScenarioError(
+            f"{len(failed)} of {len(index)} runs of the design failed (variant {int(first.variant)}: "
+            f"{first.error}); the indices need every run: narrow the --vary ranges to where the "
+            "scenario runs (the runs are kept in index.parquet; --resume reuses them)"
+        )
     rows, notes = [], []
     for key in figures:
         y = index.sort_values("variant")[key].to_numpy(dtype=np.float64)
@@ -178,21 +201,44 @@ def _write_report(folder: Path, scenario, problem, method, samples, table, notes
     index, half, *_ = INDICES[method]
     pairs = [("S1", "S1_conf"), ("ST", "ST_conf")] if method == "sobol" else [("mu_star", "mu_star_conf")]
     keys = list(dict.fromkeys(table["figure"]))
-    specs = [FigureSpec("sensitivity.png", f"{'First-order S1 and total ST' if method == 'sobol' else 'Morris μ*'} "
-                        f"indices per parameter, with their {CONFIDENCE:.0%} confidence intervals.",
-                        lambda: indices_figure({key: table[table["figure"] == key] for key in keys}, pairs))] if keys else []
+    specs = (
+        [
+            FigureSpec(
+                "sensitivity.png",
+                f"{'First-order S1 and total ST' if method == 'sobol' else 'Morris μ*'} "
+                f"indices per parameter, with their {CONFIDENCE:.0%} confidence intervals.",
+                lambda: indices_figure({key: table[table["figure"] == key] for key in keys}, pairs),
+            )
+        ]
+        if keys
+        else []
+    )
     files, not_drawn = draw_figures(specs, folder)
     described = "N·(2D + 2)" if method == "sobol" else "N·(D + 1)"
     context = {
         "title": f"{scenario.name}: {method} sensitivity of {len(keys)} key figures",
         "description": scenario.description,
         "key_figures": [
-            {"name": "runs", "value": runs, "unit": "", "note": f"{described} with N = {samples}, D = {len(problem['names'])}"},
+            {
+                "name": "runs",
+                "value": runs,
+                "unit": "",
+                "note": f"{described} with N = {samples}, D = {len(problem['names'])}",
+            },
             {"name": "sweep wall time", "value": wall_time_s, "unit": "s", "note": "this run (resumed runs skip)"},
         ],
         "figures": [{"file": spec.file, "caption": spec.caption} for spec in specs if spec.file in files],
-        "notes": [f"Varied: {', '.join(f'{n} ({d}, {b[0]:.6g}, {b[1]:.6g} SI)' for n, d, b in zip(problem['names'], problem['dists'], problem['bounds']))}.",
-                  *notes, *not_drawn, _table_note(table, index, half)],
+        "notes": [
+            "Varied: "
+            + ", ".join(
+                f"{n} ({d}, {b[0]:.6g}, {b[1]:.6g} SI)"
+                for n, d, b in zip(problem["names"], problem["dists"], problem["bounds"])
+            )
+            + ".",
+            *notes,
+            *not_drawn,
+            _table_note(table, index, half),
+        ],
         "scenario_toml": scenario_to_toml(scenario),
         "files": ["sensitivity.parquet", "sensitivity.csv", "index.parquet", *files, "report.html"],
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -203,6 +249,8 @@ def _write_report(folder: Path, scenario, problem, method, samples, table, notes
 
 def _table_note(table: pd.DataFrame, index: str, half: str) -> str:
     """The indices in words, for the report: ``figure: parameter index ± half-width; …``."""
-    parts = [f"{r.figure}: {r.parameter} {index} = {getattr(r, index):.3g} ± {getattr(r, half):.2g}"
-             for r in table.itertuples()]
+    parts = [
+        f"{r.figure}: {r.parameter} {index} = {getattr(r, index):.3g} ± {getattr(r, half):.2g}"
+        for r in table.itertuples()
+    ]
     return "Indices: " + ("; ".join(parts) if parts else "none") + "."

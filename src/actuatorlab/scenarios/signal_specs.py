@@ -100,8 +100,10 @@ def _signal_input(value):
         if kind not in SIGNAL_TYPES:
             raise ScenarioError(f'type = "{kind}" is not a signal type; use one of {names}')
         if kind == "sum" and _sum_levels(value) > MAX_SUM_DEPTH:
-            raise ScenarioError(f"sums nest more than {MAX_SUM_DEPTH} levels deep; write them flatter (a sum of "
-                                "sums is one sum of all their terms)")
+            raise ScenarioError(
+                f"sums nest more than {MAX_SUM_DEPTH} levels deep; write them flatter (a sum of "
+                "sums is one sum of all their terms)"
+            )
         return value
     if isinstance(value, (int, float, str)) and not isinstance(value, bool):
         return {"type": "constant", "value": value}

@@ -86,8 +86,10 @@ FlowGain = quantity("flow_gain")
 def _plain_name(value: str) -> str:
     """``value`` if it can name a file or folder of its own (no separator, not ``.``/``..``/empty)."""
     if not value.strip() or value in (".", "..") or any(c in "/\\" or ord(c) < 32 for c in value):
-        raise ValueError(f"{value!r} is not a plain name (a name becomes a file or folder of the outputs, e.g. "
-                         "runs/NAME); write one without / \\ or control characters, not empty, '.' or '..'")
+        raise ValueError(
+            f"{value!r} is not a plain name (a name becomes a file or folder of the outputs, e.g. "
+            "runs/NAME); write one without / \\ or control characters, not empty, '.' or '..'"
+        )
     return value
 
 

@@ -128,8 +128,13 @@ def run_variant(data: dict, out_dir: str, variant_id: int) -> Tally:
         scenario = parse_scenario(data, f"variant {variant_id}")
         output = kind_module(scenario.kind).run(scenario)
         write_table(output.table, folder / f"{variant_id:05d}.parquet", output.units, output.labels, durable=False)
-        record.update(status="ok", error="", rows=row_count(output.table), summary=output.summary_dict(),
-                      units={f.key: f.unit for f in output.summary})
+        record.update(
+            status="ok",
+            error="",
+            rows=row_count(output.table),
+            summary=output.summary_dict(),
+            units={f.key: f.unit for f in output.summary},
+        )
     except OUTSIDE as error:
         record.update(status=INTERRUPTED, error=reason(error))
     except Exception as error:  # noqa: BLE001 (a failing variant is recorded, the sweep goes on)
@@ -182,13 +187,23 @@ def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: froze
         output, figures, units = None, {}, {}
         errors = [f"{type(error).__name__}: {error}"] * len(variants)
     wall_time = np.full(len(variants), (time.perf_counter() - start) / len(variants))
-    table = {"variant": variants.ids.astype(np.int64), "status": ["failed" if e else "ok" for e in errors],
-             "error": errors, "wall_time_s": wall_time, **figures}  # columns: a worker does not load pandas
+    table = {
+        "variant": variants.ids.astype(np.int64),
+        "status": ["failed" if e else "ok" for e in errors],
+        "error": errors,
+        "wall_time_s": wall_time,
+        **figures,
+    }  # columns: a worker does not load pandas
     try:
         if output is not None:
             for variant_id, result in output.series.items():
-                write_table(result.table, folder / SERIES / f"{variant_id:07d}.parquet", result.units, result.labels,
-                            durable=False)
+                write_table(
+                    result.table,
+                    folder / SERIES / f"{variant_id:07d}.parquet",
+                    result.units,
+                    result.labels,
+                    durable=False,
+                )
             ran = next(iter(output.envelopes.values())).shape[0] if output.envelopes else 0
             if ran:
                 _write_sketch(folder / BATCHES / f"{name}.envelope.parquet", output)
@@ -237,15 +252,20 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
     except (OSError, ValueError) as exc:
         held = exc
     if not isinstance(held, dict) or set(held) != set(manifest):  # left as it is: it describes the files beside it
-        raise ScenarioError(f"--out {out_dir}: its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there "
-                            "cannot be resumed and is left as it is; move the folder away or choose another --out to "
-                            "run the sweep again")
+        raise ScenarioError(
+            f"--out {out_dir}: its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there "
+            "cannot be resumed and is left as it is; move the folder away or choose another --out to "
+            "run the sweep again"
+        )
     if not resume:
-        raise ScenarioError(f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose "
-                            "another directory")
+        raise ScenarioError(
+            f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose another directory"
+        )
     if held != json.loads(json.dumps(manifest)):
-        raise ScenarioError(f"--out {out_dir}: holds a different sweep (scenario, variants or kept series differ); "
-                            "resume it with the same arguments or choose another directory")
+        raise ScenarioError(
+            f"--out {out_dir}: holds a different sweep (scenario, variants or kept series differ); "
+            "resume it with the same arguments or choose another directory"
+        )
     return True
 
 
@@ -258,8 +278,10 @@ def _start_sweep(out_dir: Path, manifest: dict) -> None:
         for folder in (RECORDS, BATCHES, SERIES):
             (out_dir / folder).mkdir(exist_ok=True)
     except OSError as exc:
-        raise ScenarioError(f"--out {out_dir}: cannot write the sweep there ({exc.strerror or exc}); "
-                            "free space (or raise the file size limit) or choose a folder you can write") from None
+        raise ScenarioError(
+            f"--out {out_dir}: cannot write the sweep there ({exc.strerror or exc}); "
+            "free space (or raise the file size limit) or choose a folder you can write"
+        ) from None
 
 
 def _remove_partial_writes(out_dir: Path) -> None:
@@ -335,20 +357,26 @@ def check_engine(workers: int | None, scheduler: str | None) -> None:
         except ValueError:
             port = None
         if parts.scheme not in SCHEDULER_SCHEMES or not parts.hostname or port is None:
-            raise ScenarioError(f"--scheduler {scheduler}: not a scheduler address; write SCHEME://HOST:PORT, e.g. "
-                                "tcp://127.0.0.1:8786 (the address `dask scheduler` prints)")
+            raise ScenarioError(
+                f"--scheduler {scheduler}: not a scheduler address; write SCHEME://HOST:PORT, e.g. "
+                "tcp://127.0.0.1:8786 (the address `dask scheduler` prints)"
+            )
 
 
 def keep_set(variants: Variants, keep_series: int, keep_variants: Collection[int] = ()) -> frozenset[int]:
     """The ids of the variants whose time series a batched sweep keeps: the first ``keep_series``
     and ``keep_variants``; raises naming a negative count or an id not in the sweep."""
     if keep_series < 0:
-        raise ScenarioError(f"--keep-series {keep_series}: give 0 or more (the number of variants whose time series "
-                            "are kept, the first ones)")
+        raise ScenarioError(
+            f"--keep-series {keep_series}: give 0 or more (the number of variants whose time series "
+            "are kept, the first ones)"
+        )
     unknown = sorted(set(keep_variants) - set(map(int, variants.ids)))
     if unknown:
-        raise ScenarioError(f"--keep-variant {unknown[0]}: no such variant; the ids run from "
-                            f"{int(variants.ids.min())} to {int(variants.ids.max())}")
+        raise ScenarioError(
+            f"--keep-variant {unknown[0]}: no such variant; the ids run from "
+            f"{int(variants.ids.min())} to {int(variants.ids.max())}"
+        )
     return frozenset(map(int, np.sort(variants.ids)[:keep_series])) | frozenset(map(int, keep_variants))
 
 
@@ -415,8 +443,12 @@ def run_sweep(
                     _start_sweep(out, manifest)
                 startup = time.perf_counter() - start
                 phase_start = time.perf_counter()
-                run_forked(_tasks(pending, slots, in_batches, base, folder, keep), slots, count,
-                           meanwhile=_load_collecting_libraries)
+                run_forked(
+                    _tasks(pending, slots, in_batches, base, folder, keep),
+                    slots,
+                    count,
+                    meanwhile=_load_collecting_libraries,
+                )
             else:
                 client, cluster = dask_client(workers, scheduler)  # a cluster that cannot be had leaves no sweep
                 try:
@@ -425,8 +457,9 @@ def run_sweep(
                     client.run(_load_kind, scenario.kind, in_batches, base)
                     startup = time.perf_counter() - start
                     phase_start = time.perf_counter()
-                    run_on_dask(client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder,
-                                               keep), count)
+                    run_on_dask(
+                        client, _tasks(pending, sum(client.nthreads().values()), in_batches, base, folder, keep), count
+                    )
                 finally:
                     client.close()
                     if cluster is not None:
@@ -445,14 +478,33 @@ def run_sweep(
             parameters = variants.varied()
             keys = figure_keys(index, parameters, figures)
             local_workers = (workers or os.cpu_count() or 1) if scheduler is None else 1  # asked for: they draw too
-            write_sweep_report(out, scenario, index, parameters, keys, variants.sampled, time.perf_counter() - start,
-                               scenario_to_toml(scenario), envelopes, processes=min(local_workers, 2))
+            write_sweep_report(
+                out,
+                scenario,
+                index,
+                parameters,
+                keys,
+                variants.sampled,
+                time.perf_counter() - start,
+                scenario_to_toml(scenario),
+                envelopes,
+                processes=min(local_workers, 2),
+            )
     except OSError as error:
-        raise ScenarioError(f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; "
-                            "every variant is finished and kept: run the same command with --resume to write them"
-                            ) from None
-    return SweepResult(index, len(pending), len(variants) - len(pending), time.perf_counter() - start, startup, phase,
-                       in_batches, envelopes)
+        raise ScenarioError(
+            f"--out {out}: cannot write the sweep's index and report: {explained(reason(error))}; "
+            "every variant is finished and kept: run the same command with --resume to write them"
+        ) from None
+    return SweepResult(
+        index,
+        len(pending),
+        len(variants) - len(pending),
+        time.perf_counter() - start,
+        startup,
+        phase,
+        in_batches,
+        envelopes,
+    )
 
 
 def _load_collecting_libraries() -> None:
@@ -463,8 +515,9 @@ def _load_collecting_libraries() -> None:
     from . import sweep_report  # noqa: F401
 
 
-def _tasks(pending: Variants, slots: int, in_batches: bool, base: dict, folder: str,
-           keep: Collection[int]) -> list[Task]:
+def _tasks(
+    pending: Variants, slots: int, in_batches: bool, base: dict, folder: str, keep: Collection[int]
+) -> list[Task]:
     """The sweep's tasks for ``slots`` worker threads: batches of ``pending`` (see ``batch_size``)."""
     size = batch_size(len(pending), slots, in_batches)
     parts = [pending[i : i + size] for i in range(0, len(pending), size)]
@@ -512,16 +565,26 @@ def collect_index(out_dir: str | os.PathLike, variants: Variants, in_batches: bo
     import pandas as pd
 
     out = Path(out_dir)
-    frame = pd.DataFrame({"variant": variants.ids.astype(np.int64),
-                          **{path: variants.values[:, i] for i, path in enumerate(variants.paths)}})
+    frame = pd.DataFrame(
+        {
+            "variant": variants.ids.astype(np.int64),
+            **{path: variants.values[:, i] for i, path in enumerate(variants.paths)},
+        }
+    )
     units = {**RECORD_UNITS, **{path: "SI" for path in variants.paths}}
     if in_batches:
-        tables = [pq.read_table(path) for path in sorted((out / BATCHES).glob("*.parquet"))
-                  if not path.name.endswith(".envelope.parquet")]
+        tables = [
+            pq.read_table(path)
+            for path in sorted((out / BATCHES).glob("*.parquet"))
+            if not path.name.endswith(".envelope.parquet")
+        ]
         for table in tables:
             units.update({f.name: (f.metadata or {}).get(b"unit", b"").decode() for f in table.schema})
-        results = (pd.concat([t.to_pandas() for t in tables], ignore_index=True) if tables
-                   else pd.DataFrame(columns=list(RECORD_UNITS)))
+        results = (
+            pd.concat([t.to_pandas() for t in tables], ignore_index=True)
+            if tables
+            else pd.DataFrame(columns=list(RECORD_UNITS))
+        )
     else:
         records = {int(v): _record(out, int(v)) for v in variants.ids}
         results = pd.DataFrame([_record_row(v, record) for v, record in records.items()])
@@ -540,8 +603,13 @@ def _record(out: Path, variant_id: int) -> dict:
 
 
 def _record_row(variant_id: int, record: dict) -> dict:
-    return {"variant": variant_id, "status": record.get("status", "missing"), "error": record.get("error", ""),
-            "wall_time_s": record.get("wall_time_s"), **record.get("summary", {})}
+    return {
+        "variant": variant_id,
+        "status": record.get("status", "missing"),
+        "error": record.get("error", ""),
+        "wall_time_s": record.get("wall_time_s"),
+        **record.get("summary", {}),
+    }
 
 
 def collect_envelopes(out_dir: str | os.PathLike) -> pd.DataFrame | None:

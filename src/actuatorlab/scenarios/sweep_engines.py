@@ -37,8 +37,9 @@ class WorkerLost(RuntimeError):
     """A worker ended (killed, out of memory) before its tasks were done; the others finished theirs."""
 
 
-def run_forked(tasks: Sequence[Task], workers: int, tell: Callable[[Any], None],
-               meanwhile: Callable[[], None] | None = None) -> None:
+def run_forked(
+    tasks: Sequence[Task], workers: int, tell: Callable[[Any], None], meanwhile: Callable[[], None] | None = None
+) -> None:
     """Run ``tasks`` on ``workers`` forked children (worker ``k`` takes tasks ``k, k + workers, …``);
     fork after loading what the tasks need, so that every child inherits it. ``meanwhile`` is
     called here once the children run (e.g. importing what comes after them); their reports wait
@@ -74,11 +75,12 @@ def dask_client(workers: int | None, scheduler: str | None):
         try:
             return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except (OSError, ValueError) as error:
-            raise ScenarioError(f"--scheduler {scheduler}: cannot connect ({error}); start one with "
-                                "`dask scheduler` and workers with `dask worker ADDRESS`") from None
+            raise ScenarioError(
+                f"--scheduler {scheduler}: cannot connect ({error}); start one with "
+                "`dask scheduler` and workers with `dask worker ADDRESS`"
+            ) from None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)
     return Client(cluster), cluster
 
 
@@ -91,21 +93,27 @@ def _check_scheduler(address: str) -> None:
 
     security = Security().get_connection_args("client")
     if urlsplit(address).scheme in ("tls", "wss") and security["ssl_context"] is None:
-        raise ScenarioError(f"--scheduler {address}: a TLS scheduler needs the cluster's certificates; set "
-                            "distributed.comm.tls.ca-file, .client.cert and .client.key in Dask's configuration "
-                            "(~/.config/dask/), or give a tcp:// address")
+        raise ScenarioError(
+            f"--scheduler {address}: a TLS scheduler needs the cluster's certificates; set "
+            "distributed.comm.tls.ca-file, .client.cert and .client.key in Dask's configuration "
+            "(~/.config/dask/), or give a tcp:// address"
+        )
     try:
         with ThreadPoolExecutor(1) as thread:
             answer = thread.submit(asyncio.run, _identity(address, security)).result()
     except OSError as error:  # refused, unreachable, or no answer in time
         what = str(error) or f"no answer within {CONNECT_TIMEOUT}"
-        raise ScenarioError(f"--scheduler {address}: cannot connect ({what}); start one with `dask scheduler` and "
-                            "workers with `dask worker ADDRESS`") from None
+        raise ScenarioError(
+            f"--scheduler {address}: cannot connect ({what}); start one with `dask scheduler` and "
+            "workers with `dask worker ADDRESS`"
+        ) from None
     except Exception:  # noqa: BLE001 (whatever the bytes of another server make of Dask's decoder)
         answer = None
     if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
-        raise ScenarioError(f"--scheduler {address}: what answers there is not a Dask scheduler; give the address "
-                            "`dask scheduler` prints (tcp://HOST:8786 by default)")
+        raise ScenarioError(
+            f"--scheduler {address}: what answers there is not a Dask scheduler; give the address "
+            "`dask scheduler` prints (tcp://HOST:8786 by default)"
+        )
 
 
 async def _identity(address: str, security: dict):

@@ -74,8 +74,11 @@ def explained(why: str) -> str:
 
 def incomplete_message(tally: Tally, total: int, out_dir: os.PathLike | str) -> str:
     """The one line a sweep ends with when something outside its scenario stopped variants."""
-    reasons = ", ".join(f"{count} by {explained(why)}"
-                        for why, count in sorted(tally.outside.items(), key=lambda item: -item[1]))
+    reasons = ", ".join(
+        f"{count} by {explained(why)}" for why, count in sorted(tally.outside.items(), key=lambda item: -item[1])
+    )
     stopped = sum(tally.outside.values())
-    return (f"{stopped} of {total} variants did not finish for reasons outside the scenario: {reasons}; the finished "
-            f"variants are kept in {out_dir}/: run the same command with --resume to run the {stopped} again")
+    return (
+        f"{stopped} of {total} variants did not finish for reasons outside the scenario: {reasons}; the finished "
+        f"variants are kept in {out_dir}/: run the same command with --resume to run the {stopped} again"
+    )

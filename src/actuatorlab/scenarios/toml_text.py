@@ -72,8 +72,10 @@ def parse(text: str, label: str) -> dict[str, Any]:
     """The TOML ``text`` as a dict; too deep a nesting or a syntax error is a ScenarioError naming ``label``."""
     deepest, line = nesting(text)
     if deepest > MAX_BRACKETS:
-        raise ScenarioError(f"{label}: line {line}: [ and {{ nest more than {MAX_BRACKETS} deep; write the tables "
-                            "flatter (a sum of sums is one sum of all their terms)")
+        raise ScenarioError(
+            f"{label}: line {line}: [ and {{ nest more than {MAX_BRACKETS} deep; write the tables "
+            "flatter (a sum of sums is one sum of all their terms)"
+        )
     try:
         return tomllib.loads(text)
     except ValueError as error:  # TOMLDecodeError, or an integer of more than 4300 digits

@@ -194,10 +194,10 @@ def _parse_common(cleaned: str, dimension: str) -> float | None:
     number = _NUMBER.match(cleaned)
     if number is None:
         return None
-    row = _common_unit(cleaned[number.end():])
+    row = _common_unit(cleaned[number.end() :])
     if row is None or row[0] != dimension:
         return None
-    return _scale(float(number.group()), cleaned[number.end():], DIMENSIONS[dimension].si)
+    return _scale(float(number.group()), cleaned[number.end() :], DIMENSIONS[dimension].si)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -209,9 +209,11 @@ def _parse_string(text: str, dimension: str) -> float:
     except OverflowError:
         value = math.inf
     if math.isinf(value) and "inf" not in text.lower():
-        raise ScenarioError(f'"{text}" overflows: its value is beyond the largest number '
-                            f"({sys.float_info.max:.3g} {DIMENSIONS[dimension].si}); write a finite value such as "
-                            f"{DIMENSIONS[dimension].example}")
+        raise ScenarioError(
+            f'"{text}" overflows: its value is beyond the largest number '
+            f"({sys.float_info.max:.3g} {DIMENSIONS[dimension].si}); write a finite value such as "
+            f"{DIMENSIONS[dimension].example}"
+        )
     return value
 
 
@@ -228,7 +230,7 @@ def _parse(text: str, dimension: str) -> float:
         if not cleaned:
             raise ValueError("empty")
         quantity = registry().parse_expression(cleaned)
-    except Exception:  # pint raises several unrelated types for unreadable text
+    except Exception:  # noqa: BLE001 — pint raises several unrelated types for unreadable text
         raise ScenarioError(
             f'"{text}" could not be read as a quantity: write a number and a unit such as {spec.example}'
         ) from None
@@ -244,7 +246,7 @@ def _parse(text: str, dimension: str) -> float:
         raise ScenarioError(f'"{text}" is {_name_of(quantity)}; {expected}')
     try:
         return _scale(float(quantity.magnitude), str(quantity.units), spec.si)
-    except Exception:  # offset units such as degC
+    except Exception:  # noqa: BLE001 — offset units such as degC; any failure to convert is reported
         raise ScenarioError(f'"{text}" cannot be converted to {spec.si}; {expected}') from None
 
 
@@ -293,8 +295,10 @@ def convert(value, dimension: str) -> float:
         result = float(value) if not isinstance(value, str) else _parse_string(value, dimension)
     except OverflowError:  # an integer too large for a float
         digits = int(value.bit_length() * math.log10(2)) + 1
-        raise ScenarioError(f"an integer of {digits} digits overflows: it is beyond the largest number "
-                            f"({sys.float_info.max:.3g}); write a finite value such as {spec.example}") from None
+        raise ScenarioError(
+            f"an integer of {digits} digits overflows: it is beyond the largest number "
+            f"({sys.float_info.max:.3g}); write a finite value such as {spec.example}"
+        ) from None
     if math.isnan(result):
         raise ScenarioError(f"{value!r} is not a number; write a value such as {spec.example}")
     return result

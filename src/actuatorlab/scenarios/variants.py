@@ -55,7 +55,9 @@ def _steps(path: str) -> list[str | int]:
         elif re.fullmatch(r"\w+", part):
             steps.append(part)
         else:
-            raise ScenarioError(f"field path {path!r}: {part!r} is not a field name; write e.g. inputs.bleed or arms[0].mass")
+            raise ScenarioError(
+                f"field path {path!r}: {part!r} is not a field name; write e.g. inputs.bleed or arms[0].mass"
+            )
     return steps
 
 
@@ -100,8 +102,10 @@ def _number(read, path: str, source: str) -> float:
     if isinstance(read, Mapping) and read.get("type") == "constant":
         read = read["value"]
     if not isinstance(read, (int, float)) or isinstance(read, bool):
-        raise ScenarioError(f"{source}: {path} is not a number field (it holds {type(read).__name__}); sweep a number "
-                            "or a constant signal")
+        raise ScenarioError(
+            f"{source}: {path} is not a number field (it holds {type(read).__name__}); sweep a number "
+            "or a constant signal"
+        )
     return float(read)
 
 
@@ -133,6 +137,7 @@ class _Value:
 def _set_on(node, tree: dict, where: str):
     """``node`` (a validated table or a list of them) with the values of ``tree`` (step → subtree
     or ``_Value``) set beneath it; ``where`` names ``node``'s path in messages."""
+
     def changed(child, sub, step):
         here = f"{where}[{step}]" if isinstance(step, int) else f"{where}.{step}".lstrip(".")
         return sub.value if isinstance(sub, _Value) else _set_on(child, sub, here)
@@ -273,7 +278,7 @@ def parse_distributions(scenario, specs: Sequence[str]) -> list[tuple[str, str, 
     """(PATH, distribution name, its two parameters in SI, spec) per ``--vary PATH=DIST`` spec;
     the parameters are checked as values of the field."""
     if not specs:
-        raise ScenarioError("give at least one --vary PATH=DISTRIBUTION, e.g. --vary \"inputs.bleed=uniform(0.1, 0.5)\"")
+        raise ScenarioError('give at least one --vary PATH=DISTRIBUTION, e.g. --vary "inputs.bleed=uniform(0.1, 0.5)"')
     base = scenario.model_dump()
     out = []
     for spec in specs:
@@ -281,8 +286,10 @@ def parse_distributions(scenario, specs: Sequence[str]) -> list[tuple[str, str, 
         _locate(base, path)
         match = _DISTRIBUTION.match(text)
         if not match or match.group(1) not in DISTRIBUTIONS:
-            raise ScenarioError(f"--vary {spec!r}: write PATH=uniform(LOW, HIGH), normal(MEAN, STD) or "
-                                "loguniform(LOW, HIGH), parameters with units if the field has one")
+            raise ScenarioError(
+                f"--vary {spec!r}: write PATH=uniform(LOW, HIGH), normal(MEAN, STD) or "
+                "loguniform(LOW, HIGH), parameters with units if the field has one"
+            )
         name = match.group(1)
         params = [_value(p) for p in match.group(2).split(",")]
         if len(params) != 2:

@@ -208,8 +208,20 @@ def shared_pump_loop(cps, aps, uhs, f_ey, stiffness, damping, h, state, pump_sta
         for j in range(n_arms):
             f = f_new[j]
             status, df_prev[j], alternations[j] = _record_sample(
-                out, j, k, theta[j], rate[j], l_now[j], p_new[j], v_new[j], f, pump, chatter_size[j], f_prev[j],
-                df_prev[j], alternations[j]
+                out,
+                j,
+                k,
+                theta[j],
+                rate[j],
+                l_now[j],
+                p_new[j],
+                v_new[j],
+                f,
+                pump,
+                chatter_size[j],
+                f_prev[j],
+                df_prev[j],
+                alternations[j],
             )
             if root_status != 0:
                 status = STATUS_ROOT
@@ -263,9 +275,10 @@ def simulate_arms(
     regeneration on a shared pump is an open problem of the paper). Several arms share one pump
     (Sec. 6), their circuits agreeing on the pump fields. ``length_range`` (ℓ_min, ℓ_max) [m], the
     cylinders' travel, and ``angle_ranges`` (θ_min, θ_max) [rad] per arm bound the motion
-    (``travel.check_travel``). ``shared_pump``: step the arms as a pump network (Sec. 6), which
-    also reports the pump pressure P; default: when there are several arms. Raises ``SimulationError`` if the step is unstable for the
-    relaxation, the run diverges or leaves those bounds (the earliest of these is named).
+    (``travel.check_travel``). ``shared_pump``: step the arms as a pump network (Sec. 6), which also
+    reports the pump pressure P; default: when there are several arms. Raises ``SimulationError`` if
+    the step is unstable for the relaxation, the run diverges or leaves those bounds (the earliest
+    of these is named).
     """
     n_arms = len(arms)
     shared = n_arms > 1 if shared_pump is None else bool(shared_pump)
@@ -282,13 +295,28 @@ def simulate_arms(
 
     if not shared:
         loop = own_pump_loop
-        inputs = (cps[0], aps[0], np.ascontiguousarray(uhs[:, 0]), ua_hat, np.ascontiguousarray(drive.forces[:, 0]),
-                  relaxation.stiffness, relaxation.damping, h)
+        inputs = (
+            cps[0],
+            aps[0],
+            np.ascontiguousarray(uhs[:, 0]),
+            ua_hat,
+            np.ascontiguousarray(drive.forces[:, 0]),
+            relaxation.stiffness,
+            relaxation.damping,
+            h,
+        )
         carried = (state,)
     else:
         loop = shared_pump_loop
-        inputs = (cps, aps, uhs, drive.forces, np.full(n_arms, relaxation.stiffness),
-                  np.full(n_arms, relaxation.damping), h)
+        inputs = (
+            cps,
+            aps,
+            uhs,
+            drive.forces,
+            np.full(n_arms, relaxation.stiffness),
+            np.full(n_arms, relaxation.damping),
+            h,
+        )
         carried = (state, new_pump_state(PumpNetwork(circuits)))
 
     t0 = time.perf_counter()
@@ -324,10 +352,12 @@ class ArmDrive:
     @classmethod
     def of(cls, valve_commands, bleed, external_forces, regeneration, n: int, n_arms: int) -> ArmDrive:
         """The inputs as float arrays of the shapes above (``regeneration`` None: closed)."""
-        return cls(np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms),
-                   np.asarray(bleed, dtype=np.float64),
-                   np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms)),
-                   np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64))
+        return cls(
+            np.asarray(valve_commands, dtype=np.float64).reshape(n, n_arms),
+            np.asarray(bleed, dtype=np.float64),
+            np.ascontiguousarray(np.asarray(external_forces, dtype=np.float64).reshape(n, n_arms)),
+            np.zeros(n) if regeneration is None else np.asarray(regeneration, dtype=np.float64),
+        )
 
     def kernel_openings(self, circuits, shared: bool) -> tuple[np.ndarray, np.ndarray]:
         """(û (n, N, 5) of (40)–(43) per arm's circuit, û_a (n,)) as the loops take them (û_a is
@@ -341,8 +371,10 @@ class ArmDrive:
 def refuse_shared_regeneration(drive: ArmDrive, shared: bool) -> None:
     """Raise SimulationError if arms ``shared`` on one pump open a regeneration valve (not modelled)."""
     if shared and np.any(drive.regeneration > 0.0):
-        raise SimulationError("regeneration with several arms on one pump is not modelled (an open problem of "
-                              "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm")
+        raise SimulationError(
+            "regeneration with several arms on one pump is not modelled (an open problem of "
+            "Kikuuwe et al. Sec. 7); set the regeneration opening to 0 or simulate one arm"
+        )
 
 
 def initial_state(arms: list[SingleArm], initial_angles, initial_rates) -> np.ndarray:
@@ -362,8 +394,14 @@ def check_run(t, out, status, k_fail, j_fail, length_range, angle_ranges) -> Non
     ran = k_fail + 1 if status != STATUS_OK else t.size
     angle_ranges = angle_ranges or [None] * n_arms
     for j in range(n_arms):
-        check_travel(t[:ran], out[ROW_LENGTH, j, :ran], length_range, out[ROW_THETA, j, :ran], angle_ranges[j],
-                     f"arm {j + 1}" if n_arms > 1 else "the arm")
+        check_travel(
+            t[:ran],
+            out[ROW_LENGTH, j, :ran],
+            length_range,
+            out[ROW_THETA, j, :ran],
+            angle_ranges[j],
+            f"arm {j + 1}" if n_arms > 1 else "the arm",
+        )
     if status != STATUS_OK:
         _raise_failure(status, t[k_fail], j_fail, out[:, j_fail, k_fail], n_arms)
 
@@ -372,10 +410,19 @@ def arm_results(t, out, drive: ArmDrive, cps, uhs, ua_hat, shared: bool, counter
     """One ``SimulationResult`` per arm of a finished run (records ``out`` (7, N, n))."""
     n = t.size
     return [
-        _arm_result(t, out[:, j], drive.commands[:, j], drive.bleed, drive.regeneration, drive.forces[:, j],
-                    shared=shared, counters=counters,
-                    chambers=run_chamber_pressures(cps[j], uhs[:, j], np.zeros(n) if shared else ua_hat,
-                                                   out[ROW_PUMP, j], out[ROW_V, j], out[ROW_F, j]))
+        _arm_result(
+            t,
+            out[:, j],
+            drive.commands[:, j],
+            drive.bleed,
+            drive.regeneration,
+            drive.forces[:, j],
+            shared=shared,
+            counters=counters,
+            chambers=run_chamber_pressures(
+                cps[j], uhs[:, j], np.zeros(n) if shared else ua_hat, out[ROW_PUMP, j], out[ROW_V, j], out[ROW_F, j]
+            ),
+        )
         for j in range(out.shape[1])
     ]
 
@@ -437,7 +484,19 @@ def simulate_arm(
 ) -> SimulationResult:
     """Simulate one arm on its own pump (see ``simulate_arms``): ``valve_command``, ``bleed``,
     ``external_force`` and ``regeneration`` sampled on ``t``, of shape (len(t),)."""
-    (result,) = simulate_arms([arm], [circuit], relaxation, t, valve_command, bleed, external_force,
-                              [initial_angle], [initial_rate], regeneration=regeneration, progress=progress,
-                              length_range=length_range, angle_ranges=[angle_range])
+    (result,) = simulate_arms(
+        [arm],
+        [circuit],
+        relaxation,
+        t,
+        valve_command,
+        bleed,
+        external_force,
+        [initial_angle],
+        [initial_rate],
+        regeneration=regeneration,
+        progress=progress,
+        length_range=length_range,
+        angle_ranges=[angle_range],
+    )
     return result

@@ -56,8 +56,9 @@ class ArmRun:
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness, damping, h, states, runs, chunk_steps, out,
-                    status, k_end):
+def _own_pump_batch(
+    cps, aps, uhs, ua_hats, forces, inputs, stiffness, damping, h, states, runs, chunk_steps, out, status, k_end
+):
     """``own_pump_loop`` for every run b with ``runs[b]``, from sample 0 to the end in calls of
     ``chunk_steps`` samples as ``simulate_arms`` makes them. ``cps``, ``aps`` (B, 1, ·);
     ``uhs`` (U, n, 5), ``ua_hats`` and ``forces`` (U, n): the inputs of run b are row
@@ -68,16 +69,44 @@ def _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness, damping, 
             continue
         u = inputs[b]
         for k0 in range(0, n, chunk_steps):
-            s, k, _ = own_pump_loop(cps[b, 0], aps[b, 0], uhs[u], ua_hats[u], forces[u], stiffness[b], damping[b], h,
-                                     states[b], k0, min(k0 + chunk_steps, n), out[b])
+            s, k, _ = own_pump_loop(
+                cps[b, 0],
+                aps[b, 0],
+                uhs[u],
+                ua_hats[u],
+                forces[u],
+                stiffness[b],
+                damping[b],
+                h,
+                states[b],
+                k0,
+                min(k0 + chunk_steps, n),
+                out[b],
+            )
             status[b], k_end[b] = s, k
             if s != STATUS_OK:
                 break
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, runs, chunk_steps,
-                       out, status, k_end, j_end):
+def _shared_pump_batch(
+    cps,
+    aps,
+    uhs,
+    forces,
+    inputs,
+    stiffness,
+    damping,
+    h,
+    states,
+    pump_states,
+    runs,
+    chunk_steps,
+    out,
+    status,
+    k_end,
+    j_end,
+):
     """``shared_pump_loop`` for every run b with ``runs[b]`` as ``_own_pump_batch`` does:
     ``cps``, ``aps`` (B, N, ·); ``uhs`` (U, n, N, 5), ``forces`` (U, n, N); ``stiffness``,
     ``damping`` (B, N); ``states`` (B, N, 7), ``pump_states`` (B, 2); fills ``out`` (B, 7, N, n),
@@ -88,8 +117,20 @@ def _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, sta
             continue
         u = inputs[b]
         for k0 in range(0, n, chunk_steps):
-            s, k, j = shared_pump_loop(cps[b], aps[b], uhs[u], forces[u], stiffness[b], damping[b], h, states[b],
-                                        pump_states[b], k0, min(k0 + chunk_steps, n), out[b])
+            s, k, j = shared_pump_loop(
+                cps[b],
+                aps[b],
+                uhs[u],
+                forces[u],
+                stiffness[b],
+                damping[b],
+                h,
+                states[b],
+                pump_states[b],
+                k0,
+                min(k0 + chunk_steps, n),
+                out[b],
+            )
             status[b], k_end[b], j_end[b] = s, k, j
             if s != STATUS_OK:
                 break
@@ -122,8 +163,9 @@ class ArmBatch:
             for j, angle_range in enumerate(run.angle_ranges or ()):
                 if angle_range is not None:
                     bounds[2:, b, j] = np.array(angle_range)[:, None]
-        left = (outside(self.out[:, ROW_LENGTH], bounds[0], bounds[1]).any(axis=(1, 2))
-                | outside(self.out[:, ROW_THETA], bounds[2], bounds[3]).any(axis=(1, 2)))
+        left = outside(self.out[:, ROW_LENGTH], bounds[0], bounds[1]).any(axis=(1, 2)) | outside(
+            self.out[:, ROW_THETA], bounds[2], bounds[3]
+        ).any(axis=(1, 2))
         return started & (self.status == STATUS_OK) & ~left
 
     def results(self, b: int) -> list[SimulationResult]:
@@ -132,10 +174,13 @@ class ArmBatch:
         if self.errors[b] is not None:
             raise self.errors[b]
         run = self.runs[b]
-        check_run(self.t, self.out[b], self.status[b], self.k_end[b], self.j_end[b], run.length_range,
-                   run.angle_ranges)
+        check_run(self.t, self.out[b], self.status[b], self.k_end[b], self.j_end[b], run.length_range, run.angle_ranges)
         uhs, ua_hat = self._openings[self._inputs[b]]
-        counters = {"steps": float(self.t.size), "compile_time_s": 0.0, "loop_time_s": self.loop_time_s / len(self.runs)}
+        counters = {
+            "steps": float(self.t.size),
+            "compile_time_s": 0.0,
+            "loop_time_s": self.loop_time_s / len(self.runs),
+        }
         return arm_results(self.t, self.out[b], run.drive, self._cps[b], uhs, ua_hat, self.shared, counters)
 
 
@@ -151,8 +196,13 @@ def _opening_fields(circuit: ValveCircuit) -> tuple:
     return circuit.head_area, circuit.rod_area, tuple(circuit.coefficients), circuit.regeneration_coefficient
 
 
-def simulate_arm_batch(runs: list[ArmRun], t: np.ndarray, shared_pump: bool, chunk_steps: int = CHUNK_STEPS,
-                       records: np.ndarray | None = None) -> ArmBatch:
+def simulate_arm_batch(
+    runs: list[ArmRun],
+    t: np.ndarray,
+    shared_pump: bool,
+    chunk_steps: int = CHUNK_STEPS,
+    records: np.ndarray | None = None,
+) -> ArmBatch:
     """Simulate ``runs`` on the uniform grid ``t`` [s] in one compiled call: each run by the same
     loop and the same calls as ``simulate_arms`` (so its records are equal bit for bit), all its
     arms on one pump if ``shared_pump`` (Sec. 6), else one arm on its own pump. A run whose
@@ -197,13 +247,44 @@ def simulate_arm_batch(runs: list[ArmRun], t: np.ndarray, shared_pump: bool, chu
         uhs = np.array([uh for uh, _ in openings])
         forces = np.array([d.forces for d in drives])
         pump_states = np.array([[run.circuits[0].pump_relief_pressure, 0.0] for run in runs])
-        _shared_pump_batch(cps, aps, uhs, forces, inputs, stiffness, damping, h, states, pump_states, started,
-                           chunk_steps, out, status, k_end, j_end)
+        _shared_pump_batch(
+            cps,
+            aps,
+            uhs,
+            forces,
+            inputs,
+            stiffness,
+            damping,
+            h,
+            states,
+            pump_states,
+            started,
+            chunk_steps,
+            out,
+            status,
+            k_end,
+            j_end,
+        )
     else:
         uhs = np.array([uh[:, 0] for uh, _ in openings])
         ua_hats = np.array([ua for _, ua in openings])
         forces = np.array([d.forces[:, 0] for d in drives])
-        _own_pump_batch(cps, aps, uhs, ua_hats, forces, inputs, stiffness[:, 0], damping[:, 0], h, states, started,
-                        chunk_steps, out, status, k_end)
+        _own_pump_batch(
+            cps,
+            aps,
+            uhs,
+            ua_hats,
+            forces,
+            inputs,
+            stiffness[:, 0],
+            damping[:, 0],
+            h,
+            states,
+            started,
+            chunk_steps,
+            out,
+            status,
+            k_end,
+        )
     loop_time = time.perf_counter() - t0
     return ArmBatch(t, runs, out, status, k_end, j_end, errors, openings, inputs, cps, shared_pump, loop_time)

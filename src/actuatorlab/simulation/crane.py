@@ -117,21 +117,15 @@ def simulate_crane(
     gains = gains or lab_crane_gains()
     m = crane.n_coords
     if len(hydraulics.cylinders) != m or len(gains.lam) != m:
-        raise ParameterError(
-            f"{crane.name} has {m} actuators: give hydraulics and gains for {m}"
-        )
+        raise ParameterError(f"{crane.name} has {m} actuators: give hydraulics and gains for {m}")
     if not (isinstance(substeps, int) and substeps >= 1):
         raise ParameterError(f"substeps = {substeps!r}: give an integer ≥ 1")
     dt = float(reference.t[1] - reference.t[0])
     if abs(dt - gains.dt) > 1e-12:
-        raise ParameterError(
-            f"reference step {dt} s differs from the controller sample time {gains.dt} s"
-        )
+        raise ParameterError(f"reference step {dt} s differs from the controller sample time {gains.dt} s")
     for name, arr in (("q", reference.q), ("qd", reference.qd), ("qdd", reference.qdd)):
         if arr.shape != (len(reference.t), m) or not np.all(np.isfinite(arr)):
-            raise ParameterError(
-                f"reference.{name} must be finite with shape ({len(reference.t)}, {m})"
-            )
+            raise ParameterError(f"reference.{name} must be finite with shape ({len(reference.t)}, {m})")
     q0 = crane.check_coordinates(reference.q[0])
     if initial_pressures is None:
         pa0, pb0 = hydraulics.holding_pressures(crane.actuator_forces(q0, np.zeros(m), np.zeros(m)))
@@ -146,8 +140,20 @@ def simulate_crane(
     n = len(reference.t)
     out_y, out_x, out_u = np.zeros((n, 5 * m)), np.zeros((n, m)), np.zeros((n, m))
     out_ctrl, out_tip = np.zeros((n, 8, m)), np.zeros((n, 3))
-    controller = (seg, inert, trf, base, gains.body_gains(len(crane.segments)), np.array(gains.lam),
-                  np.array(gains.kx), np.array(gains.kf), cyl, valve, fric, derivative_filter(gains.derivative_cutoff, dt))
+    controller = (
+        seg,
+        inert,
+        trf,
+        base,
+        gains.body_gains(len(crane.segments)),
+        np.array(gains.lam),
+        np.array(gains.kx),
+        np.array(gains.kf),
+        cyl,
+        valve,
+        fric,
+        derivative_filter(gains.derivative_cutoff, dt),
+    )
     start = time.perf_counter()  # the MuJoCo model build (a few ms) counts as plant time
     if plant == "native":
         model, loop = native_plant(crane, packed, y0, substeps, dt / substeps), closed_loop
@@ -157,8 +163,16 @@ def simulate_crane(
     filt = np.zeros((m, 2))
     edges = np.unique(np.linspace(0, n, PROGRESS_CHUNKS + 1).astype(np.int64))
     for k0, k1 in zip(edges[:-1], edges[1:]):
-        status, k = loop(model, controller, filt, (reference.q, reference.qd, reference.qdd), crane.coordinate_limits,
-                         k0, k1, (out_y, out_x, out_u, out_ctrl, out_tip))
+        status, k = loop(
+            model,
+            controller,
+            filt,
+            (reference.q, reference.qd, reference.qdd),
+            crane.coordinate_limits,
+            k0,
+            k1,
+            (out_y, out_x, out_u, out_ctrl, out_tip),
+        )
         if status != STATUS_OK:
             break
         if progress is not None:
@@ -180,7 +194,8 @@ def simulate_crane(
         state = out_y[min(k, n - 1)]
         raise SimulationError(
             f"t = {reference.t[min(k, n - 1)]:.3f} s: the closed loop {what}; q = {np.round(state[:m], 4).tolist()}, "
-            f"p_a = {np.round(state[2 * m : 3 * m] / 1e5, 1).tolist()} bar, p_b = {np.round(state[3 * m : 4 * m] / 1e5, 1).tolist()} bar; "
+            f"p_a = {np.round(state[2 * m : 3 * m] / 1e5, 1).tolist()} bar, "
+            f"p_b = {np.round(state[3 * m : 4 * m] / 1e5, 1).tolist()} bar; "
             f"try more substeps, lower gains or a slower reference ({plant} plant)"
         )
     p_a, p_b = out_y[:, 2 * m : 3 * m], out_y[:, 3 * m : 4 * m]
@@ -228,9 +243,7 @@ def diamond_run(
     crane = lab_crane(variant)
     q0 = lab_crane_initial_pose()
     start, _ = crane.tool_pose(q0)
-    reference = joint_reference(
-        crane, diamond_waypoints(start[:2], loops), segment_time, 1e-3, q0
-    )
+    reference = joint_reference(crane, diamond_waypoints(start[:2], loops), segment_time, 1e-3, q0)
     return simulate_crane(
         reference,
         crane,

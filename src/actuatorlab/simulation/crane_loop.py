@@ -74,8 +74,33 @@ def _vdc_sample(ctrl, filt, q, qd, pa, pb, k, q_d, qd_d, qdd_d, work_r, work_m, 
     and the sample recorded. ``ctrl`` = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve,
     fric, coef)."""
     seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
-    controller_step(seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef, filt, q, qd, pa, pb, q_d[k],
-                    qd_d[k], qdd_d[k], work_r, work_m, scratch, k == 0, u)
+    controller_step(
+        seg,
+        inert,
+        trf,
+        base,
+        gains,
+        lam,
+        kx,
+        kf,
+        cyl,
+        valve,
+        fric,
+        coef,
+        filt,
+        q,
+        qd,
+        pa,
+        pb,
+        q_d[k],
+        qd_d[k],
+        qdd_d[k],
+        work_r,
+        work_m,
+        scratch,
+        k == 0,
+        u,
+    )
     out_u[k] = u
     out_ctrl[k] = scratch
     out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
@@ -113,8 +138,25 @@ def closed_loop(plant, controller, filt, reference, limits, k0, k1, out):
     plant_record(plant, out_y[k0], out_x[k0])
     for k in range(k0, k1):
         y = out_y[k]
-        _vdc_sample(controller, filt, y[:m], y[m : 2 * m], y[2 * m : 3 * m], y[3 * m : 4 * m], k, q_d, qd_d, qdd_d,
-                    work_r, work_m, scratch, u, out_u, out_ctrl, out_tip)
+        _vdc_sample(
+            controller,
+            filt,
+            y[:m],
+            y[m : 2 * m],
+            y[2 * m : 3 * m],
+            y[3 * m : 4 * m],
+            k,
+            q_d,
+            qd_d,
+            qdd_d,
+            work_r,
+            work_m,
+            scratch,
+            u,
+            out_u,
+            out_ctrl,
+            out_tip,
+        )
         if k == n_steps - 1:
             break
         status = plant_advance(plant, u)
@@ -138,12 +180,8 @@ def plant_rhs(t, y, dy, seg, inert, trf, base, cyl, valve, fric, u_cmd, work, sc
     piston_states(seg, y[:m], y[m : 2 * m], x, xd)
     hydraulic_rates(cyl, valve, u_cmd, x, xd, y[2 * m :], dy[2 * m :])
     for i in range(m):
-        fc[i] = piston_force(cyl[i], y[2 * m + i], y[3 * m + i]) - friction_force(
-            fric[i], xd[i]
-        )
-    forward_dynamics(
-        seg, inert, trf, base, y[:m], y[m : 2 * m], fc, np.zeros(6), qdd, work
-    )
+        fc[i] = piston_force(cyl[i], y[2 * m + i], y[3 * m + i]) - friction_force(fric[i], xd[i])
+    forward_dynamics(seg, inert, trf, base, y[:m], y[m : 2 * m], fc, np.zeros(6), qdd, work)
     for i in range(m):
         dy[i] = y[m + i]
         dy[m + i] = qdd[i]
@@ -157,8 +195,26 @@ def native_plant(crane: ParallelSerialManipulator, packed_hydraulics, y0, subste
     y = np.array(y0, dtype=float)
     k1, k2, k3, k4, tmp = (np.empty_like(y) for _ in range(5))
     m = y.size // 5
-    return (seg, inert, trf, base, cyl, valve, fric, y, int(substeps), float(h), new_work(seg.shape[0]),
-            np.zeros((4, m)), k1, k2, k3, k4, tmp, np.empty(m))
+    return (
+        seg,
+        inert,
+        trf,
+        base,
+        cyl,
+        valve,
+        fric,
+        y,
+        int(substeps),
+        float(h),
+        new_work(seg.shape[0]),
+        np.zeros((4, m)),
+        k1,
+        k2,
+        k3,
+        k4,
+        tmp,
+        np.empty(m),
+    )
 
 
 @overload(plant_record)
@@ -204,13 +260,9 @@ def _mujoco_step_forces(cyl, valve, fric, u_cmd, x, xd, z, h, dz0, force, dampin
     hydraulic_rates(cyl, valve, u_cmd, x, xd, z, dz0)
     for i in range(m):
         eps = 1e-3 * fric[i, F_V]
-        c = (
-            friction_force(fric[i], xd[i] + eps) - friction_force(fric[i], xd[i] - eps)
-        ) / (2.0 * eps)
+        c = (friction_force(fric[i], xd[i] + eps) - friction_force(fric[i], xd[i] - eps)) / (2.0 * eps)
         damping[i] = c
-        f_p = piston_force(
-            cyl[i], z[i] + 0.5 * h * dz0[i], z[m + i] + 0.5 * h * dz0[m + i]
-        )
+        f_p = piston_force(cyl[i], z[i] + 0.5 * h * dz0[i], z[m + i] + 0.5 * h * dz0[m + i])
         force[i] = f_p - friction_force(fric[i], xd[i]) + c * xd[i]
 
 
@@ -240,8 +292,9 @@ class MujocoHydraulicPlant:
     ``loop_violation`` holds the largest loop-constraint residual [m] seen at the end of a sample.
     """
 
-    def __init__(self, crane: ParallelSerialManipulator, packed_hydraulics, q0, z0, dt: float, substeps: int,
-                 integrator: str) -> None:
+    def __init__(
+        self, crane: ParallelSerialManipulator, packed_hydraulics, q0, z0, dt: float, substeps: int, integrator: str
+    ) -> None:
         from ..mechanics.mujoco_model import MujocoCranePlant
 
         self.h = dt / substeps
@@ -263,8 +316,9 @@ class MujocoHydraulicPlant:
     def advance(self, u) -> int:
         x, xd = self.mechanics.strokes()
         for _ in range(self.substeps):
-            _mujoco_step_forces(self.cyl, self.valve, self.fric, u, x, xd, self.z, self.h, self._dz0, self._force,
-                                self._damping)
+            _mujoco_step_forces(
+                self.cyl, self.valve, self.fric, u, x, xd, self.z, self.h, self._dz0, self._force, self._damping
+            )
             self.mechanics.step(self._force, self._damping)
             x1, xd1 = self.mechanics.strokes()
             _hydraulics_rk4(self.cyl, self.valve, u, x, xd, x1, xd1, self.z, self.h, self._stages)

@@ -30,9 +30,7 @@ DIAMOND = np.array([[2.5, 1.0], [3.0, 1.5], [3.5, 1.0], [3.0, 0.5]])
 """A, B, C, D [m] of the authors' repository (spec 3.2); the paper prints no coordinates."""
 
 
-def diamond_waypoints(
-    start, loops: int = 2, corners: np.ndarray = DIAMOND
-) -> np.ndarray:
+def diamond_waypoints(start, loops: int = 2, corners: np.ndarray = DIAMOND) -> np.ndarray:
     """Waypoints (k, 2) [m]: ``start``, then ``loops`` times A-B-C-D, ending at A."""
     if loops < 1:
         raise ParameterError(f"loops = {loops}: give at least one loop")
@@ -118,9 +116,7 @@ def joint_reference(
     """Joint-space reference of a tool-tip path: quintic segments through ``waypoints`` (k, 2)
     [m], then inverse kinematics from ``q_start`` (default: the lab crane's initial pose).
     Raises ``SimulationError`` when a point is out of reach or a cylinder would leave its stroke."""
-    q_start = crane.check_coordinates(
-        lab_crane_initial_pose() if q_start is None else q_start
-    )
+    q_start = crane.check_coordinates(lab_crane_initial_pose() if q_start is None else q_start)
     t, p, pd, pdd = quintic_segments(waypoints, segment_time, dt)
     n, m = len(t), crane.n_coords
     q, qd, qdd = np.empty((n, m)), np.empty((n, m)), np.empty((n, m))

@@ -116,17 +116,27 @@ class Disturbance:
         return cls(0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
     def packed(self, max_force: float, stroke: float) -> np.ndarray:
-        """The disturbance in SI for one actuator: fractions of ``max_force`` [N] turned into forces, the spring per ``stroke`` [m] into N/m."""
-        return DISTURBANCE.pack(bias=self.bias * max_force, amp=self.amplitude * max_force, freq=self.frequency,
-                                fric=self.friction * max_force, vs=self.velocity_scale,
-                                spring=self.spring * max_force / stroke)
+        """The disturbance in SI for one actuator: fractions of ``max_force`` [N] turned into
+        forces, the spring per ``stroke`` [m] into N/m."""
+        return DISTURBANCE.pack(
+            bias=self.bias * max_force,
+            amp=self.amplitude * max_force,
+            freq=self.frequency,
+            fric=self.friction * max_force,
+            vs=self.velocity_scale,
+            spring=self.spring * max_force / stroke,
+        )
 
 
 @nb.njit(cache=True)
 def disturbance_force(d, a, t, x_l, v_l):
     """d(t, x_L, v_L) [N] of actuator a (packed ``Disturbance`` scaled to newtons)."""
-    return (d[D_BIAS] + d[D_AMP] * math.sin(2.0 * math.pi * d[D_FREQ] * t + 2.0 * math.pi * a / 3.0)
-            + d[D_FRIC] * math.tanh(v_l / d[D_VS]) + d[D_SPRING] * x_l)
+    return (
+        d[D_BIAS]
+        + d[D_AMP] * math.sin(2.0 * math.pi * d[D_FREQ] * t + 2.0 * math.pi * a / 3.0)
+        + d[D_FRIC] * math.tanh(v_l / d[D_VS])
+        + d[D_SPRING] * x_l
+    )
 
 
 @nb.njit(cache=True)
@@ -142,8 +152,12 @@ def _hermite(x0, x1, v0, v1, lam, dt):
     h01 = -2.0 * l3 + 3.0 * l2
     h11 = l3 - l2
     x = h00 * x0 + h10 * dt * v0 + h01 * x1 + h11 * dt * v1
-    dx = ((6.0 * l2 - 6.0 * lam) * x0 + (3.0 * l2 - 4.0 * lam + 1.0) * dt * v0
-          + (-6.0 * l2 + 6.0 * lam) * x1 + (3.0 * l2 - 2.0 * lam) * dt * v1) / dt
+    dx = (
+        (6.0 * l2 - 6.0 * lam) * x0
+        + (3.0 * l2 - 4.0 * lam + 1.0) * dt * v0
+        + (-6.0 * l2 + 6.0 * lam) * x1
+        + (3.0 * l2 - 2.0 * lam) * dt * v1
+    ) / dt
     return x, dx
 
 
@@ -151,7 +165,7 @@ def _hermite(x0, x1, v0, v1, lam, dt):
 def _implicit_currents(e, i_d, i_q, w, g_d, g_q, id_ref, iq_ref, h):
     """Backward-Euler currents with v = −g (i⁺ − i_ref), then the clipped-voltage redo.
     Returns (i_d⁺, i_q⁺, v_d, v_q, clipped)."""
-    rd0, rq0 = current_rates(e, i_d, i_q, w, 0.0, 0.0)   # (3) with zero voltage
+    rd0, rq0 = current_rates(e, i_d, i_q, w, 0.0, 0.0)  # (3) with zero voltage
     ad = h * e[E_RS] / e[E_LD]
     aq = h * e[E_RS] / e[E_LQ]
     # i⁺ (1 + hR/L + hg/L) = i (1 + hR/L) + h r0 + h g i_ref/L   (r0 holds −R i/L and the coupling)
@@ -178,8 +192,31 @@ def _implicit_currents(e, i_d, i_q, w, g_d, g_q, id_ref, iq_ref, h):
 
 
 @nb.njit(cache=True)
-def _simulate(E, G, D, t_ref, xr, vr, fr, h, sub, X, PHI, out_x, out_xl, out_v, out_f, out_id, out_iq,
-              out_vd, out_vq, out_tau, out_phi, out_ilim, out_vlim):
+def _simulate(
+    E,
+    G,
+    D,
+    t_ref,
+    xr,
+    vr,
+    fr,
+    h,
+    sub,
+    X,
+    PHI,
+    out_x,
+    out_xl,
+    out_v,
+    out_f,
+    out_id,
+    out_iq,
+    out_vd,
+    out_vq,
+    out_tau,
+    out_phi,
+    out_ilim,
+    out_vlim,
+):
     """Run the closed loop; X (n_a, 6) and PHI (n_a, 4) are updated in place. Returns the index of
     the first non-finite step (or −1)."""
     n, na = xr.shape
@@ -226,8 +263,16 @@ def _simulate(E, G, D, t_ref, xr, vr, fr, h, sub, X, PHI, out_x, out_xl, out_v, 
                 q4 = x[X_ID]
                 # ν = 3, 4: stator currents, linearly implicit
                 id1, iq1, vd, vq, vlim = _implicit_currents(
-                    e, x[X_ID], x[X_IQ], x[X_W], feedback_gain(G, 3, phi[3]), feedback_gain(G, 2, phi[2]),
-                    0.0, iq_ref, dt)
+                    e,
+                    x[X_ID],
+                    x[X_IQ],
+                    x[X_W],
+                    feedback_gain(G, 3, phi[3]),
+                    feedback_gain(G, 2, phi[2]),
+                    0.0,
+                    iq_ref,
+                    dt,
+                )
                 x[X_ID] = id1
                 x[X_IQ] = iq1
                 # mechanics: symplectic Euler on the nonlinear model's rates
@@ -317,9 +362,20 @@ class EMLATrackingResult:
 
         data = {"t": self.t}
         for j, name in enumerate(self.names):
-            for ch in ("positions", "load_positions", "velocities", "forces", "position_references",
-                       "velocity_references", "force_references", "i_d", "i_q", "v_d", "v_q",
-                       "torque_commands"):
+            for ch in (
+                "positions",
+                "load_positions",
+                "velocities",
+                "forces",
+                "position_references",
+                "velocity_references",
+                "force_references",
+                "i_d",
+                "i_q",
+                "v_d",
+                "v_q",
+                "torque_commands",
+            ):
                 data[f"{ch}_{name}"] = getattr(self, ch)[:, j]
         return pd.DataFrame(data)
 
@@ -333,7 +389,7 @@ def _equilibrium_start(E, G, D, PHI, t0, x0, v0, f0) -> np.ndarray:
         e = E[j]
         w = v0[j] / e[E_FEQ]
         f_load = f0[j] + disturbance_force(D[j], j, t0, x0[j], v0[j])
-        f_x = f_load + e[E_BBS] * v0[j]    # load side at constant v_L: f_x = f_L + b_BS v_L
+        f_x = f_load + e[E_BBS] * v0[j]  # load side at constant v_L: f_x = f_L + b_BS v_L
         tau = e[E_FEQ] * f_x + e[E_B1] * w
         g1, g2, g3, g4 = (feedback_gain(G, i, PHI[j, i]) for i in range(4))
         # the currents that give τ, and the voltages that hold them; the P current loops hold them
@@ -348,9 +404,9 @@ def _equilibrium_start(E, G, D, PHI, t0, x0, v0, f0) -> np.ndarray:
             i_q = q_current_for_torque(e, tau, i_d)
         vd, vq = steady_voltages(e, i_d, i_q, w)
         iq_ref = i_q + vq / g3
-        tau_cmd = iq_ref / q_current_for_torque(e, 1.0, 0.0)   # the loop maps κ_2 to i_q,ref at i_d = 0
+        tau_cmd = iq_ref / q_current_for_torque(e, 1.0, 0.0)  # the loop maps κ_2 to i_q,ref at i_d = 0
         q2 = -tau_cmd / g2
-        q1 = q2 / g1                       # v = v_ref: Q_2 = −κ_1 = g_1 Q_1
+        q1 = q2 / g1  # v = v_ref: Q_2 = −κ_1 = g_1 Q_1
         X[j, X_TH] = (x0[j] + q1) / e[E_FEQ]
         X[j, X_W] = w
         X[j, X_IQ] = i_q
@@ -371,22 +427,31 @@ def _as_matrix(name: str, value, n: int, na: int) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDSCGains | None = None,
-                      disturbance: Disturbance | None = None, step: float = 1e-5,
-                      initial_phi: float = 0.0) -> EMLATrackingResult:
+def simulate_tracking(
+    actuators,
+    t,
+    positions,
+    velocities,
+    forces,
+    *,
+    gains: RDSCGains | None = None,
+    disturbance: Disturbance | None = None,
+    step: float = 1e-5,
+    initial_phi: float = 0.0,
+) -> EMLATrackingResult:
     """Simulate RDSC tracking for the EMLAs ``actuators`` (a sequence or a name → EMLA dict).
 
-    t (n,) [s], strictly increasing; positions (n, n_a) [m] (stroke coordinate, 0 = retracted,
-    must stay in [0, stroke]), velocities (n, n_a) [m/s] (|v| ≤ max_velocity), forces (n, n_a)
-    [N] the loads' forces the actuators must supply (|f| ≤ max_force); position and velocity
-    references are interpolated by cubic Hermite (positions) and linearly (velocities, forces;
-    see the module docstring for why the velocity is not the Hermite derivative). ``step`` [s]
-    is the largest integration step (every sample
-    interval is split into the same number of equal steps; t may be non-uniform). The run starts in the closed loop's equilibrium for the first
-    sample (``_equilibrium_start``): RDSC has no torque feed-forward, so holding a load needs the
-    errors Q_2 = −τ/(½δ_2), Q_1 = Q_2/(½δ_1) (τ = f_eq (f_L + b_BS v) + b_1 ω; 0.45 mm for the
-    lift's 34 kN with the scenario's δ_1 = 60, δ_2 = 4000); starting on the reference instead
-    would drop the torque command to zero at t = 0.
+    t (n,) [s], strictly increasing; positions (n, n_a) [m] (stroke coordinate, 0 = retracted, must
+    stay in [0, stroke]), velocities (n, n_a) [m/s] (|v| ≤ max_velocity), forces (n, n_a) [N] the
+    loads' forces the actuators must supply (|f| ≤ max_force); position and velocity references are
+    interpolated by cubic Hermite (positions) and linearly (velocities, forces; see the module
+    docstring for why the velocity is not the Hermite derivative). ``step`` [s] is the largest
+    integration step (every sample interval is split into the same number of equal steps; t may be
+    non-uniform). The run starts in the closed loop's equilibrium for the first sample
+    (``_equilibrium_start``): RDSC has no torque feed-forward, so holding a load needs the errors
+    Q_2 = −τ/(½δ_2), Q_1 = Q_2/(½δ_1) (τ = f_eq (f_L + b_BS v) + b_1 ω; 0.45 mm for the lift's 34 kN
+    with the scenario's δ_1 = 60, δ_2 = 4000); starting on the reference instead would drop the
+    torque command to zero at t = 0.
     """
     acts = list(actuators.values()) if isinstance(actuators, dict) else list(actuators)
     if not acts or not all(isinstance(a, EMLA) for a in acts):
@@ -404,14 +469,19 @@ def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDS
     fr = _as_matrix("forces", forces, n, na)
     for j, a in enumerate(acts):
         if np.any(xr[:, j] < -1e-12) or np.any(xr[:, j] > a.stroke + 1e-12):
-            raise ParameterError(f"{a.name}: position reference leaves the stroke [0, {a.stroke:g}] m "
-                                 f"(range {xr[:, j].min():.4g}..{xr[:, j].max():.4g} m)")
+            raise ParameterError(
+                f"{a.name}: position reference leaves the stroke [0, {a.stroke:g}] m "
+                f"(range {xr[:, j].min():.4g}..{xr[:, j].max():.4g} m)"
+            )
         if np.max(np.abs(vr[:, j])) > a.max_velocity:
-            raise ParameterError(f"{a.name}: velocity reference {np.max(np.abs(vr[:, j])):.4g} m/s exceeds "
-                                 f"max_velocity = {a.max_velocity:.4g} m/s")
+            raise ParameterError(
+                f"{a.name}: velocity reference {np.max(np.abs(vr[:, j])):.4g} m/s exceeds "
+                f"max_velocity = {a.max_velocity:.4g} m/s"
+            )
         if np.max(np.abs(fr[:, j])) > a.max_force:
-            raise ParameterError(f"{a.name}: force reference {np.max(np.abs(fr[:, j])):.6g} N exceeds "
-                                 f"max_force = {a.max_force:.6g} N")
+            raise ParameterError(
+                f"{a.name}: force reference {np.max(np.abs(fr[:, j])):.6g} N exceeds max_force = {a.max_force:.6g} N"
+            )
     h = float(step)
     if not (math.isfinite(h) and h > 0.0):
         raise ParameterError(f"step = {step!r} s: must be > 0")
@@ -430,33 +500,84 @@ def simulate_tracking(actuators, t, positions, velocities, forces, *, gains: RDS
     ilim = np.zeros(shape, dtype=np.bool_)
     vlim = np.zeros(shape, dtype=np.bool_)
     if not _simulate.signatures:  # compile (or load from the cache) outside the timed run
-        _simulate(E, G, D, t[:2], xr[:2], vr[:2], fr[:2], h, 1, X.copy(), PHI.copy(), *[o[:2].copy() for o in outs],
-                  out_phi[:2].copy(), ilim[:2].copy(), vlim[:2].copy())
+        _simulate(
+            E,
+            G,
+            D,
+            t[:2],
+            xr[:2],
+            vr[:2],
+            fr[:2],
+            h,
+            1,
+            X.copy(),
+            PHI.copy(),
+            *[o[:2].copy() for o in outs],
+            out_phi[:2].copy(),
+            ilim[:2].copy(),
+            vlim[:2].copy(),
+        )
     start = time.perf_counter()
     bad = _simulate(E, G, D, t, xr, vr, fr, h, sub, X, PHI, *outs, out_phi, ilim, vlim)
     wall = time.perf_counter() - start
     if bad >= 0:
-        raise SimulationError(f"the closed loop diverged at t = {t[bad]:.6g} s (state no longer finite); "
-                              f"reduce step (now {h:g} s) or the gains")
+        raise SimulationError(
+            f"the closed loop diverged at t = {t[bad]:.6g} s (state no longer finite); "
+            f"reduce step (now {h:g} s) or the gains"
+        )
     x, xl, v, f, i_d, i_q, v_d, v_q, tau = outs
     dts = np.diff(t)[:, None]
     mismatch = float(np.max(np.abs(np.diff(xr, axis=0) / dts - 0.5 * (vr[1:] + vr[:-1]))))
-    limits = {a.name: {"max_current": a.motor.max_current, "max_phase_voltage": a.max_phase_voltage,
-                       "max_force": a.max_force, "max_velocity": a.max_velocity, "stroke": a.stroke}
-              for a in acts}
+    limits = {
+        a.name: {
+            "max_current": a.motor.max_current,
+            "max_phase_voltage": a.max_phase_voltage,
+            "max_force": a.max_force,
+            "max_velocity": a.max_velocity,
+            "stroke": a.stroke,
+        }
+        for a in acts
+    }
     duration = t[-1] - t[0]
     return EMLATrackingResult(
-        t=t, names=tuple(a.name for a in acts), positions=x, load_positions=xl, velocities=v, forces=f,
-        position_references=xr, velocity_references=vr, force_references=fr, i_d=i_d, i_q=i_q, v_d=v_d,
-        v_q=v_q, torque_commands=tau, phi=out_phi, current_limited=ilim, voltage_limited=vlim, limits=limits,
-        counters={"steps": float((n - 1) * sub), "step_size": (t[1] - t[0]) / sub, "wall_time": wall,
-                  "real_time_factor": duration / wall if wall > 0 else math.inf,
-                  "reference_mismatch": mismatch})
+        t=t,
+        names=tuple(a.name for a in acts),
+        positions=x,
+        load_positions=xl,
+        velocities=v,
+        forces=f,
+        position_references=xr,
+        velocity_references=vr,
+        force_references=fr,
+        i_d=i_d,
+        i_q=i_q,
+        v_d=v_d,
+        v_q=v_q,
+        torque_commands=tau,
+        phi=out_phi,
+        current_limited=ilim,
+        voltage_limited=vlim,
+        limits=limits,
+        counters={
+            "steps": float((n - 1) * sub),
+            "step_size": (t[1] - t[0]) / sub,
+            "wall_time": wall,
+            "real_time_factor": duration / wall if wall > 0 else math.inf,
+            "reference_mismatch": mismatch,
+        },
+    )
 
 
-def smooth_reference(actuator: EMLA, duration: float, n: int, *, amplitude: float = 0.3,
-                     force_fraction: float = 0.3, phase: float = 0.0,
-                     speed_fraction: float = 0.5):
+def smooth_reference(
+    actuator: EMLA,
+    duration: float,
+    n: int,
+    *,
+    amplitude: float = 0.3,
+    force_fraction: float = 0.3,
+    phase: float = 0.0,
+    speed_fraction: float = 0.5,
+):
     """A smooth test reference (positions, velocities, forces), each (n,): a smooth (C²) move over
     ``amplitude`` × stroke around mid-stroke and back, and a load force varying between
     0.2…1.0 × ``force_fraction`` × max_force; the peak speed is capped at ``speed_fraction`` ×

@@ -173,8 +173,17 @@ def _bdf2_run(k, t0, h, xs, fs, y, yprev, started, scale, out, aux_out, counters
     n = xs.size
     u = np.empty(2)
     aux = np.empty(N_AUX)
-    ws = (np.empty(m), np.empty(m), np.empty((m, m)), np.empty((m, m)), np.empty(m, dtype=np.int64), aux,
-          np.array([-1.0]), counters, np.empty((m - I_PISTON, 4)))
+    ws = (
+        np.empty(m),
+        np.empty(m),
+        np.empty((m, m)),
+        np.empty((m, m)),
+        np.empty(m, dtype=np.int64),
+        aux,
+        np.array([-1.0]),
+        counters,
+        np.empty((m - I_PISTON, 4)),
+    )
     f = ws[0]
     c = np.empty(m)
     z = np.empty(m)
@@ -289,15 +298,30 @@ class IEHAResult:
     def channels(self) -> dict[str, tuple[np.ndarray, str]]:
         """Named 1-D channels with their units, for tables and plots."""
         names = {
-            "x": "m", "f_ext": "N", "eccentricity": "m", "eccentricity_rate": "m/s", "zeta": "Pa",
-            "p_a": "Pa", "p_b": "Pa", "dp": "Pa", "y": "m", "v": "m/s", "pump_flow": "m^3/s",
-            "flow_a": "m^3/s", "flow_b": "m^3/s", "supply_flow": "m^3/s", "vent_flow": "m^3/s",
-            "valve_flow": "m^3/s", "pump_force": "N", "leak_flow": "m^3/s",
+            "x": "m",
+            "f_ext": "N",
+            "eccentricity": "m",
+            "eccentricity_rate": "m/s",
+            "zeta": "Pa",
+            "p_a": "Pa",
+            "p_b": "Pa",
+            "dp": "Pa",
+            "y": "m",
+            "v": "m/s",
+            "pump_flow": "m^3/s",
+            "flow_a": "m^3/s",
+            "flow_b": "m^3/s",
+            "supply_flow": "m^3/s",
+            "vent_flow": "m^3/s",
+            "valve_flow": "m^3/s",
+            "pump_force": "N",
+            "leak_flow": "m^3/s",
         }
         return {name: (getattr(self, name), unit) for name, unit in names.items()}
 
     def to_simulation_result(self) -> SimulationResult:
-        """The run as the project's :class:`~actuatorlab.simulation.result.SimulationResult` (channels named as above)."""
+        """The run as the project's :class:`~actuatorlab.simulation.result.SimulationResult`
+        (channels named as above)."""
         channels = {name: Channel(values, unit, name) for name, (values, unit) in self.channels().items()}
         return SimulationResult(self.t, channels, dict(self.counters))
 
@@ -379,12 +403,19 @@ def simulate_ieha(
     start = time.perf_counter()
     states, aux = stepper.advance(np.interp(fine, t, xs), np.interp(fine, t, fs))
     wall = time.perf_counter() - start
-    counters = dict(zip(("steps", "rhs_evaluations", "jacobian_evaluations", "lu_decompositions", "substepped_steps"), stepper.counters))
+    counters = dict(
+        zip(
+            ("steps", "rhs_evaluations", "jacobian_evaluations", "lu_decompositions", "substepped_steps"),
+            stepper.counters,
+        )
+    )
     counters["wall_time_s"] = wall
     return IEHAResult(t, xs, fs, states[::substeps].copy(), aux[::substeps].copy(), counters)
 
 
-def step_run(params: IEHAParams | None = None, duration: float = 1.0, x_step: float = 0.04e-2, dt: float = 2e-5) -> IEHAResult:
+def step_run(
+    params: IEHAParams | None = None, duration: float = 1.0, x_step: float = 0.04e-2, dt: float = 2e-5
+) -> IEHAResult:
     """Open-loop step of the paper (Figs. 5–9): X = ``x_step`` [m] (0.04 cm) from t = 0, no load."""
     params = IEHAParams() if params is None else params
     t = np.arange(round(duration / dt) + 1) * dt

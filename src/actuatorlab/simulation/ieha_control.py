@@ -61,9 +61,10 @@ def closed_loop(
     dt: float = 2e-5,
     metrics_from: float = 1.0,
 ) -> ClosedLoopResult:
-    """Run ``controller`` (a :class:`~actuatorlab.control.mpc.LinearMPC` or :class:`~actuatorlab.control.mpc.PID`, period ``controller`` ts) on the
-    nonlinear IEHA: r = A sin(ω_ref t) [m], F_ext = F_A sin(2π f_F t) [N], X held over each
-    period (zero-order hold), the plant integrated with step dt [s]."""
+    """Run ``controller`` (a :class:`~actuatorlab.control.mpc.LinearMPC` or
+    :class:`~actuatorlab.control.mpc.PID`, period ``controller`` ts) on the nonlinear IEHA:
+    r = A sin(ω_ref t) [m], F_ext = F_A sin(2π f_F t) [N], X held over each period (zero-order
+    hold), the plant integrated with step dt [s]."""
     params = IEHAParams() if params is None else params
     ts = controller.settings.ts if isinstance(controller, LinearMPC) else controller.ts
     sub = round(ts / dt)
@@ -72,8 +73,13 @@ def closed_loop(
     horizon = controller.settings.horizon if isinstance(controller, LinearMPC) else 1
     n = round(duration / ts)
     t = np.arange(n + 1) * ts
-    ref = lambda tt: amplitude * np.sin(omega_ref * tt)
-    force = lambda tt: force_amplitude * np.sin(2.0 * math.pi * force_frequency * tt)
+
+    def ref(tt):
+        return amplitude * np.sin(omega_ref * tt)
+
+    def force(tt):
+        return force_amplitude * np.sin(2.0 * math.pi * force_frequency * tt)
+
     plant = IEHAStepper(params, dt)
     controller.reset(0.0)
     ys = np.empty(n + 1)
@@ -91,8 +97,16 @@ def closed_loop(
     err = r[window] - ys[window]
     times = np.asarray(controller.solve_times)
     return ClosedLoopResult(
-        t, r, ys, xs, force(t), float(np.max(np.abs(err))), float(np.sqrt(np.mean(err**2))),
+        t,
+        r,
+        ys,
+        xs,
+        force(t),
+        float(np.max(np.abs(err))),
+        float(np.sqrt(np.mean(err**2))),
         _lag(t[window], r[window], ys[window], omega_ref),
         float(100.0 * (np.max(ys[window]) - np.max(r[window])) / amplitude),
-        float(times.mean()), float(times.max()), metrics_from,
+        float(times.mean()),
+        float(times.max()),
+        metrics_from,
     )

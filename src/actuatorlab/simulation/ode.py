@@ -31,6 +31,7 @@ MAX_STEP_SAMPLES = 10
 """An adaptive step spans at most this many grid intervals, so it cannot step over an input
 change (inputs are sampled on the grid) without evaluating the right-hand side near it."""
 
+
 @nb.njit(cache=True)
 def _rk4_loop(rhs, args, y, t, bounds, k0, k1, out):
     """Advance ``y`` over grid samples k0 … k1−1 with one RK4 step per grid interval, storing
@@ -121,6 +122,7 @@ def integrate(
                 progress(k1 / n)
         counters["rhs_evaluations"] = 4.0 * (n - 1)
     else:
+
         def fun(time_, state):
             dydt = np.empty(m)
             rhs(time_, state, dydt, *args)
@@ -134,8 +136,9 @@ def integrate(
         max_step = MAX_STEP_SAMPLES * float(t[1] - t[0])
         import scipy.integrate  # a second of start-up that an RK4 or quasistatic run does not need
 
-        stepper = getattr(scipy.integrate, solver)(fun, t[0], y, t[-1], rtol=rtol, atol=atol, jac=jacobian,
-                                                   max_step=max_step)
+        stepper = getattr(scipy.integrate, solver)(
+            fun, t[0], y, t[-1], rtol=rtol, atol=atol, jac=jacobian, max_step=max_step
+        )
         out[0] = y
         filled = 1
         while stepper.status == "running":
@@ -196,9 +199,11 @@ def _raise_diverged(jac, args, t, out, k) -> None:
     where = f"RK4 with step h = {h:g} s diverged at t = {t[k]:.4g} s"
     adaptive = f"an adaptive stiff solver ({', '.join(ADAPTIVE_SOLVERS)})"
     if limit < h:
-        raise SimulationError(f"{where}; the largest stable step along the run up to its last finite state "
-                              f"(t = {t[good]:.4g} s) is {_round_down(limit)} s: set the step below it or use "
-                              f"{adaptive}")
+        raise SimulationError(
+            f"{where}; the largest stable step along the run up to its last finite state "
+            f"(t = {t[good]:.4g} s) is {_round_down(limit)} s: set the step below it or use "
+            f"{adaptive}"
+        )
     raise SimulationError(
         f"{where}, although the model linearised along the run up to t = {t[good]:.4g} s is stable with it "
         f"(largest stable step {limit:.3g} s): a valve that switched within the step (an orifice entering its "

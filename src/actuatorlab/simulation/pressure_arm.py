@@ -62,8 +62,9 @@ def arms_pressure_rhs(t, y, out, cps, hps, aps, u_samples, f_samples, h):
         i = PER_ARM * j
         cp, hp, ap = cps[j], hps[j], aps[j]
         length, lever, cos_theta = arm_geometry(ap, y[i + A_THETA])
-        q, _, _, _ = chamber_rates(cp, hp, u[j], length - hp[H_L0], lever * y[i + A_RATE], y[i + A_PH], y[i + A_PR],
-                                   pump, rates, partials)
+        q, _, _, _ = chamber_rates(
+            cp, hp, u[j], length - hp[H_L0], lever * y[i + A_RATE], y[i + A_PH], y[i + A_PR], pump, rates, partials
+        )
         draw += q
         force = cp[I_AH] * y[i + A_PH] - cp[I_AR] * y[i + A_PR]
         out[i + A_THETA] = y[i + A_RATE]
@@ -91,8 +92,9 @@ def arms_pressure_jac(t, y, out, cps, hps, aps, u_samples, f_samples, h):
         rate = y[i + A_RATE]
         length, lever, _ = arm_geometry(ap, theta)
         curvature = arm_curvature(ap, theta, length, lever)
-        q, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u[j], length - hp[H_L0], lever * rate, y[i + A_PH],
-                                              y[i + A_PR], pump, rates, partials)
+        q, dq_ph, dq_pr, dq_p = chamber_rates(
+            cp, hp, u[j], length - hp[H_L0], lever * rate, y[i + A_PH], y[i + A_PR], pump, rates, partials
+        )
         draw += q
         force = cp[I_AH] * y[i + A_PH] - cp[I_AR] * y[i + A_PR]
         jp = ap[K_JP]
@@ -162,16 +164,33 @@ def simulate_arms_pressure(
     atol[-1] = 1e-6 * scale
     bounds[-1] = 10.0 * scale
     args = (cps, hps, aps, u, f_ey, h)
-    states, counters = integrate(arms_pressure_rhs, arms_pressure_jac, args, y0, t, solver=solver, rtol=rtol,
-                                 atol=atol, bounds=bounds, progress=progress)
+    states, counters = integrate(
+        arms_pressure_rhs,
+        arms_pressure_jac,
+        args,
+        y0,
+        t,
+        solver=solver,
+        rtol=rtol,
+        atol=atol,
+        bounds=bounds,
+        progress=progress,
+    )
     counters["steps"] = float(t.size)
     angle_ranges = angle_ranges or [None] * n_arms
     for j, (arm, fluid) in enumerate(zip(arms, fluids)):
         theta = states[:, PER_ARM * j + A_THETA]
-        check_travel(t, arm.cylinder_length(theta)[0], (fluid.retracted_length, fluid.retracted_length + fluid.stroke),
-                     theta, angle_ranges[j], f"arm {j + 1}" if n_arms > 1 else "the arm")
-    return [_arm_result(t, states, j, arms[j], circuits[j], fluids[j], u[:, j], f_ey[:, j], counters)
-            for j in range(n_arms)]
+        check_travel(
+            t,
+            arm.cylinder_length(theta)[0],
+            (fluid.retracted_length, fluid.retracted_length + fluid.stroke),
+            theta,
+            angle_ranges[j],
+            f"arm {j + 1}" if n_arms > 1 else "the arm",
+        )
+    return [
+        _arm_result(t, states, j, arms[j], circuits[j], fluids[j], u[:, j], f_ey[:, j], counters) for j in range(n_arms)
+    ]
 
 
 def simulate_arm_pressure(
@@ -193,9 +212,19 @@ def simulate_arm_pressure(
     command u_c ∈ [−1, 1], bleed u_b and regeneration u_a ∈ [0, 1] sampled on ``t`` (openings by
     (67)); ``integration``: ``initial_low_pressure``, ``solver``, ``rtol``."""
     openings = openings_from_command(valve_command, bleed, regeneration)
-    (result,) = simulate_arms_pressure([arm], [circuit], [fluid], t, openings[:, None, :],
-                                       np.asarray(external_force)[:, None], [initial_angle], [initial_rate],
-                                       progress=progress, angle_ranges=[angle_range], **integration)
+    (result,) = simulate_arms_pressure(
+        [arm],
+        [circuit],
+        [fluid],
+        t,
+        openings[:, None, :],
+        np.asarray(external_force)[:, None],
+        [initial_angle],
+        [initial_rate],
+        progress=progress,
+        angle_ranges=[angle_range],
+        **integration,
+    )
     return result
 
 
@@ -222,15 +251,22 @@ def _arm_result(t, states, j, arm, circuit, fluid, u, f_ey, counters) -> Simulat
     return SimulationResult(t=t, channels=channels, counters=dict(counters))
 
 
-def rk4_stable_step(arm: SingleArm, circuit: ValveCircuit, fluid: PressureDynamics, result: SimulationResult,
-                    openings: np.ndarray) -> float:
+def rk4_stable_step(
+    arm: SingleArm, circuit: ValveCircuit, fluid: PressureDynamics, result: SimulationResult, openings: np.ndarray
+) -> float:
     """The largest fixed step [s] RK4 could take along the trajectory of a one-arm ``result``:
     the minimum of ``ode.largest_stable_step`` over the Jacobians at its samples. ``openings``
     are the raw openings (len(t), 6) the run was driven with."""
     t = result.t
-    args = (circuit.kernel_array()[None], fluid.kernel_array()[None], arm.kernel_array()[None],
-            np.ascontiguousarray(openings[:, None, :]), np.ascontiguousarray(result["external_force"][:, None]),
-            float(t[1] - t[0]))
-    states = np.column_stack([result[name] for name in
-                              ("theta", "theta_rate", "head_pressure", "rod_pressure", "pump_pressure")])
+    args = (
+        circuit.kernel_array()[None],
+        fluid.kernel_array()[None],
+        arm.kernel_array()[None],
+        np.ascontiguousarray(openings[:, None, :]),
+        np.ascontiguousarray(result["external_force"][:, None]),
+        float(t[1] - t[0]),
+    )
+    states = np.column_stack(
+        [result[name] for name in ("theta", "theta_rate", "head_pressure", "rod_pressure", "pump_pressure")]
+    )
     return largest_stable_step(jacobians_along(arms_pressure_jac, args, t, states))

@@ -109,8 +109,9 @@ def simulate_rod_pressure(
     channels = {
         "position": Channel(states[:, Y_X], "m", "piston position x"),
         "velocity": Channel(states[:, Y_XDOT], "m/s", "rod velocity ẋ"),
-        "force": Channel(circuit.head_area * states[:, Y_PH] - circuit.rod_area * states[:, Y_PR], "N",
-                         "actuator force f"),
+        "force": Channel(
+            circuit.head_area * states[:, Y_PH] - circuit.rod_area * states[:, Y_PR], "N", "actuator force f"
+        ),
         "head_pressure": Channel(states[:, Y_PH], GAUGE_PRESSURE, "head-side pressure p_h"),
         "rod_pressure": Channel(states[:, Y_PR], GAUGE_PRESSURE, "rod-side pressure p_r"),
         "pump_pressure": Channel(states[:, Y_P], GAUGE_PRESSURE, "pump-line pressure P"),

@@ -69,31 +69,38 @@ def channel_noise(experiment: Experiment) -> dict[str, np.ndarray]:
     return {name: noise_levels(getattr(experiment, name)) for name in CHANNELS}
 
 
-def replay(robot: HydraulicRobot, params: RobotParameters, experiment: Experiment,
-           options: IdentificationOptions) -> Experiment:
+def replay(
+    robot: HydraulicRobot, params: RobotParameters, experiment: Experiment, options: IdentificationOptions
+) -> Experiment:
     """``experiment`` re-simulated noise-free with ``params`` (module docstring, step 2)."""
     driven = experiment.driven(options.lock_tolerance)
     start = experiment.t[:INITIAL_SAMPLES] - experiment.t[0]
-    q, p_plus, p_minus = (np.polyfit(start, getattr(experiment, name)[:INITIAL_SAMPLES], 3)
-                          for name in ("q", "p_plus", "p_minus"))
+    q, p_plus, p_minus = (
+        np.polyfit(start, getattr(experiment, name)[:INITIAL_SAMPLES], 3) for name in ("q", "p_plus", "p_minus")
+    )
     q0 = np.where(driven, q[-1], experiment.q.mean(axis=0))
     qd0 = np.where(driven, q[-2], 0.0)
     try:
         drive = denoised(experiment.u, noise_levels(experiment.u))
-        run = simulate_robot(robot, params, experiment.t, drive, q0, p_plus[-1], p_minus[-1], qd0=qd0, driven=driven,
-                             policy="clip")
+        run = simulate_robot(
+            robot, params, experiment.t, drive, q0, p_plus[-1], p_minus[-1], qd0=qd0, driven=driven, policy="clip"
+        )
     except SimulationError as error:
-        raise ParameterError(f"{experiment.name}: the identified model cannot replay this log for the bootstrap "
-                             f"({error}); the intervals need a model that follows the experiment") from None
+        raise ParameterError(
+            f"{experiment.name}: the identified model cannot replay this log for the bootstrap "
+            f"({error}); the intervals need a model that follows the experiment"
+        ) from None
     return Experiment(experiment.name, experiment.t, run.q, run.p_plus, run.p_minus, run.u, experiment.repetition)
 
 
 def add_noise(experiment: Experiment, noise: dict[str, np.ndarray], rng: np.random.Generator) -> Experiment:
     """``experiment`` with Gaussian noise of std ``noise[channel]`` (per joint) on every channel."""
-    noisy = {name: getattr(experiment, name) + rng.standard_normal(experiment.q.shape) * noise[name]
-             for name in CHANNELS}
-    return Experiment(experiment.name, experiment.t, noisy["q"], noisy["p_plus"], noisy["p_minus"], noisy["u"],
-                      experiment.repetition)
+    noisy = {
+        name: getattr(experiment, name) + rng.standard_normal(experiment.q.shape) * noise[name] for name in CHANNELS
+    }
+    return Experiment(
+        experiment.name, experiment.t, noisy["q"], noisy["p_plus"], noisy["p_minus"], noisy["u"], experiment.repetition
+    )
 
 
 def identification_vector(identification: Identification, names: Sequence[str]) -> np.ndarray:
@@ -102,14 +109,22 @@ def identification_vector(identification: Identification, names: Sequence[str]) 
     return np.array([values[name] for name in names])
 
 
-def bootstrap_identification(robot: HydraulicRobot, experiments: Sequence[Experiment], options: IdentificationOptions,
-                             fit: Identification, replicates: int = 200, seed: int = 0,
-                             workers: int = 2) -> RobotBootstrap:
+def bootstrap_identification(
+    robot: HydraulicRobot,
+    experiments: Sequence[Experiment],
+    options: IdentificationOptions,
+    fit: Identification,
+    replicates: int = 200,
+    seed: int = 0,
+    workers: int = 2,
+) -> RobotBootstrap:
     """Bias, standard errors and 95 % intervals of ``fit`` (the identification of
     ``experiments``) by ``replicates`` re-identifications of replayed, re-noised logs."""
     if fit.parameters is None:
-        raise ParameterError("the bootstrap re-simulates the identified robot, which gravity = 'unknown' does not "
-                             "give (W_i and g are not separated); identify with gravity = 'known'")
+        raise ParameterError(
+            "the bootstrap re-simulates the identified robot, which gravity = 'unknown' does not "
+            "give (W_i and g are not separated); identify with gravity = 'known'"
+        )
     if replicates < 2:
         raise ParameterError(f"bootstrap = {replicates} replicates: give at least 2 (200 for 95 % intervals) or 0")
     start = time.perf_counter()
@@ -144,9 +159,17 @@ class Coverage:
     seconds: np.ndarray
 
 
-def coverage(robot: HydraulicRobot, truth: RobotParameters, experiments: Sequence[Experiment],
-             noise: dict[str, np.ndarray], realisations: int, replicates: int,
-             options: IdentificationOptions | None = None, seed: int = 0, workers: int = 2) -> Coverage:
+def coverage(
+    robot: HydraulicRobot,
+    truth: RobotParameters,
+    experiments: Sequence[Experiment],
+    noise: dict[str, np.ndarray],
+    realisations: int,
+    replicates: int,
+    options: IdentificationOptions | None = None,
+    seed: int = 0,
+    workers: int = 2,
+) -> Coverage:
     """Coverage of the bootstrap's intervals: ``realisations`` times, add noise of std
     ``noise[channel]`` (per joint) to the noise-free ``experiments`` of ``truth``, identify, run
     a bootstrap of ``replicates`` and check whether each interval contains the truth."""
@@ -168,5 +191,12 @@ def coverage(robot: HydraulicRobot, truth: RobotParameters, experiments: Sequenc
         formula = formula + (np.abs(result.summary.estimate - exact) <= Z95 * ls_se)
         corrected = corrected + result.summary.corrected
         seconds.append(result.seconds)
-    return Coverage(names, hits / realisations, formula / realisations, corrected / realisations, realisations,
-                    replicates, np.array(seconds))
+    return Coverage(
+        names,
+        hits / realisations,
+        formula / realisations,
+        corrected / realisations,
+        realisations,
+        replicates,
+        np.array(seconds),
+    )

@@ -43,10 +43,15 @@ class LockedStep:
         (``run_step`` checks them against the robot's joint count)."""
         if not all(isinstance(a, (int, float)) and math.isfinite(a) for a in self.angles) or not self.angles:
             raise ParameterError(f"{self.name}: angles = {self.angles!r} rad: give one finite angle per joint")
-        if (not self.driven or len(set(self.driven)) != len(self.driven)
-                or not all(isinstance(j, int) and j >= 0 for j in self.driven)):
-            raise ParameterError(f"{self.name}: driven = {self.driven!r}: give the 0-based indices of the driven "
-                                 "joints, each once (at least one)")
+        if (
+            not self.driven
+            or len(set(self.driven)) != len(self.driven)
+            or not all(isinstance(j, int) and j >= 0 for j in self.driven)
+        ):
+            raise ParameterError(
+                f"{self.name}: driven = {self.driven!r}: give the 0-based indices of the driven "
+                "joints, each once (at least one)"
+            )
 
 
 @dataclass(frozen=True)
@@ -69,11 +74,21 @@ class Excitation:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("amplitude", "spool unit"), ("frequency", "Hz"), ("duration", "s"),
-                                      ("sample_time", "s")))
-        check_fields(self, non_negative, (("centering", "spool unit/m"), ("angle_noise", "rad"), ("pressure_noise", "Pa"),
-                                          ("spool_noise", "spool unit"), ("angle_quantum", "rad"),
-                                          ("pressure_quantum", "Pa")))
+        check_fields(
+            self, positive, (("amplitude", "spool unit"), ("frequency", "Hz"), ("duration", "s"), ("sample_time", "s"))
+        )
+        check_fields(
+            self,
+            non_negative,
+            (
+                ("centering", "spool unit/m"),
+                ("angle_noise", "rad"),
+                ("pressure_noise", "Pa"),
+                ("spool_noise", "spool unit"),
+                ("angle_quantum", "rad"),
+                ("pressure_quantum", "Pa"),
+            ),
+        )
         if not 0.0 <= self.window[0] < self.window[1] <= self.duration:
             raise ParameterError(f"window = {self.window} s must lie inside [0, duration = {self.duration}] s")
 
@@ -81,30 +96,42 @@ class Excitation:
 def mid_stroke_angle(robot: HydraulicRobot, joint: int) -> float:
     """The joint angle [rad] at which cylinder ``joint`` is at mid-stroke (s = 0)."""
     c = robot.cylinders[joint]
-    cos_theta = (c.base_distance**2 + c.link_distance**2 - c.mid_stroke_length**2) / (2 * c.base_distance * c.link_distance)
+    cos_theta = (c.base_distance**2 + c.link_distance**2 - c.mid_stroke_length**2) / (
+        2 * c.base_distance * c.link_distance
+    )
     theta = math.acos(cos_theta)
     # choose the branch of θ whose sign the offset implies (θ ∈ (−π, 0) for offset −π)
     return (-theta if c.angle_offset < -math.pi / 2 else theta) - c.angle_offset
 
 
-def paper_steps(robot: HydraulicRobot, q1_locked: float = math.radians(60.0), q2_min: float = math.radians(60.0),
-                q2_max: float = math.radians(100.0)) -> list[LockedStep]:
+def paper_steps(
+    robot: HydraulicRobot,
+    q1_locked: float = math.radians(60.0),
+    q2_min: float = math.radians(60.0),
+    q2_max: float = math.radians(100.0),
+) -> list[LockedStep]:
     """Steps 1–3 of Fig. 3 for a 2-DOF robot: joint 1 locked and joint 2 driven; joint 2 locked at
     q2min, then at q2max, with joint 1 driven (locked angles: spec §12's choice, the paper gives none)."""
     if robot.joints != 2:
         raise ParameterError("paper_steps is for 2 joints; describe the steps of other robots with LockedStep")
     q1_mid, q2_mid = mid_stroke_angle(robot, 0), mid_stroke_angle(robot, 1)
-    return [LockedStep("step1", (q1_locked, q2_mid), (1,)), LockedStep("step2", (q1_mid, q2_min), (0,)),
-            LockedStep("step3", (q1_mid, q2_max), (0,))]
+    return [
+        LockedStep("step1", (q1_locked, q2_mid), (1,)),
+        LockedStep("step2", (q1_mid, q2_min), (0,)),
+        LockedStep("step3", (q1_mid, q2_max), (0,)),
+    ]
 
 
 def simultaneous_step(robot: HydraulicRobot) -> LockedStep:
     """Every joint driven at once from mid-stroke (the paper's "simultaneous approach")."""
-    return LockedStep("simultaneous", tuple(mid_stroke_angle(robot, j) for j in range(robot.joints)),
-                      tuple(range(robot.joints)))
+    return LockedStep(
+        "simultaneous", tuple(mid_stroke_angle(robot, j) for j in range(robot.joints)), tuple(range(robot.joints))
+    )
 
 
-def holding_pressures(robot: HydraulicRobot, params: RobotParameters, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def holding_pressures(
+    robot: HydraulicRobot, params: RobotParameters, angles: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(p+, p−) [Pa] that hold the robot at rest at ``angles`` with p+ + p− = p_s per cylinder."""
     n = robot.joints
     y = np.empty((n, len(params.mechanical)))
@@ -117,8 +144,9 @@ def holding_pressures(robot: HydraulicRobot, params: RobotParameters, angles: np
     return p_plus, (cyl[:, C_AP] * p_plus - force) / cyl[:, C_AM]
 
 
-def run_step(robot: HydraulicRobot, params: RobotParameters, step: LockedStep, excitation: Excitation,
-             repetition: int = 0) -> RobotRun:
+def run_step(
+    robot: HydraulicRobot, params: RobotParameters, step: LockedStep, excitation: Excitation, repetition: int = 0
+) -> RobotRun:
     """Simulate one step over the whole ``duration`` (no noise); raises SimulationError if it fails."""
     n = robot.joints
     angles = np.asarray(step.angles, dtype=float)
@@ -142,8 +170,9 @@ def _measured(x: np.ndarray, noise: float, quantum: float, rng: np.random.Genera
     return x
 
 
-def make_experiment(robot: HydraulicRobot, params: RobotParameters, step: LockedStep, excitation: Excitation,
-                    repetition: int = 0) -> Experiment:
+def make_experiment(
+    robot: HydraulicRobot, params: RobotParameters, step: LockedStep, excitation: Excitation, repetition: int = 0
+) -> Experiment:
     """The log of one step: the kept window, with sensor noise and quantisation, and exact rates."""
     run = run_step(robot, params, step, excitation, repetition)
     keep = (run.t >= excitation.window[0] - 1e-9) & (run.t < excitation.window[1] - 1e-9)
@@ -153,13 +182,23 @@ def make_experiment(robot: HydraulicRobot, params: RobotParameters, step: Locked
     q[:, locked] = run.q[keep][:, locked]  # a locked joint is fixed; its sensor noise would not matter
     exact = {"qd": run.qd[keep], "qdd": run.qdd[keep], "dp_plus": run.dp_plus[keep], "dp_minus": run.dp_minus[keep]}
     return Experiment(
-        step.name, run.t[keep], q,
+        step.name,
+        run.t[keep],
+        q,
         _measured(run.p_plus[keep], excitation.pressure_noise, excitation.pressure_quantum, rng),
         _measured(run.p_minus[keep], excitation.pressure_noise, excitation.pressure_quantum, rng),
-        _measured(run.u[keep], excitation.spool_noise, 0.0, rng), repetition, exact)
+        _measured(run.u[keep], excitation.spool_noise, 0.0, rng),
+        repetition,
+        exact,
+    )
 
 
-def make_experiments(robot: HydraulicRobot, params: RobotParameters, steps: Sequence[LockedStep],
-                     excitation: Excitation, repetitions: int = 1) -> list[Experiment]:
+def make_experiments(
+    robot: HydraulicRobot,
+    params: RobotParameters,
+    steps: Sequence[LockedStep],
+    excitation: Excitation,
+    repetitions: int = 1,
+) -> list[Experiment]:
     """Every step, ``repetitions`` times (independent noise per repetition)."""
     return [make_experiment(robot, params, step, excitation, r) for r in range(repetitions) for step in steps]

@@ -52,8 +52,15 @@ def _trial_parameters(base: RobotParameters, joint: int, x: np.ndarray) -> Robot
     return RobotParameters(mech, float(x[3]), gains)
 
 
-def output_error_search(robot: HydraulicRobot, experiment: Experiment, base: RobotParameters, algorithm: str = "pso",
-                        population: int = 20, generations: int = 10, seed: int = 1) -> SearchResult:
+def output_error_search(
+    robot: HydraulicRobot,
+    experiment: Experiment,
+    base: RobotParameters,
+    algorithm: str = "pso",
+    population: int = 20,
+    generations: int = 10,
+    seed: int = 1,
+) -> SearchResult:
     """Search the driven joint's parameters of ``experiment`` by ``algorithm`` (module docstring)."""
     from pymoo.algorithms.soo.nonconvex.ga import GA
     from pymoo.algorithms.soo.nonconvex.pso import PSO
@@ -66,14 +73,21 @@ def output_error_search(robot: HydraulicRobot, experiment: Experiment, base: Rob
     if len(driven) != 1:
         raise ParameterError(f"{experiment.name}: the search baselines need a log with exactly one driven joint")
     joint = int(driven[0])
-    names = [f"M{joint + 1}", f"Fv{joint + 1}", f"W{joint + 1}", "b"] + [f"{c}{joint + 1}" for c in
-                                                                         ("C++", "C+-", "C-+", "C--")]
-    bounds = np.array([DEFAULT_BOUNDS["M"], DEFAULT_BOUNDS["Fv"], DEFAULT_BOUNDS["W"], DEFAULT_BOUNDS["b"]]
-                      + [DEFAULT_BOUNDS["C"]] * 4)
+    names = [f"M{joint + 1}", f"Fv{joint + 1}", f"W{joint + 1}", "b"] + [
+        f"{c}{joint + 1}" for c in ("C++", "C+-", "C-+", "C--")
+    ]
+    bounds = np.array(
+        [DEFAULT_BOUNDS["M"], DEFAULT_BOUNDS["Fv"], DEFAULT_BOUNDS["W"], DEFAULT_BOUNDS["b"]]
+        + [DEFAULT_BOUNDS["C"]] * 4
+    )
     cyl = robot.cylinder_array()
-    measured = np.column_stack([cylinder_states(cyl, experiment.q)[0][:, joint] / cyl[joint, 4],
-                                experiment.p_plus[:, joint] / robot.supply_pressure,
-                                experiment.p_minus[:, joint] / robot.supply_pressure])
+    measured = np.column_stack(
+        [
+            cylinder_states(cyl, experiment.q)[0][:, joint] / cyl[joint, 4],
+            experiment.p_plus[:, joint] / robot.supply_pressure,
+            experiment.p_minus[:, joint] / robot.supply_pressure,
+        ]
+    )
     mask = np.zeros(robot.joints, dtype=bool)
     mask[joint] = True
     qd0 = (experiment.q[1] - experiment.q[0]) / experiment.dt
@@ -82,13 +96,27 @@ def output_error_search(robot: HydraulicRobot, experiment: Experiment, base: Rob
     def cost(x: np.ndarray) -> float:
         counts["trials"] += 1
         try:
-            run = simulate_robot(robot, _trial_parameters(base, joint, x), experiment.t, experiment.u, experiment.q[0],
-                                 experiment.p_plus[0], experiment.p_minus[0], qd0=qd0, driven=mask)
+            run = simulate_robot(
+                robot,
+                _trial_parameters(base, joint, x),
+                experiment.t,
+                experiment.u,
+                experiment.q[0],
+                experiment.p_plus[0],
+                experiment.p_minus[0],
+                qd0=qd0,
+                driven=mask,
+            )
         except (SimulationError, ParameterError):
             counts["failed"] += 1
             return FAILED_COST
-        simulated = np.column_stack([run.s[:, joint] / cyl[joint, 4], run.p_plus[:, joint] / robot.supply_pressure,
-                                     run.p_minus[:, joint] / robot.supply_pressure])
+        simulated = np.column_stack(
+            [
+                run.s[:, joint] / cyl[joint, 4],
+                run.p_plus[:, joint] / robot.supply_pressure,
+                run.p_minus[:, joint] / robot.supply_pressure,
+            ]
+        )
         return float(np.mean((simulated - measured) ** 2))
 
     class Problem(ElementwiseProblem):
@@ -101,5 +129,12 @@ def output_error_search(robot: HydraulicRobot, experiment: Experiment, base: Rob
     method = PSO(pop_size=population) if algorithm == "pso" else GA(pop_size=population, eliminate_duplicates=True)
     result = minimize(Problem(), method, ("n_gen", generations), seed=seed, verbose=False)
     best = np.atleast_1d(result.X).astype(float)
-    return SearchResult(algorithm, names, dict(zip(names, best.tolist())), float(np.atleast_1d(result.F)[0]),
-                        counts["trials"], counts["failed"], _trial_parameters(base, joint, best))
+    return SearchResult(
+        algorithm,
+        names,
+        dict(zip(names, best.tolist())),
+        float(np.atleast_1d(result.F)[0]),
+        counts["trials"],
+        counts["failed"],
+        _trial_parameters(base, joint, best),
+    )

@@ -59,8 +59,29 @@ class RobotRun:
 
 
 @nb.njit(cache=True)
-def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven,
-                u, s_out, y, mass, vectors):
+def robot_rates(
+    t,
+    x,
+    dx,
+    u_now,
+    u_next,
+    dt,
+    centering,
+    s_ref,
+    a1,
+    gains,
+    inv_b,
+    cyl,
+    supply,
+    gravity,
+    tilt,
+    driven,
+    u,
+    s_out,
+    y,
+    mass,
+    vectors,
+):
     """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones) at time t [s] into a
     sample interval of length dt, in the form ``rhs(t, y, out, *args)`` of
     ``numerics.rk4.rk4_step``. The spool input ``u`` (written) is the
@@ -71,8 +92,8 @@ def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, a1, gains, inv_b,
     """
     n = cyl.shape[0]
     zeros, unit, tau, sd = vectors[0], vectors[1], vectors[2], vectors[3]
-    q, qd = x[:n], x[n:2 * n]
-    pp, pm = x[2 * n:3 * n], x[3 * n:]
+    q, qd = x[:n], x[n : 2 * n]
+    pp, pm = x[2 * n : 3 * n], x[3 * n :]
     zeros[:] = 0.0
     frac = t / dt
     for i in range(n):
@@ -139,8 +160,26 @@ def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, clip, centering, s_ref,
-              states, rates, strokes):
+def _simulate(
+    x0,
+    u,
+    dt,
+    substeps,
+    a1,
+    gains,
+    inv_b,
+    cyl,
+    supply,
+    gravity,
+    tilt,
+    driven,
+    clip,
+    centering,
+    s_ref,
+    states,
+    rates,
+    strokes,
+):
     """RK4 (``substeps`` steps per sample) over the samples, the feed-forward ``u`` interpolated
     linearly; ``u`` is overwritten with the input applied at the samples. Returns (status,
     sample, joint, value) at the first failure (``numerics.status`` codes)."""
@@ -156,8 +195,29 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
     vectors = np.empty((4, n))
     samples = u.shape[0]
     for k in range(samples):
-        robot_rates(0.0, x, rates[k], u[k], u[k], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt,
-                    driven, ui, s, y, mass, vectors)
+        robot_rates(
+            0.0,
+            x,
+            rates[k],
+            u[k],
+            u[k],
+            dt,
+            centering,
+            s_ref,
+            a1,
+            gains,
+            inv_b,
+            cyl,
+            supply,
+            gravity,
+            tilt,
+            driven,
+            ui,
+            s,
+            y,
+            mass,
+            vectors,
+        )
         states[k] = x
         strokes[k] = s
         for i in range(n):
@@ -173,8 +233,26 @@ def _simulate(x0, u, dt, substeps, a1, gains, inv_b, cyl, supply, gravity, tilt,
             break
         u_now = u[k].copy()
         u[k] = ui
-        args = (u_now, u[k + 1], dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, ui, s, y,
-                mass, vectors)
+        args = (
+            u_now,
+            u[k + 1],
+            dt,
+            centering,
+            s_ref,
+            a1,
+            gains,
+            inv_b,
+            cyl,
+            supply,
+            gravity,
+            tilt,
+            driven,
+            ui,
+            s,
+            y,
+            mass,
+            vectors,
+        )
         for j in range(substeps):
             rk4_step(robot_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
             if clip:
@@ -202,8 +280,9 @@ def simulate_robot(
     """Simulate from x(t0) = [q0, qd0, p_plus0, p_minus0] with spool inputs ``u`` (n, N) at the
     uniformly spaced instants ``t`` (n) [s]; ``driven`` (N bools, default all) marks the moving
     joints; ``centering`` [spool unit/m] and ``s_ref`` [m] (per joint) add centering·(s_ref − s) to
-the spool input of each driven joint. Raises :class:`~actuatorlab.errors.SimulationError` naming time, joint and pressure when a pressure
-    leaves [0, p_s] under ``policy="raise"`` or a piston leaves its stroke.
+    the spool input of each driven joint. Raises :class:`~actuatorlab.errors.SimulationError` naming
+    time, joint and pressure when a pressure leaves [0, p_s] under ``policy="raise"`` or a piston
+    leaves its stroke.
     """
     n = robot.joints
     if params.joints != n:
@@ -220,29 +299,59 @@ the spool input of each driven joint. Raises :class:`~actuatorlab.errors.Simulat
     driven = np.ones(n, dtype=bool) if driven is None else np.asarray(driven, dtype=bool)
     if not driven.any():
         raise ParameterError("driven: at least one joint must move")
-    x0 = np.concatenate([np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in
-                         (q0, np.zeros(n) if qd0 is None else qd0, p_plus0, p_minus0)])
-    x0[n:2 * n][~driven] = 0.0
+    x0 = np.concatenate(
+        [
+            np.broadcast_to(np.asarray(v, dtype=float), (n,))
+            for v in (q0, np.zeros(n) if qd0 is None else qd0, p_plus0, p_minus0)
+        ]
+    )
+    x0[n : 2 * n][~driven] = 0.0
     states = np.zeros((len(t), 4 * n))
     rates = np.zeros((len(t), 4 * n))
     strokes = np.zeros((len(t), n))
-    status, k, joint, value = _simulate(x0, u, dt, int(substeps), params.mechanical, params.flow_gains,
-                                        1.0 / params.bulk_modulus, robot.cylinder_array(), robot.supply_pressure,
-                                        robot.gravity, robot.gravity_tilt, driven, policy == "clip",
-                                        np.broadcast_to(np.asarray(centering, dtype=float), (n,)).copy(),
-                                        np.broadcast_to(np.asarray(s_ref, dtype=float), (n,)).copy(), states, rates,
-                                        strokes)
+    status, k, joint, value = _simulate(
+        x0,
+        u,
+        dt,
+        int(substeps),
+        params.mechanical,
+        params.flow_gains,
+        1.0 / params.bulk_modulus,
+        robot.cylinder_array(),
+        robot.supply_pressure,
+        robot.gravity,
+        robot.gravity_tilt,
+        driven,
+        policy == "clip",
+        np.broadcast_to(np.asarray(centering, dtype=float), (n,)).copy(),
+        np.broadcast_to(np.asarray(s_ref, dtype=float), (n,)).copy(),
+        states,
+        rates,
+        strokes,
+    )
     if status == STATUS_PRESSURE:
         raise SimulationError(
             f"t = {t[k]:.4f} s: a pressure of joint {joint + 1} reached {value / 1e6:.4g} MPa, outside "
             f"[0, {robot.supply_pressure / 1e6:g}] MPa, where the valve model has no real solution; reduce the "
-            "spool amplitude or the parameters' distance from the data, or choose policy = 'clip'")
+            "spool amplitude or the parameters' distance from the data, or choose policy = 'clip'"
+        )
     if status == STATUS_STROKE:
         raise SimulationError(
             f"t = {t[k]:.4f} s: piston {joint + 1} reached s = {value * 1e3:.2f} mm, beyond its stroke "
             f"±{robot.cylinders[joint].stroke * 500:g} mm (the model has no end stops); reduce the spool amplitude "
-            "or start nearer mid-stroke")
+            "or start nearer mid-stroke"
+        )
     if status == STATUS_NOT_FINITE:
         raise SimulationError(f"t = {t[k]:.4f} s: the state of joint {joint + 1} is not finite; check the parameters")
-    return RobotRun(t, states[:, :n], states[:, n:2 * n], rates[:, n:2 * n], states[:, 2 * n:3 * n],
-                    states[:, 3 * n:], rates[:, 2 * n:3 * n], rates[:, 3 * n:], strokes, u)
+    return RobotRun(
+        t,
+        states[:, :n],
+        states[:, n : 2 * n],
+        rates[:, n : 2 * n],
+        states[:, 2 * n : 3 * n],
+        states[:, 3 * n :],
+        rates[:, 2 * n : 3 * n],
+        rates[:, 3 * n :],
+        strokes,
+        u,
+    )

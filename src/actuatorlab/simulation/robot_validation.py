@@ -29,14 +29,25 @@ class Validation:
     run: RobotRun
 
 
-def validate(robot: HydraulicRobot, params: RobotParameters, experiment: Experiment,
-             lock_tolerance: float = 1e-3) -> Validation:
+def validate(
+    robot: HydraulicRobot, params: RobotParameters, experiment: Experiment, lock_tolerance: float = 1e-3
+) -> Validation:
     """Re-simulate ``experiment`` with ``params`` and score it (module docstring)."""
     driven = experiment.driven(lock_tolerance)
     q = experiment.q
     qd0 = (q[1] - q[0]) / experiment.dt
-    run = simulate_robot(robot, params, experiment.t, experiment.u, q[0], experiment.p_plus[0], experiment.p_minus[0],
-                         qd0=qd0, driven=driven, policy="clip")
+    run = simulate_robot(
+        robot,
+        params,
+        experiment.t,
+        experiment.u,
+        q[0],
+        experiment.p_plus[0],
+        experiment.p_minus[0],
+        qd0=qd0,
+        driven=driven,
+        policy="clip",
+    )
     measured_s = cylinder_states(robot.cylinder_array(), q)[0]
     fit = {}
     for i in np.flatnonzero(driven):

@@ -15,8 +15,14 @@ import numpy as np
 from ..errors import SimulationError
 
 
-def check_travel(t: np.ndarray, length: np.ndarray, length_range: tuple[float, float] | None,
-                 theta: np.ndarray, angle_range: tuple[float, float] | None, which: str = "the arm") -> None:
+def check_travel(
+    t: np.ndarray,
+    length: np.ndarray,
+    length_range: tuple[float, float] | None,
+    theta: np.ndarray,
+    angle_range: tuple[float, float] | None,
+    which: str = "the arm",
+) -> None:
     """Raise ``SimulationError`` at the first sample of ``t`` [s] where ``length`` [m] leaves
     ``length_range`` or ``theta`` [rad] leaves ``angle_range`` (either range None: unchecked)."""
     first = _first_outside(length, length_range)
@@ -29,11 +35,13 @@ def check_travel(t: np.ndarray, length: np.ndarray, length_range: tuple[float, f
         raise SimulationError(
             f"the cylinder of {which} left its travel [{low:.4g}, {high:.4g}] m at {state(first)}; neither model "
             "has end stops: give cylinder.stroke or cylinder.retracted_length that cover the motion, or change "
-            "the inputs or loads (a pump or relief that cannot hold the load lets it run to the end)")
+            "the inputs or loads (a pump or relief that cannot hold the load lets it run to the end)"
+        )
     low, high = angle_range
     raise SimulationError(
         f"{which} left its angle_range [{math.degrees(low):.4g}, {math.degrees(high):.4g}] deg at "
-        f"{state(first_angle)}: widen angle_range, or change the inputs or loads")
+        f"{state(first_angle)}: widen angle_range, or change the inputs or loads"
+    )
 
 
 def outside(values: np.ndarray, low, high) -> np.ndarray:

@@ -27,6 +27,23 @@ from .sources import FixedPump, Tank, VariablePump
 from .spools import SpoolValve
 from .storage import Accumulator, Line
 
-__all__ = ["Accumulator", "CheckValve", "Compensator", "CounterbalanceValve", "Cylinder", "FixedPump",
-           "LaminarOrifice", "Line", "Motor", "Network", "Orifice", "PilotCheckValve", "ReducingValve",
-           "ReliefValve", "Shuttle", "SpoolValve", "Tank", "VariablePump"]
+__all__ = [
+    "Accumulator",
+    "CheckValve",
+    "Compensator",
+    "CounterbalanceValve",
+    "Cylinder",
+    "FixedPump",
+    "LaminarOrifice",
+    "Line",
+    "Motor",
+    "Network",
+    "Orifice",
+    "PilotCheckValve",
+    "ReducingValve",
+    "ReliefValve",
+    "Shuttle",
+    "SpoolValve",
+    "Tank",
+    "VariablePump",
+]

@@ -40,25 +40,40 @@ class Cylinder(Component):
     INPUTS = ("velocity", "position")
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"),
-                                      ("head_dead_volume", "m^3"), ("rod_dead_volume", "m^3")))
+        check_fields(
+            self,
+            positive,
+            (
+                ("head_area", "m^2"),
+                ("rod_area", "m^2"),
+                ("stroke", "m"),
+                ("head_dead_volume", "m^3"),
+                ("rod_dead_volume", "m^3"),
+            ),
+        )
         check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))
         if self.rod_area >= self.head_area:
-            raise ParameterError(f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
-                                 "area is the piston area less the rod's; give rod_area < head_area")
+            raise ParameterError(
+                f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
+                "area is the piston area less the rod's; give rod_area < head_area"
+            )
 
     def branches(self, nodes, inputs):
         h, r, v = nodes["head"], nodes["rod"], inputs["velocity"]
-        rows = [Branch(h, -1, self.head_area, gain_input=v, law=Law.SOURCE),
-                Branch(-1, r, self.rod_area, gain_input=v, law=Law.SOURCE)]
+        rows = [
+            Branch(h, -1, self.head_area, gain_input=v, law=Law.SOURCE),
+            Branch(-1, r, self.rod_area, gain_input=v, law=Law.SOURCE),
+        ]
         if self.leakage > 0.0:
             rows.append(Branch(h, r, self.leakage, law=Law.LAMINAR))
         return rows
 
     def volumes(self, nodes, inputs):
         x = inputs["position"]
-        return [Volume(nodes["head"], self.head_dead_volume, self.head_area, x),
-                Volume(nodes["rod"], self.rod_dead_volume + self.rod_area * self.stroke, -self.rod_area, x)]
+        return [
+            Volume(nodes["head"], self.head_dead_volume, self.head_area, x),
+            Volume(nodes["rod"], self.rod_dead_volume + self.rod_area * self.stroke, -self.rod_area, x),
+        ]
 
     def force(self, head_pressure, rod_pressure):
         """f = A_h p_h − A_r p_r [N]."""
@@ -82,8 +97,9 @@ class Motor(Component):
     INPUTS = ("speed",)
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", ""),
-                                      ("mechanical_efficiency", "")))
+        check_fields(
+            self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", ""), ("mechanical_efficiency", ""))
+        )
         for name in ("volumetric_efficiency", "mechanical_efficiency"):
             if getattr(self, name) > 1.0:
                 raise ParameterError(f"{name} = {getattr(self, name)!r}: an efficiency must lie in (0, 1]")

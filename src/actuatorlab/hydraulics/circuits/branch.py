@@ -77,8 +77,11 @@ class Branch:
     leakage: float = 0.0
 
     def __post_init__(self) -> None:
-        check_fields(self, finite, (("a", ""), ("b", ""), ("offset", "Pa"), ("coef1", ""), ("coef2", ""),
-                                    ("coef3", ""), ("overlap", "")))
+        check_fields(
+            self,
+            finite,
+            (("a", ""), ("b", ""), ("offset", "Pa"), ("coef1", ""), ("coef2", ""), ("coef3", ""), ("overlap", "")),
+        )
         check_fields(self, non_negative, (("gain", ""), ("leakage", "m^3/(s Pa)")))
         check_fields(self, positive, (("transition", "Pa"), ("band", "Pa")))
         if self.law not in set(Law) or self.opening not in set(Opening):

@@ -77,8 +77,12 @@ def orifice_gain(discharge_coefficient: float, area: float, oil_density: float) 
 def check_orifice(instance, prefix: str = "") -> None:
     """Validate the ``area``, ``discharge_coefficient``, ``oil_density``, ``transition`` fields
     that every orifice-like component has."""
-    check_fields(instance, positive, (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"),
-                                      ("transition", "Pa")), prefix)
+    check_fields(
+        instance,
+        positive,
+        (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"), ("transition", "Pa")),
+        prefix,
+    )
 
 
 def check_valve_fields(instance, prefix: str = "") -> None:

@@ -12,15 +12,15 @@ for the free node pressures p [Pa] (a tank's node is held), with q_b the branch 
 Pressure dynamics: one backward-Euler step of V/β ṗ = Σq − Ṡ. Quasistatic: 1/β = 0 (the
 set-valued network's relaxed balance; only accumulators keep a memory).
 
-Newton's method with the analytic (generalised, on the kinks of the clamps) Jacobian including
-the pilot pressures' columns; a step is cut where it first crosses a kink of a valve's opening
+Newton's method with the analytic (generalised, on the kinks of the clamps) Jacobian including the
+pilot pressures' columns; a step is cut where it first crosses a kink of a valve's opening
 (``kink_fraction``: the next iteration re-linearises there instead of jumping over a steep band),
-then damped by backtracking on ‖G‖² (Armijo). Where a node's balance does not depend on its pressure at all (every
-branch at it closed, no volume) or of a group of nodes floats (no path to a held node conducts), the
-Jacobian is singular (or nearly: a Newton step beyond ``MAX_STEP``): a Levenberg–Marquardt step of growing length (``FIRST_TRUST`` × 4ᵏ) moves
-them the way their balances push until a valve opens (a relief, a check); a singular Jacobian at
-the solution is reported as ``SINGULAR`` with the node, because that node's pressure is not
-unique there.
+then damped by backtracking on ‖G‖² (Armijo). Where a node's balance does not depend on its pressure
+at all (every branch at it closed, no volume) or of a group of nodes floats (no path to a held node
+conducts), the Jacobian is singular (or nearly: a Newton step beyond ``MAX_STEP``): a
+Levenberg–Marquardt step of growing length (``FIRST_TRUST`` × 4ᵏ) moves them the way their balances
+push until a valve opens (a relief, a check); a singular Jacobian at the solution is reported as
+``SINGULAR`` with the node, because that node's pressure is not unique there.
 Nothing raises inside; the drivers in :mod:`.solvers` raise on a status.
 """
 
@@ -39,9 +39,12 @@ OK = 0
 NOT_CONVERGED = 1
 SINGULAR = 2
 NOT_FINITE = 3
-STATUS_TEXT = {OK: "converged", NOT_CONVERGED: "Newton's method did not converge",
-               SINGULAR: "the node's pressure is not unique (every branch at it closed and no volume)",
-               NOT_FINITE: "a non-finite pressure"}
+STATUS_TEXT = {
+    OK: "converged",
+    NOT_CONVERGED: "Newton's method did not converge",
+    SINGULAR: "the node's pressure is not unique (every branch at it closed and no volume)",
+    NOT_FINITE: "a non-finite pressure",
+}
 """Status codes of ``solve_nodes`` and their causes in words."""
 
 MAX_ITER = 60
@@ -174,7 +177,9 @@ def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> N
     for k in range(gas.shape[0]):
         i = int(gas[k, S_NODE])
         s, ds = stored_volume(p[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX])
-        s_prev, _ = stored_volume(p_prev[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX])
+        s_prev, _ = stored_volume(
+            p_prev[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX]
+        )
         g[i] -= (s - s_prev) / h
         jac[i, i] -= ds / h
     scale = 0.0

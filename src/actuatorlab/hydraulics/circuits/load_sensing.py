@@ -62,8 +62,19 @@ class Compensator(Component):
         else:
             law = dict(pilot1=nodes["inlet"], coef1=1.0, pilot2=nodes["ls"], coef2=-1.0)
         gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
-        return [Branch(nodes["inlet"], nodes["outlet"], gain, transition=self.transition, opening=Opening.PILOTED,
-                       offset=self.spring_pressure, band=self.band, leakage=self.leakage, **law)]
+        return [
+            Branch(
+                nodes["inlet"],
+                nodes["outlet"],
+                gain,
+                transition=self.transition,
+                opening=Opening.PILOTED,
+                offset=self.spring_pressure,
+                band=self.band,
+                leakage=self.leakage,
+                **law,
+            )
+        ]
 
 
 @dataclass(frozen=True)
@@ -84,8 +95,9 @@ class Shuttle(Component):
     def __post_init__(self) -> None:
         if not (isinstance(self.count, int) and self.count >= 1):
             raise ParameterError(f"count = {self.count!r}: a shuttle network needs an integer number >= 1 of inputs")
-        check_fields(self, positive, (("conductance", "m^3/(s Pa)"), ("drain_conductance", "m^3/(s Pa)"),
-                                      ("band", "Pa")))
+        check_fields(
+            self, positive, (("conductance", "m^3/(s Pa)"), ("drain_conductance", "m^3/(s Pa)"), ("band", "Pa"))
+        )
 
     @property
     def PORTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
@@ -93,7 +105,19 @@ class Shuttle(Component):
 
     def branches(self, nodes, inputs):
         out = nodes["out"]
-        rows = [Branch(nodes[f"in{i + 1}"], out, self.conductance, law=Law.LAMINAR, opening=Opening.PILOTED,
-                       band=self.band, pilot1=nodes[f"in{i + 1}"], coef1=1.0, pilot2=out, coef2=-1.0)
-                for i in range(self.count)]
+        rows = [
+            Branch(
+                nodes[f"in{i + 1}"],
+                out,
+                self.conductance,
+                law=Law.LAMINAR,
+                opening=Opening.PILOTED,
+                band=self.band,
+                pilot1=nodes[f"in{i + 1}"],
+                coef1=1.0,
+                pilot2=out,
+                coef2=-1.0,
+            )
+            for i in range(self.count)
+        ]
         return rows + [Branch(out, nodes["drain"], self.drain_conductance, law=Law.LAMINAR)]

@@ -82,11 +82,15 @@ class Network:
         for name, (_, pilots) in wiring.items():
             for port, node in pilots.items():
                 if node not in nodes:
-                    raise ParameterError(f"component {name!r} pilot port {port!r}: node {node!r} is joined by no "
-                                         f"component's flow port (known nodes: {', '.join(nodes)})")
+                    raise ParameterError(
+                        f"component {name!r} pilot port {port!r}: node {node!r} is joined by no "
+                        f"component's flow port (known nodes: {', '.join(nodes)})"
+                    )
         _check_tank_paths(self.parts, wiring, nodes)
         _check_dead_heads(self.parts, wiring)
-        inputs = {f"{name}.{signal}": None for name, (component, _) in self.parts.items() for signal in component.INPUTS}
+        inputs = {
+            f"{name}.{signal}": None for name, (component, _) in self.parts.items() for signal in component.INPUTS
+        }
         input_index = {key: i for i, key in enumerate(inputs)}
         rows, owners, volumes, gas = [], [], [], []
         held = np.full(len(nodes), np.nan)
@@ -145,16 +149,21 @@ def _check_tank_paths(parts, wiring, nodes: dict[str, int]) -> None:
     for name, (flow, _) in wiring.items():
         for port, node in flow.items():
             if root(nodes[node]) not in tanks:
-                raise ParameterError(f"component {name!r} port {port!r}: node {node!r} has no path to a tank; "
-                                     "connect the circuit to a Tank component")
+                raise ParameterError(
+                    f"component {name!r} port {port!r}: node {node!r} has no path to a tank; "
+                    "connect the circuit to a Tank component"
+                )
 
 
 def _check_dead_heads(parts, wiring) -> None:
     """A displacement source's outlet node has a path out that is always open (a relief)."""
-    limited = {node for name, (flow, _) in wiring.items() for port, node in flow.items()
-               if port in parts[name][0].LIMITS}
+    limited = {
+        node for name, (flow, _) in wiring.items() for port, node in flow.items() if port in parts[name][0].LIMITS
+    }
     for name, (flow, _) in wiring.items():
         for port in parts[name][0].DEAD_HEADS:
             if flow[port] not in limited:
-                raise ParameterError(f"component {name!r} port {port!r}: the pump is dead-headed at node "
-                                     f"{flow[port]!r} when the valves close; add a ReliefValve with its inlet there")
+                raise ParameterError(
+                    f"component {name!r} port {port!r}: the pump is dead-headed at node "
+                    f"{flow[port]!r} when the valves close; add a ReliefValve with its inlet there"
+                )

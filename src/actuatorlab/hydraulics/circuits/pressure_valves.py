@@ -48,8 +48,22 @@ class ReliefValve(Component):
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
-        return [Branch(i, o, _gain(self), transition=self.transition, opening=Opening.PILOTED, offset=-self.setting,
-                       band=self.band, pilot1=i, coef1=1.0, pilot2=o, coef2=-1.0, leakage=self.leakage)]
+        return [
+            Branch(
+                i,
+                o,
+                _gain(self),
+                transition=self.transition,
+                opening=Opening.PILOTED,
+                offset=-self.setting,
+                band=self.band,
+                pilot1=i,
+                coef1=1.0,
+                pilot2=o,
+                coef2=-1.0,
+                leakage=self.leakage,
+            )
+        ]
 
 
 @dataclass(frozen=True)
@@ -75,9 +89,20 @@ class ReducingValve(Component):
         check_valve_fields(self)
 
     def branches(self, nodes, inputs):
-        return [Branch(nodes["inlet"], nodes["outlet"], _gain(self), transition=self.transition,
-                       opening=Opening.PILOTED, offset=self.setting, band=self.band, pilot1=nodes["outlet"],
-                       coef1=-1.0, leakage=self.leakage)]
+        return [
+            Branch(
+                nodes["inlet"],
+                nodes["outlet"],
+                _gain(self),
+                transition=self.transition,
+                opening=Opening.PILOTED,
+                offset=self.setting,
+                band=self.band,
+                pilot1=nodes["outlet"],
+                coef1=-1.0,
+                leakage=self.leakage,
+            )
+        ]
 
 
 @dataclass(frozen=True)
@@ -107,9 +132,20 @@ class CheckValve(Component):
 
 def _check_branch(valve, inlet: int, outlet: int, leakage: float = 0.0) -> Branch:
     """The free-flow check branch inlet → outlet of a check, pilot-check or counterbalance valve."""
-    return Branch(inlet, outlet, _gain(valve), transition=valve.transition, opening=Opening.PILOTED,
-                  offset=-valve.cracking_pressure, band=valve.band, pilot1=inlet, coef1=1.0, pilot2=outlet,
-                  coef2=-1.0, leakage=leakage)
+    return Branch(
+        inlet,
+        outlet,
+        _gain(valve),
+        transition=valve.transition,
+        opening=Opening.PILOTED,
+        offset=-valve.cracking_pressure,
+        band=valve.band,
+        pilot1=inlet,
+        coef1=1.0,
+        pilot2=outlet,
+        coef2=-1.0,
+        leakage=leakage,
+    )
 
 
 @dataclass(frozen=True)
@@ -141,10 +177,23 @@ class PilotCheckValve(Component):
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
-        return [_check_branch(self, i, o),
-                Branch(o, i, _gain(self), transition=self.transition, opening=Opening.PILOTED,
-                       offset=-self.cracking_pressure, band=self.band, pilot1=nodes["pilot"], coef1=self.pilot_ratio,
-                       pilot2=o, coef2=-1.0, leakage=self.leakage)]
+        return [
+            _check_branch(self, i, o),
+            Branch(
+                o,
+                i,
+                _gain(self),
+                transition=self.transition,
+                opening=Opening.PILOTED,
+                offset=-self.cracking_pressure,
+                band=self.band,
+                pilot1=nodes["pilot"],
+                coef1=self.pilot_ratio,
+                pilot2=o,
+                coef2=-1.0,
+                leakage=self.leakage,
+            ),
+        ]
 
 
 @dataclass(frozen=True)
@@ -183,7 +232,20 @@ class CounterbalanceValve(Component):
 
     def branches(self, nodes, inputs):
         v, ld = nodes["valve"], nodes["load"]
-        return [_check_branch(self, v, ld),
-                Branch(ld, v, _gain(self), transition=self.transition, opening=Opening.PILOTED, offset=-self.setting,
-                       band=self.band, pilot1=ld, coef1=1.0, pilot2=nodes["pilot"], coef2=self.pilot_ratio,
-                       leakage=self.leakage)]
+        return [
+            _check_branch(self, v, ld),
+            Branch(
+                ld,
+                v,
+                _gain(self),
+                transition=self.transition,
+                opening=Opening.PILOTED,
+                offset=-self.setting,
+                band=self.band,
+                pilot1=ld,
+                coef1=1.0,
+                pilot2=nodes["pilot"],
+                coef2=self.pilot_ratio,
+                leakage=self.leakage,
+            ),
+        ]

@@ -104,16 +104,19 @@ def _check_volumes(network: Network) -> None:
 
 def _raise(network: Network, status: int, time: float, node: int) -> None:
     where = f" at node {network.nodes[node]!r}" if node >= 0 else ""
-    remedy = {SINGULAR: "declare a leakage on a valve at that node or use the pressure-dynamics model",
-              NOT_CONVERGED: "check the circuit's settings or shorten the step"}.get(status, "check the inputs")
+    remedy = {
+        SINGULAR: "declare a leakage on a valve at that node or use the pressure-dynamics model",
+        NOT_CONVERGED: "check the circuit's settings or shorten the step",
+    }.get(status, "check the inputs")
     raise SimulationError(f"circuit solve at t = {time:.6g} s failed{where}: {STATUS_TEXT[status]}; {remedy}")
 
 
 def simulate(network: Network, t, inputs, initial=None, model: str = "quasistatic") -> np.ndarray:
-    """Node pressures [Pa] of shape (len(t), n_nodes) over the grid ``t`` [s] with inputs
-    ``inputs`` (len(t), n_inputs) in ``network.inputs`` order, from ``initial`` pressures
-    (default: the tank pressures, 0 elsewhere); the first row is ``initial`` (quasistatic
-    without accumulators: solved at t[0]; an accumulator's initial pressure is its state). Raises ``SimulationError`` naming the time and node of a failed step."""
+    """Node pressures [Pa] of shape (len(t), n_nodes) over the grid ``t`` [s] with inputs ``inputs``
+    (len(t), n_inputs) in ``network.inputs`` order, from ``initial`` pressures (default: the tank
+    pressures, 0 elsewhere); the first row is ``initial`` (quasistatic without accumulators: solved
+    at t[0]; an accumulator's initial pressure is its state). Raises ``SimulationError`` naming the
+    time and node of a failed step."""
     inv_beta = _inv_beta(network, model)
     t = np.ascontiguousarray(t, dtype=np.float64)
     u = np.ascontiguousarray(inputs, dtype=np.float64).reshape(t.size, len(network.inputs))
@@ -136,12 +139,14 @@ def solve(network: Network, u, guess=None, previous=None, step: float = 1.0e-3) 
     prev = start.copy() if previous is None else np.asarray(previous, dtype=np.float64)
     work, dq = np.empty((n + 4, n)), np.empty(5)
     p = start.copy()
-    status, _, node = solve_nodes(network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p,
-                                  work, dq)
+    status, _, node = solve_nodes(
+        network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p, work, dq
+    )
     if status == NOT_CONVERGED:
         p = _pseudo_transient(network, u, start, work, dq)
-        status, _, node = solve_nodes(network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p,
-                                      work, dq)
+        status, _, node = solve_nodes(
+            network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p, work, dq
+        )
     if status != OK:
         _raise(network, status, 0.0, node)
     return p
@@ -163,8 +168,9 @@ def _pseudo_transient(network: Network, u, start, work, dq) -> np.ndarray:
     h = PTC_STEPS[0]
     for _ in range(200):
         trial = p.copy()
-        status, _, _ = solve_nodes(network.rows, volumes, network.gas, network.held, 1.0 / network.bulk_modulus, u, h,
-                                   p, trial, work, dq)
+        status, _, _ = solve_nodes(
+            network.rows, volumes, network.gas, network.held, 1.0 / network.bulk_modulus, u, h, p, trial, work, dq
+        )
         if status == OK:
             p = trial
             if h >= PTC_STEPS[1]:

@@ -89,8 +89,17 @@ class VariablePump(Component):
     INPUTS = ("speed",)
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("max_displacement", "m^3/rev"), ("volumetric_efficiency", ""),
-                                      ("pressure_setting", "Pa"), ("margin", "Pa"), ("band", "Pa")))
+        check_fields(
+            self,
+            positive,
+            (
+                ("max_displacement", "m^3/rev"),
+                ("volumetric_efficiency", ""),
+                ("pressure_setting", "Pa"),
+                ("margin", "Pa"),
+                ("band", "Pa"),
+            ),
+        )
         _efficiency("volumetric_efficiency", self.volumetric_efficiency)
         if self.control not in CONTROLS:
             raise ParameterError(f"control = {self.control!r}: choose one of {', '.join(CONTROLS)}")
@@ -105,8 +114,18 @@ class VariablePump(Component):
             law = dict(offset=self.pressure_setting, pilot1=nodes["outlet"], coef1=-1.0)
         else:
             law = dict(offset=self.margin, pilot1=nodes["outlet"], coef1=-1.0, pilot2=nodes["ls"], coef2=1.0)
-        return [Branch(nodes["inlet"], nodes["outlet"], gain, gain_input=inputs["speed"], law=Law.SOURCE,
-                       opening=Opening.PILOTED, band=self.band, **law)]
+        return [
+            Branch(
+                nodes["inlet"],
+                nodes["outlet"],
+                gain,
+                gain_input=inputs["speed"],
+                law=Law.SOURCE,
+                opening=Opening.PILOTED,
+                band=self.band,
+                **law,
+            )
+        ]
 
 
 def _efficiency(name: str, value: float) -> None:

@@ -23,8 +23,12 @@ from .branch import Branch, Opening
 from .component import Component, check_orifice, orifice_gain
 
 CENTRES = ("closed", "open", "float")
-EDGES = (("P", "A", 1.0, "overlap_pa"), ("B", "T", 1.0, "overlap_bt"), ("P", "B", -1.0, "overlap_pb"),
-         ("A", "T", -1.0, "overlap_at"))
+EDGES = (
+    ("P", "A", 1.0, "overlap_pa"),
+    ("B", "T", 1.0, "overlap_bt"),
+    ("P", "B", -1.0, "overlap_pb"),
+    ("A", "T", -1.0, "overlap_at"),
+)
 """(from, to, direction of x that opens it, overlap field) of each metering edge."""
 
 
@@ -76,12 +80,34 @@ class SpoolValve(Component):
     def branches(self, nodes, inputs):
         gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
         x = inputs["position"]
-        rows = [Branch(nodes[a], nodes[b], gain, transition=self.transition, opening=Opening.EDGE, opening_input=x,
-                       sign=sign, overlap=getattr(self, name), leakage=self.leakage) for a, b, sign, name in EDGES]
+        rows = [
+            Branch(
+                nodes[a],
+                nodes[b],
+                gain,
+                transition=self.transition,
+                opening=Opening.EDGE,
+                opening_input=x,
+                sign=sign,
+                overlap=getattr(self, name),
+                leakage=self.leakage,
+            )
+            for a, b, sign, name in EDGES
+        ]
         neutral = {"closed": (), "open": (("P", "T"),), "float": (("A", "T"), ("B", "T"))}[self.centre]
         bypass = orifice_gain(self.discharge_coefficient, self.neutral_area, self.oil_density)
-        rows += [Branch(nodes[a], nodes[b], bypass, transition=self.transition, opening=Opening.NEUTRAL,
-                        opening_input=x, overlap=self.neutral_width) for a, b in neutral]
+        rows += [
+            Branch(
+                nodes[a],
+                nodes[b],
+                bypass,
+                transition=self.transition,
+                opening=Opening.NEUTRAL,
+                opening_input=x,
+                overlap=self.neutral_width,
+            )
+            for a, b in neutral
+        ]
         return rows
 
 

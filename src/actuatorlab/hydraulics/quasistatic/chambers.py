@@ -45,15 +45,23 @@ def _run_chamber_loop(cp, uh, ua_hat, pump_pressure, v, f, head, rod):
         rod[k] = fr / cp[I_AR]
 
 
-def run_chamber_pressures(cp: np.ndarray, uh: np.ndarray, ua_hat: np.ndarray, pump_pressure: np.ndarray,
-                          v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def run_chamber_pressures(
+    cp: np.ndarray, uh: np.ndarray, ua_hat: np.ndarray, pump_pressure: np.ndarray, v: np.ndarray, f: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(P_h, P_r) [Pa, gauge] along a run of one actuator: ``cp`` its circuit's kernel array,
     ``uh`` (n, 5) normalised openings, ``ua_hat`` (n,) û_a (0: regeneration closed),
     ``pump_pressure`` (n,) P [Pa] of a shared pump (NaN: the actuator's own pump), ``v`` (n,) rod
     velocity [m/s] and ``f`` (n,) force [N] of the run."""
     head = np.empty(v.size)
     rod = np.empty(v.size)
-    _run_chamber_loop(cp, np.ascontiguousarray(uh), np.ascontiguousarray(ua_hat, dtype=np.float64),
-                      np.ascontiguousarray(pump_pressure, dtype=np.float64), np.ascontiguousarray(v),
-                      np.ascontiguousarray(f), head, rod)
+    _run_chamber_loop(
+        cp,
+        np.ascontiguousarray(uh),
+        np.ascontiguousarray(ua_hat, dtype=np.float64),
+        np.ascontiguousarray(pump_pressure, dtype=np.float64),
+        np.ascontiguousarray(v),
+        np.ascontiguousarray(f),
+        head,
+        rod,
+    )
     return head, rod

@@ -31,6 +31,7 @@ NORMALISED_OPENINGS = Layout("J_", *VALVES)
 """Layout of the normalised opening vector û = [û_ph, û_tr, û_pr, û_th, U_b] (40)–(43)."""
 (J_PH, J_TR, J_PR, J_TH, J_B) = NORMALISED_OPENINGS.indices
 
+
 def _per_valve(name: str, value, unit: str) -> tuple[float, ...]:
     """One common value or a mapping valve → value, returned in VALVES order."""
     if isinstance(value, Mapping):
@@ -45,6 +46,7 @@ def _per_valve(name: str, value, unit: str) -> tuple[float, ...]:
         return tuple(positive(f"{name}.{v}", value[v], unit) for v in VALVES)
     common = positive(name, value, unit)
     return (common,) * len(VALVES)
+
 
 @dataclass(frozen=True)
 class ValveCircuit:
@@ -90,8 +92,7 @@ class ValveCircuit:
     head_relief_force: float = field(init=False, repr=False)
     rod_relief_force: float = field(init=False, repr=False)
     regeneration_coefficient: float = field(init=False, repr=False)
-    LAYOUT: ClassVar[Layout] = Layout(
-        "I_", "ah", "ar", "fhm", "frm", "pm", "q", *(f"c{v}" for v in VALVES), "ca")
+    LAYOUT: ClassVar[Layout] = Layout("I_", "ah", "ar", "fhm", "frm", "pm", "q", *(f"c{v}" for v in VALVES), "ca")
     """The compiled kernels' parameter vector: areas A_h, A_r [m²], relief forces F_hM, F_rM [N],
     P_M [Pa], Q [m³/s], coefficients c_ph … c_b, c_a [m^{7/2} kg^{-1/2}]."""
 
@@ -99,15 +100,19 @@ class ValveCircuit:
         discharge = _per_valve("discharge_coefficient", self.discharge_coefficient, "")
         areas = _per_valve("max_area", self.max_area, "m^2")
         density = positive("oil_density", self.oil_density, "kg/m^3")
-        check_fields(self, positive, (
-            ("head_area", "m^2"),
-            ("rod_area", "m^2"),
-            ("head_relief_pressure", "Pa"),
-            ("rod_relief_pressure", "Pa"),
-            ("pump_relief_pressure", "Pa"),
-            ("regeneration_discharge_coefficient", ""),
-            ("regeneration_max_area", "m^2"),
-        ))
+        check_fields(
+            self,
+            positive,
+            (
+                ("head_area", "m^2"),
+                ("rod_area", "m^2"),
+                ("head_relief_pressure", "Pa"),
+                ("rod_relief_pressure", "Pa"),
+                ("pump_relief_pressure", "Pa"),
+                ("regeneration_discharge_coefficient", ""),
+                ("regeneration_max_area", "m^2"),
+            ),
+        )
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the rod-side (annulus) "
@@ -121,7 +126,9 @@ class ValveCircuit:
         object.__setattr__(self, "head_relief_force", self.head_area * self.head_relief_pressure)
         object.__setattr__(self, "rod_relief_force", self.rod_area * self.rod_relief_pressure)
         object.__setattr__(
-            self, "regeneration_coefficient", self.regeneration_discharge_coefficient * self.regeneration_max_area * root
+            self,
+            "regeneration_coefficient",
+            self.regeneration_discharge_coefficient * self.regeneration_max_area * root,
         )
 
     @classmethod
@@ -134,12 +141,21 @@ class ValveCircuit:
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``)."""
         valves = dict(zip((f"c{v}" for v in VALVES), self.coefficients))
-        return self.LAYOUT.pack(ah=self.head_area, ar=self.rod_area, fhm=self.head_relief_force,
-                                frm=self.rod_relief_force, pm=self.pump_relief_pressure, q=self.pump_flow, **valves,
-                                ca=self.regeneration_coefficient)
+        return self.LAYOUT.pack(
+            ah=self.head_area,
+            ar=self.rod_area,
+            fhm=self.head_relief_force,
+            frm=self.rod_relief_force,
+            pm=self.pump_relief_pressure,
+            q=self.pump_flow,
+            **valves,
+            ca=self.regeneration_coefficient,
+        )
+
 
 (I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA) = ValveCircuit.LAYOUT.indices
 N_CIRCUIT = len(ValveCircuit.LAYOUT)
+
 
 @dataclass(frozen=True)
 class Openings:
@@ -181,6 +197,7 @@ class Openings:
         """Openings broadcast to one array of shape ``(..., 5)`` in VALVES order."""
         parts = np.broadcast_arrays(self.u_ph, self.u_tr, self.u_pr, self.u_th, self.u_b)
         return np.stack(parts, axis=-1)
+
 
 def normalised_openings(circuit: ValveCircuit, openings: Openings) -> np.ndarray:
     """û = [û_ph, û_tr, û_pr, û_th, U_b] of (40)–(43), shape ``(..., 5)``.

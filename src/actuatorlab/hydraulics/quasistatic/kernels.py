@@ -47,8 +47,20 @@ def circuit_at(cps, k: int) -> tuple[float, ...]:
     ``openings_at``'s tuple is: a root search that evaluates every actuator's Λ̂ and pump flow
     several times per step would otherwise pay the row views' atomic reference counts each time
     (four fifths of a shared-pump step before this was used)."""
-    return (cps[k, 0], cps[k, 1], cps[k, 2], cps[k, 3], cps[k, 4], cps[k, 5], cps[k, 6], cps[k, 7], cps[k, 8],
-            cps[k, 9], cps[k, 10], cps[k, 11])
+    return (
+        cps[k, 0],
+        cps[k, 1],
+        cps[k, 2],
+        cps[k, 3],
+        cps[k, 4],
+        cps[k, 5],
+        cps[k, 6],
+        cps[k, 7],
+        cps[k, 8],
+        cps[k, 9],
+        cps[k, 10],
+        cps[k, 11],
+    )
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

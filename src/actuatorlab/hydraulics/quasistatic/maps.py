@@ -112,4 +112,3 @@ def gamma_segments(circuit: ValveCircuit, openings: Openings, v) -> dict[str, np
         "-2b": -ar * pm - over["pr"] + fhm,
         "-3": -over["th"] + zero,
     }
-

@@ -328,8 +328,7 @@ def lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start: int, stop:
     among several in a machine's tables): reads β_j, f̄_j and writes v_j at index j, so a time
     loop passes whole arrays, never row or slice views (Inlining, docs/architecture.md)."""
     args = (cps, uhs, beta, fbar, v_out, start, stop)
-    pressure, _, status = _solve_pump_pressure(_lam_balance, args, cps[start, I_Q], cps[start, I_PM],
-                                               pump_state)
+    pressure, _, status = _solve_pump_pressure(_lam_balance, args, cps[start, I_Q], cps[start, I_PM], pump_state)
     return pressure, status
 
 
@@ -343,8 +342,24 @@ def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[fl
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def relaxed_network_step_range(cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out, beta,
-                               fbar, pump_state, start: int, stop: int) -> tuple[float, int]:
+def relaxed_network_step_range(
+    cps,
+    uhs,
+    stiffness,
+    damping,
+    h,
+    p_prev,
+    l_prev,
+    l_now,
+    p_out,
+    f_out,
+    v_out,
+    beta,
+    fbar,
+    pump_state,
+    start: int,
+    stop: int,
+) -> tuple[float, int]:
     """``relaxed_network_step_kernel`` on the actuators j = ``start`` … ``stop`` − 1 of whole
     arrays (index j in every per-actuator array), with the buffers ``beta``, ``fbar`` and
     ``pump_state`` of the caller: no allocation and no view, for a time loop."""
@@ -375,8 +390,24 @@ def relaxed_network_step_kernel(
     cheaper (about 2 balance evaluations instead of 7–9); omitted, every step starts cold.
     """
     n = p_prev.size
-    return relaxed_network_step_range(cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out,
-                                      np.empty(n), np.empty(n), _state(cps, pump_state), 0, n)
+    return relaxed_network_step_range(
+        cps,
+        uhs,
+        stiffness,
+        damping,
+        h,
+        p_prev,
+        l_prev,
+        l_now,
+        p_out,
+        f_out,
+        v_out,
+        np.empty(n),
+        np.empty(n),
+        _state(cps, pump_state),
+        0,
+        n,
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -22,11 +22,12 @@ u_a = 0, Γ_reg = Γ and Λ_reg = Λ, as condition C of (98) has it for u_a = 0 
 The paper's map does not cover u_tr = 0 with u_a > 0 (all rod oil through the valve, F_r set
 by the head side); this module then leaves the valve without effect rather than guess.
 
-(95), (98) and (104) need Γ_h+ continuous. With the bleed closed (U_b = 0), u_ph > 0 and Q > 0
-it is not: it jumps at v − Â v_a = Q/A_h, where all pump flow enters the head and F_h is any
-value of an interval; the single-valued formulas then pick a wrong force and (105) has spurious
-fixed points. The kernels then return status REG_CLOSED_BLEED and the public functions raise. A small bleed opening is covered, but
-the alternations of (105) grow like 1/u_b as u_b → 0 (about 3e4 at u_b = 1e-4).
+(95), (98) and (104) need Γ_h+ continuous. With the bleed closed (U_b = 0), u_ph > 0 and Q > 0 it is
+not: it jumps at v − Â v_a = Q/A_h, where all pump flow enters the head and F_h is any value of an
+interval; the single-valued formulas then pick a wrong force and (105) has spurious fixed points.
+The kernels then return status REG_CLOSED_BLEED and the public functions raise. A small bleed
+opening is covered, but the alternations of (105) grow like 1/u_b as u_b → 0 (about 3e4 at
+u_b = 1e-4).
 
 Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
 ``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
@@ -76,6 +77,7 @@ ROOT_MAX_ITER = 200
 MAX_ALTERNATIONS = 10_000
 """Default cap of the alternations of (105); convergence is linear and can be slow (spec:
 361 alternations at β = 1e5 N s/m, f̄ = 0)."""
+
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def regenerated_chamber_forces_scalar(cp, uh, v: float, va: float) -> tuple[float, float]:

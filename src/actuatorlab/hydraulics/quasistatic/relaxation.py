@@ -47,10 +47,14 @@ def stable_relaxation_advice(effective_mass: float, step: float, damping: float)
     max_damping = 2.0 * m / h
     max_stiffness = max(4.0 - 2.0 * h * damping / m, 0.0) * m / (h * h)
     if max_stiffness > 0.0:
-        return (f"set stiffness below {max_stiffness:.3g} N/m (for example {0.5 * max_stiffness:.2g} N/m) "
-                f"with damping below {max_damping:.3g} N s/m")
-    return (f"set damping below {max_damping:.3g} N s/m (for example {m / h:.2g} N s/m, which allows stiffness "
-            f"below {2.0 * m / h**2:.3g} N/m)")
+        return (
+            f"set stiffness below {max_stiffness:.3g} N/m (for example {0.5 * max_stiffness:.2g} N/m) "
+            f"with damping below {max_damping:.3g} N s/m"
+        )
+    return (
+        f"set damping below {max_damping:.3g} N s/m (for example {m / h:.2g} N s/m, which allows stiffness "
+        f"below {2.0 * m / h**2:.3g} N/m)"
+    )
 
 
 def lam(circuit: ValveCircuit, openings: Openings, beta, fbar) -> np.ndarray:
@@ -59,6 +63,7 @@ def lam(circuit: ValveCircuit, openings: Openings, beta, fbar) -> np.ndarray:
     ``beta`` [N s/m] > 0 and ``fbar`` [N] broadcast with the openings.
     """
     from .kernels import lam_loop  # compiled: imported on use, so ``Relaxation`` loads without numba
+
     beta = np.asarray(beta, dtype=np.float64)
     if np.any(~(beta > 0.0)) or np.any(~np.isfinite(beta)):
         raise ParameterError("lam: beta must be finite and > 0 N s/m (β = B + hK of the relaxation)")
@@ -76,6 +81,7 @@ def relaxed_step(
     K [N/m] and B [N s/m] are the virtual stiffness and damping, h [s] the step.
     """
     from .kernels import relaxed_step_loop  # compiled: imported on use, as in ``lam``
+
     relaxation = Relaxation(K, B)
     h = positive("h", h, "s")
     cp, uh, (pp, lp, ln), shape = flatten(circuit, openings, p_prev, l_prev, l_now)
@@ -86,7 +92,13 @@ def relaxed_step(
 
 
 def relaxed_rate(
-    circuit: ValveCircuit, openings: Openings, K: float, B: float, p, l, l_rate
+    circuit: ValveCircuit,
+    openings: Openings,
+    K: float,
+    B: float,
+    p,
+    l,  # noqa: E741 — ℓ of (70), a public keyword: relaxed_rate(..., l=...)
+    l_rate,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Right-hand side of the ODE (70): (ṗ [m/s], f [N]) at rod displacement p, length ℓ, rate ℓ̇.
 

@@ -28,15 +28,34 @@ def simulate_scenario(scenario: ArmScenario, progress=None) -> SimulationResult:
     inputs = sample_inputs(scenario, t)
     arm, circuit = scenario.arm.build(), scenario.circuit.build()
     drive = (t, inputs["valve_command"], inputs["bleed"], inputs["external_force"])
-    state = {"initial_angle": scenario.arm.initial_angle, "initial_rate": scenario.arm.initial_rate,
-             "regeneration": inputs["regeneration"], "angle_range": scenario.arm.angle_range}
+    state = {
+        "initial_angle": scenario.arm.initial_angle,
+        "initial_rate": scenario.arm.initial_rate,
+        "regeneration": inputs["regeneration"],
+        "angle_range": scenario.arm.angle_range,
+    }
     if scenario.model == "quasistatic":
-        return simulate_arm(arm, circuit, scenario.relaxation.build(), *drive, progress=progress, **state,
-                            length_range=scenario.cylinder.length_range())
+        return simulate_arm(
+            arm,
+            circuit,
+            scenario.relaxation.build(),
+            *drive,
+            progress=progress,
+            **state,
+            length_range=scenario.cylinder.length_range(),
+        )
     fluid = scenario.pressure_dynamics
-    return simulate_arm_pressure(arm, circuit, fluid.build(scenario.cylinder), *drive, progress=progress, **state,
-                                 initial_low_pressure=fluid.initial_low_pressure, solver=fluid.solver,
-                                 rtol=fluid.rtol)
+    return simulate_arm_pressure(
+        arm,
+        circuit,
+        fluid.build(scenario.cylinder),
+        *drive,
+        progress=progress,
+        **state,
+        initial_low_pressure=fluid.initial_low_pressure,
+        solver=fluid.solver,
+        rtol=fluid.rtol,
+    )
 
 
 def run(scenario: ArmScenario, progress=None) -> ScenarioOutput:

@@ -43,8 +43,10 @@ from .arm_figures import (
 
 BATCH_ROWS = 64
 """Variants per compiled call: their records (7 × arms × samples doubles each) are held at once."""
-TABLES = {"arm": ("circuit", "arm", "relaxation", "inputs", "cylinder"),
-          "arms-one-pump": ("circuit", "relaxation", "bleed", "arms", "cylinder")}
+TABLES = {
+    "arm": ("circuit", "arm", "relaxation", "inputs", "cylinder"),
+    "arms-one-pump": ("circuit", "relaxation", "bleed", "arms", "cylinder"),
+}
 """Top-level tables whose fields a batch may vary, per kind (the time grid and the model are shared)."""
 
 
@@ -67,8 +69,11 @@ class _OneArm:
     shared = False
 
     def __post_init__(self):
-        self.arm, self.circuit, self.relaxation = (self.base.arm.build(), self.base.circuit.build(),
-                                                   self.base.relaxation.build())
+        self.arm, self.circuit, self.relaxation = (
+            self.base.arm.build(),
+            self.base.circuit.build(),
+            self.base.relaxation.build(),
+        )
         self.sampled = sample_inputs(self.base, self.t)
         self.drive = self._drive(self.sampled)
         self.info = {**ARM_FIGURES, **TIMING_FIGURES}
@@ -76,28 +81,37 @@ class _OneArm:
         """Envelope signal → (record row, arm, unit)."""
 
     def _drive(self, inputs: dict[str, np.ndarray]) -> ArmDrive:
-        return ArmDrive.of(inputs["valve_command"], inputs["bleed"], inputs["external_force"], inputs["regeneration"],
-                           self.t.size, 1)
+        return ArmDrive.of(
+            inputs["valve_command"], inputs["bleed"], inputs["external_force"], inputs["regeneration"], self.t.size, 1
+        )
 
     def run_of(self, v) -> ArmRun:
         """The run of the variant scenario ``v``, its changed tables built (and so checked)."""
         base = self.base
         if v.cylinder is not base.cylinder:
             v.pressure_dynamics.build(v.cylinder)
-        return ArmRun((self.arm if v.arm is base.arm else v.arm.build(),),
-                      (self.circuit if v.circuit is base.circuit else v.circuit.build(),),
-                      self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
-                      self.drive if v.inputs is base.inputs else self._drive(sample_inputs(v, self.t, base,
-                                                                                             self.sampled)),
-                      (v.arm.initial_angle,), (v.arm.initial_rate,), v.cylinder.length_range(), (v.arm.angle_range,))
+        return ArmRun(
+            (self.arm if v.arm is base.arm else v.arm.build(),),
+            (self.circuit if v.circuit is base.circuit else v.circuit.build(),),
+            self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
+            self.drive if v.inputs is base.inputs else self._drive(sample_inputs(v, self.t, base, self.sampled)),
+            (v.arm.initial_angle,),
+            (v.arm.initial_rate,),
+            v.cylinder.length_range(),
+            (v.arm.angle_range,),
+        )
 
     def figures(self, out: np.ndarray, runs: list[ArmRun]) -> dict[str, np.ndarray]:
         """Key figures (B,) of the records ``out`` (B, 7, 1, n) of ``runs``."""
         circuits = [run.circuits[0] for run in runs]
-        return arm_figure_values(self.t, out[:, ROW_THETA, 0], out[:, ROW_F, 0],
-                                 np.array([c.head_relief_force for c in circuits]),
-                                 np.array([c.rod_relief_force for c in circuits]),
-                                 out[:, ROW_P, 0] - out[:, ROW_LENGTH, 0])
+        return arm_figure_values(
+            self.t,
+            out[:, ROW_THETA, 0],
+            out[:, ROW_F, 0],
+            np.array([c.head_relief_force for c in circuits]),
+            np.array([c.rod_relief_force for c in circuits]),
+            out[:, ROW_P, 0] - out[:, ROW_LENGTH, 0],
+        )
 
     def output(self, scenario, results):
         """The single run's output of variant scenario ``scenario`` from its ``results``."""
@@ -119,8 +133,10 @@ class _ArmsOnePump(_OneArm):
         self.drive = self._arms_drive(self.base)
         n_arms = len(self.arms)
         self.info = {**arms_figure_info(n_arms), **TIMING_FIGURES}
-        self.signals = {**{f"theta_{j + 1}": (ROW_THETA, j, "rad") for j in range(n_arms)},
-                        "pump_pressure": (ROW_PUMP, 0, "Pa (gauge)")}
+        self.signals = {
+            **{f"theta_{j + 1}": (ROW_THETA, j, "rad") for j in range(n_arms)},
+            "pump_pressure": (ROW_PUMP, 0, "Pa (gauge)"),
+        }
 
     def _arms_drive(self, scenario) -> ArmDrive:
         commands, bleed, forces = sample_arms_inputs(scenario, self.t)
@@ -130,20 +146,28 @@ class _ArmsOnePump(_OneArm):
         base = self.base
         return v.bleed is base.bleed and all(
             unit.valve_command is old.valve_command and unit.external_force is old.external_force
-            for unit, old in zip(v.arms, base.arms))
+            for unit, old in zip(v.arms, base.arms)
+        )
 
     def run_of(self, v) -> ArmRun:
         base = self.base
         if v.cylinder is not base.cylinder:
             v.pressure_dynamics.build(v.cylinder)
-        arms = tuple(old if unit is spec else unit.build(f"arms[{j}]")
-                     for j, (unit, spec, old) in enumerate(zip(v.arms, base.arms, self.arms)))
+        arms = tuple(
+            old if unit is spec else unit.build(f"arms[{j}]")
+            for j, (unit, spec, old) in enumerate(zip(v.arms, base.arms, self.arms))
+        )
         circuit = self.circuit if v.circuit is base.circuit else v.circuit.build()
-        return ArmRun(arms, (circuit,) * len(arms),
-                      self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
-                      self.drive if self._same_inputs(v) else self._arms_drive(v),
-                      tuple(u.initial_angle for u in v.arms), tuple(u.initial_rate for u in v.arms),
-                      v.cylinder.length_range(), tuple(u.angle_range for u in v.arms))
+        return ArmRun(
+            arms,
+            (circuit,) * len(arms),
+            self.relaxation if v.relaxation is base.relaxation else v.relaxation.build(),
+            self.drive if self._same_inputs(v) else self._arms_drive(v),
+            tuple(u.initial_angle for u in v.arms),
+            tuple(u.initial_rate for u in v.arms),
+            v.cylinder.length_range(),
+            tuple(u.angle_range for u in v.arms),
+        )
 
     def figures(self, out: np.ndarray, runs: list[ArmRun]) -> dict[str, np.ndarray]:
         return arms_figure_values(out[:, ROW_THETA], out[:, ROW_RATE], out[:, ROW_PUMP, 0])
@@ -200,7 +224,13 @@ def run_batch(scenario, variants: Variants, keep: Collection[int], envelope_poin
                 if int(variants.ids[rows[b]]) in keep:
                     series[int(variants.ids[rows[b]])] = kind.output(scenarios[b], batch.results(b))
         errors += part_errors
-    return BatchOutput(variants.ids, errors, figures, {key: unit for key, (unit, *_) in kind.info.items()}, series,
-                       t[at], {name: np.concatenate(parts) if parts else np.empty((0, at.size))
-                               for name, parts in envelopes.items()},
-                       {name: unit for name, (*_, unit) in kind.signals.items()})
+    return BatchOutput(
+        variants.ids,
+        errors,
+        figures,
+        {key: unit for key, (unit, *_) in kind.info.items()},
+        series,
+        t[at],
+        {name: np.concatenate(parts) if parts else np.empty((0, at.size)) for name, parts in envelopes.items()},
+        {name: unit for name, (*_, unit) in kind.signals.items()},
+    )

@@ -13,8 +13,11 @@ def sample_inputs(scenario, t: np.ndarray, base=None, sampled: dict | None = Non
     """The ``arm`` scenario's inputs sampled on ``t`` [s], their ranges checked; those whose
     signal is the ``base`` scenario's are taken from its inputs ``sampled`` (a batch's variants
     resample only what they change)."""
-    same = [] if base is None else [name for name in INPUT_DIMENSIONS
-                                    if getattr(scenario.inputs, name) is getattr(base.inputs, name)]
+    same = (
+        []
+        if base is None
+        else [name for name in INPUT_DIMENSIONS if getattr(scenario.inputs, name) is getattr(base.inputs, name)]
+    )
     changed = [name for name in INPUT_DIMENSIONS if name not in same]
     scenario.check_inputs(t, changed)
     signals = scenario.inputs.signals()

@@ -18,15 +18,15 @@ def output(scenario: ArmScenario, result: SimulationResult) -> ScenarioOutput:
     fhm, frm = circuit.head_relief_force, circuit.rod_relief_force
     stretch = result["stretch"] if "stretch" in result.channels else None
     values = arm_figure_values(result.t, result["theta"], result["force"], fhm, frm, stretch)
-    summary = [*summary_figures(values, ARM_FIGURES), *_pressure_figures(result),
-               *summary_figures(timing_values(scenario.simulation.duration, result.counters["loop_time_s"]),
-                                TIMING_FIGURES)]
+    summary = [
+        *summary_figures(values, ARM_FIGURES),
+        *_pressure_figures(result),
+        *summary_figures(timing_values(scenario.simulation.duration, result.counters["loop_time_s"]), TIMING_FIGURES),
+    ]
     channels = scenario.outputs.channels or list(result.channels)
     unknown = sorted(set(channels) - set(result.channels))
     if unknown:
-        raise ScenarioError(
-            f"outputs.channels: unknown {unknown}; valid channels are {', '.join(result.channels)}"
-        )
+        raise ScenarioError(f"outputs.channels: unknown {unknown}; valid channels are {', '.join(result.channels)}")
     columns = result.columns()  # the table as columns: the command writes it without pandas (see the runner)
     table = {k: columns[k] for k in ("t", *channels)}
     units = {k: v for k, v in result.units().items() if k in table}
@@ -49,8 +49,13 @@ def _pressure_figures(result: SimulationResult) -> list[SummaryFigure]:
         return []
     chambers = np.minimum(result["head_pressure"], result["rod_pressure"])
     return [
-        SummaryFigure("min_chamber_pressure_Pa", float(chambers.min()), "Pa", "lowest chamber pressure",
-                      "below 0 Pa gauge the suction check valves feed the chamber"),
+        SummaryFigure(
+            "min_chamber_pressure_Pa",
+            float(chambers.min()),
+            "Pa",
+            "lowest chamber pressure",
+            "below 0 Pa gauge the suction check valves feed the chamber",
+        ),
         SummaryFigure("max_rod_pressure_Pa", float(result["rod_pressure"].max()), "Pa", "highest rod-side pressure"),
         SummaryFigure("rhs_evaluations", result.counters["rhs_evaluations"], "1", "right-hand-side evaluations"),
     ]
@@ -78,21 +83,31 @@ def _figures(df: dict[str, np.ndarray], name, fhm, frm, open_at) -> list[FigureS
         pressures.append(Line("pump_pressure", "P", 1e-6, style="--"))
     response.append(Panel("pressure [MPa, gauge]", pressures))
     figures = [
-        FigureSpec("inputs.png", "Inputs (Fig. 6(a) style): valve command, bleed opening and external force.",
-                   lambda: time_series_figure(df, inputs, title=f"{name}: inputs")),
-        FigureSpec("response.png", "Response (Fig. 6(b)–(f) style): angle, rate, actuator force with the relief "
-                   "limits, rod velocity, the stretch of the virtual element (quasistatic model), and the "
-                   "chamber pressures (with the pump pressure in the pressure-dynamics model).",
-                   lambda: time_series_figure(df, response, title=f"{name}: response")),
+        FigureSpec(
+            "inputs.png",
+            "Inputs (Fig. 6(a) style): valve command, bleed opening and external force.",
+            lambda: time_series_figure(df, inputs, title=f"{name}: inputs"),
+        ),
+        FigureSpec(
+            "response.png",
+            "Response (Fig. 6(b)–(f) style): angle, rate, actuator force with the relief "
+            "limits, rod velocity, the stretch of the virtual element (quasistatic model), and the "
+            "chamber pressures (with the pump pressure in the pressure-dynamics model).",
+            lambda: time_series_figure(df, response, title=f"{name}: response"),
+        ),
     ]
     if open_at is not None:
         near = (df["t"] >= open_at - 0.5) & (df["t"] <= open_at + 0.5)
         window = {k: v[near] for k, v in df.items()}
         zoom = [response[2], response[3], response[0]]
-        figures.append(FigureSpec(
-            "relief.png", f"Around the first relief opening at t = {open_at:.3f} s: the force saturates at the "
-            "relief limit and the rod starts to move.",
-            lambda: time_series_figure(window, zoom, title=f"{name}: relief opens at {open_at:.3f} s")))
+        figures.append(
+            FigureSpec(
+                "relief.png",
+                f"Around the first relief opening at t = {open_at:.3f} s: the force saturates at the "
+                "relief limit and the rod starts to move.",
+                lambda: time_series_figure(window, zoom, title=f"{name}: relief opens at {open_at:.3f} s"),
+            )
+        )
     return figures
 
 

@@ -15,8 +15,16 @@ from ..arm_schema import ArmsOnePumpScenario
 from .arm_inputs import sample_arms_inputs
 from .arm_figures import TIMING_FIGURES, arms_figure_info, arms_figure_values, summary_figures, timing_values
 
-ARM_CHANNELS = ("valve_command", "external_force", "theta", "theta_rate", "rod_velocity", "force", "head_pressure",
-                "rod_pressure")
+ARM_CHANNELS = (
+    "valve_command",
+    "external_force",
+    "theta",
+    "theta_rate",
+    "rod_velocity",
+    "force",
+    "head_pressure",
+    "rod_pressure",
+)
 
 
 def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
@@ -31,14 +39,38 @@ def simulate_scenario(scenario: ArmsOnePumpScenario, progress=None):
     rates = [u.initial_rate for u in units]
     angle_ranges = [u.angle_range for u in units]
     if scenario.model == "quasistatic":
-        return simulate_arms(arms, circuits, scenario.relaxation.build(), t, commands, bleed, forces, angles, rates,
-                             progress=progress, length_range=scenario.cylinder.length_range(),
-                             angle_ranges=angle_ranges, shared_pump=True)
+        return simulate_arms(
+            arms,
+            circuits,
+            scenario.relaxation.build(),
+            t,
+            commands,
+            bleed,
+            forces,
+            angles,
+            rates,
+            progress=progress,
+            length_range=scenario.cylinder.length_range(),
+            angle_ranges=angle_ranges,
+            shared_pump=True,
+        )
     fluid = scenario.pressure_dynamics
     openings = np.stack([openings_from_command(commands[:, j], bleed) for j in range(len(arms))], axis=1)
-    return simulate_arms_pressure(arms, circuits, [fluid.build(scenario.cylinder)] * len(arms), t, openings, forces,
-                                  angles, rates, initial_low_pressure=fluid.initial_low_pressure, solver=fluid.solver,
-                                  rtol=fluid.rtol, progress=progress, angle_ranges=angle_ranges)
+    return simulate_arms_pressure(
+        arms,
+        circuits,
+        [fluid.build(scenario.cylinder)] * len(arms),
+        t,
+        openings,
+        forces,
+        angles,
+        rates,
+        initial_low_pressure=fluid.initial_low_pressure,
+        solver=fluid.solver,
+        rtol=fluid.rtol,
+        progress=progress,
+        angle_ranges=angle_ranges,
+    )
 
 
 def run(scenario: ArmsOnePumpScenario, progress=None) -> ScenarioOutput:
@@ -70,19 +102,40 @@ def output(scenario: ArmsOnePumpScenario, results) -> ScenarioOutput:
         Panel("f [kN]", arm_lines("force", 1e-3)),
         Panel("P [MPa]", [Line("pump_pressure", "pump", 1e-6)]),
     ]
-    values = arms_figure_values(np.array([r["theta"] for r in results]), np.array([r["theta_rate"] for r in results]),
-                                table["pump_pressure"].to_numpy())
-    summary = [*summary_figures(values, arms_figure_info(n)),
-               *summary_figures(timing_values(scenario.simulation.duration, results[0].counters["loop_time_s"]),
-                                TIMING_FIGURES)]
-    figures = [FigureSpec("arms.png", "Fig. 13 style: commands, angles, rates and forces of every arm, and the "
-                          "shared pump pressure. An arm slows while another draws oil from the pump.",
-                          lambda: time_series_figure(table, panels, title=f"{scenario.name}"))]
+    values = arms_figure_values(
+        np.array([r["theta"] for r in results]),
+        np.array([r["theta_rate"] for r in results]),
+        table["pump_pressure"].to_numpy(),
+    )
+    summary = [
+        *summary_figures(values, arms_figure_info(n)),
+        *summary_figures(
+            timing_values(scenario.simulation.duration, results[0].counters["loop_time_s"]), TIMING_FIGURES
+        ),
+    ]
+    figures = [
+        FigureSpec(
+            "arms.png",
+            "Fig. 13 style: commands, angles, rates and forces of every arm, and the "
+            "shared pump pressure. An arm slows while another draws oil from the pump.",
+            lambda: time_series_figure(table, panels, title=f"{scenario.name}"),
+        )
+    ]
     notes = [
         f"{n} arms of Sec. 4.3 on one pump, model: {scenario.model}"
-        + (" (relaxed, pump pressure from (126), velocities from Λ̂ (122))." if scenario.model == "quasistatic"
-           else " (compressible chambers and pump line)."),
+        + (
+            " (relaxed, pump pressure from (126), velocities from Λ̂ (122))."
+            if scenario.model == "quasistatic"
+            else " (compressible chambers and pump line)."
+        ),
         "Signs: u_c < 0 retracts the rod and raises the arm; f > 0 pushes the rod out.",
     ]
-    return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes,
-                          counters=results[0].counters)
+    return ScenarioOutput(
+        table=table,
+        units=units,
+        labels=labels,
+        summary=summary,
+        figures=figures,
+        notes=notes,
+        counters=results[0].counters,
+    )

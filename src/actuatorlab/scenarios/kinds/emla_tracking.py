@@ -18,8 +18,16 @@ def run(scenario: TrackingScenario, progress=None) -> ScenarioOutput:
     result = optimise(scenario, None if progress is None else (lambda f: progress(0.5 * f)), scenario.samples)
     samples = result.samples  # the optimal motion evaluated by the recursion (42) at every sample
     actuators = load_actuators()
-    run_ = simulate_tracking(actuators, samples.t, samples.position, samples.velocity, samples.force,
-                             gains=scenario.gains.build(), disturbance=scenario.disturbance.build(), step=scenario.step)
+    run_ = simulate_tracking(
+        actuators,
+        samples.t,
+        samples.position,
+        samples.velocity,
+        samples.force,
+        gains=scenario.gains.build(),
+        disturbance=scenario.disturbance.build(),
+        step=scenario.step,
+    )
     if progress is not None:
         progress(1.0)
     table = run_.to_dataframe()
@@ -31,46 +39,115 @@ def run(scenario: TrackingScenario, progress=None) -> ScenarioOutput:
         summary += [
             SummaryFigure(f"max_error_{name}_m", float(np.abs(error).max()), "m", f"{name}: max position error"),
             SummaryFigure(f"rms_error_{name}_m", float(np.sqrt(np.mean(error**2))), "m", f"{name}: RMS position error"),
-            SummaryFigure(f"peak_current_{name}_A", float(np.abs(run_.i_q[:, j]).max()), "A",
-                          f"{name}: peak |i_q| (limit {limits['max_current']:.3g} A)"),
-            SummaryFigure(f"peak_voltage_{name}_V", float(np.hypot(run_.v_d[:, j], run_.v_q[:, j]).max()), "V",
-                          f"{name}: peak |v_dq| (limit {limits['max_phase_voltage']:.3g} V)"),
-            SummaryFigure(f"limited_share_{name}", float((run_.current_limited[:, j] | run_.voltage_limited[:, j]).mean()),
-                          "", f"{name}: share of samples with a current or voltage clip"),
+            SummaryFigure(
+                f"peak_current_{name}_A",
+                float(np.abs(run_.i_q[:, j]).max()),
+                "A",
+                f"{name}: peak |i_q| (limit {limits['max_current']:.3g} A)",
+            ),
+            SummaryFigure(
+                f"peak_voltage_{name}_V",
+                float(np.hypot(run_.v_d[:, j], run_.v_q[:, j]).max()),
+                "V",
+                f"{name}: peak |v_dq| (limit {limits['max_phase_voltage']:.3g} V)",
+            ),
+            SummaryFigure(
+                f"limited_share_{name}",
+                float((run_.current_limited[:, j] | run_.voltage_limited[:, j]).mean()),
+                "",
+                f"{name}: share of samples with a current or voltage clip",
+            ),
         ]
-    summary.append(SummaryFigure("real_time_factor", float(run_.counters["real_time_factor"]), "",
-                                 "tracking simulation: simulated time / wall time"))
+    summary.append(
+        SummaryFigure(
+            "real_time_factor",
+            float(run_.counters["real_time_factor"]),
+            "",
+            "tracking simulation: simulated time / wall time",
+        )
+    )
     names = run_.names
     figures = [
-        FigureSpec("tracking_positions.png", "Fig. 20 style: actuator positions against their references.",
-                   lambda: time_series_figure(table, [Panel(f"{n} [m]", [Line(f"position_references_{n}", "reference", style="k--"),
-                                                                         Line(f"positions_{n}", "RDSC")]) for n in names],
-                                              scenario.name)),
-        FigureSpec("tracking_errors.png", "Fig. 21 style: position tracking errors.",
-                   lambda: time_series_figure(table.assign(**{f"e_{n}": run_.errors[:, j] for j, n in enumerate(names)}),
-                                              [Panel("error [µm]", [Line(f"e_{n}", n, 1e6) for n in names])], scenario.name)),
-        FigureSpec("tracking_currents.png", "Fig. 22 style: d- and q-axis currents.",
-                   lambda: time_series_figure(table, [Panel(f"{n} [A]", [Line(f"i_q_{n}", "i_q"), Line(f"i_d_{n}", "i_d", style="--")],
-                                                            [(run_.limits[n]["max_current"], "limit")]) for n in names],
-                                              scenario.name)),
-        FigureSpec("tracking_voltages.png", "Fig. 23 style: d- and q-axis voltages.",
-                   lambda: time_series_figure(table, [Panel(f"{n} [V]", [Line(f"v_q_{n}", "v_q"), Line(f"v_d_{n}", "v_d", style="--")],
-                                                            [(run_.limits[n]["max_phase_voltage"], "limit")]) for n in names],
-                                              scenario.name)),
+        FigureSpec(
+            "tracking_positions.png",
+            "Fig. 20 style: actuator positions against their references.",
+            lambda: time_series_figure(
+                table,
+                [
+                    Panel(
+                        f"{n} [m]",
+                        [Line(f"position_references_{n}", "reference", style="k--"), Line(f"positions_{n}", "RDSC")],
+                    )
+                    for n in names
+                ],
+                scenario.name,
+            ),
+        ),
+        FigureSpec(
+            "tracking_errors.png",
+            "Fig. 21 style: position tracking errors.",
+            lambda: time_series_figure(
+                table.assign(**{f"e_{n}": run_.errors[:, j] for j, n in enumerate(names)}),
+                [Panel("error [µm]", [Line(f"e_{n}", n, 1e6) for n in names])],
+                scenario.name,
+            ),
+        ),
+        FigureSpec(
+            "tracking_currents.png",
+            "Fig. 22 style: d- and q-axis currents.",
+            lambda: time_series_figure(
+                table,
+                [
+                    Panel(
+                        f"{n} [A]",
+                        [Line(f"i_q_{n}", "i_q"), Line(f"i_d_{n}", "i_d", style="--")],
+                        [(run_.limits[n]["max_current"], "limit")],
+                    )
+                    for n in names
+                ],
+                scenario.name,
+            ),
+        ),
+        FigureSpec(
+            "tracking_voltages.png",
+            "Fig. 23 style: d- and q-axis voltages.",
+            lambda: time_series_figure(
+                table,
+                [
+                    Panel(
+                        f"{n} [V]",
+                        [Line(f"v_q_{n}", "v_q"), Line(f"v_d_{n}", "v_d", style="--")],
+                        [(run_.limits[n]["max_phase_voltage"], "limit")],
+                    )
+                    for n in names
+                ],
+                scenario.name,
+            ),
+        ),
     ]
     gains = scenario.gains.build()
-    notes = [f"RDSC gains k = {gains.k}, σ = {gains.sigma}, δ = {gains.delta}, ε = {gains.epsilon}, i_d,ref = 0. "
-             "The paper's δ = 75 000 read in SI makes the position loop faster than the velocity loop it drives, so "
-             "after a current or voltage clip the loop locks into a limit cycle (the limited_share figures show whether "
-             "clips happened).",
-             "Disturbance: a bias, a sinusoid, velocity-dependent friction and a position spring, as fractions of each "
-             "actuator's max force (scenario table disturbance)."]
+    notes = [
+        f"RDSC gains k = {gains.k}, σ = {gains.sigma}, δ = {gains.delta}, ε = {gains.epsilon}, i_d,ref = 0. "
+        "The paper's δ = 75 000 read in SI makes the position loop faster than the velocity loop it drives, so "
+        "after a current or voltage clip the loop locks into a limit cycle (the limited_share figures show whether "
+        "clips happened).",
+        "Disturbance: a bias, a sinusoid, velocity-dependent friction and a position spring, as fractions of each "
+        "actuator's max force (scenario table disturbance).",
+    ]
     return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)
 
 
 def _unit(column: str) -> str:
-    for prefix, unit in (("i_", "A"), ("v_", "V"), ("torque", "N m"), ("forces", "N"), ("force_", "N"),
-                         ("velocit", "m/s"), ("position", "m"), ("load_positions", "m")):
+    for prefix, unit in (
+        ("i_", "A"),
+        ("v_", "V"),
+        ("torque", "N m"),
+        ("forces", "N"),
+        ("force_", "N"),
+        ("velocit", "m/s"),
+        ("position", "m"),
+        ("load_positions", "m"),
+    ):
         if column.startswith(prefix):
             return unit
     return "s" if column == "t" else ""

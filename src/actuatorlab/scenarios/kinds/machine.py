@@ -59,8 +59,10 @@ def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], wh
     circuit = circuit_spec.circuit(head, rod)
     pins = {}
     if c.joint is None:
-        pins = {"base_site": _site(c.base, f"{c.name}.base", extra, f"{where}.base"),
-                "rod_site": _site(c.rod, f"{c.name}.rod", extra, f"{where}.rod")}
+        pins = {
+            "base_site": _site(c.base, f"{c.name}.base", extra, f"{where}.base"),
+            "rod_site": _site(c.rod, f"{c.name}.rod", extra, f"{where}.rod"),
+        }
     else:
         pins = {"joint": c.joint, "length_offset": c.length_offset}
     constant = circuit_spec.supply == "constant-pressure"
@@ -68,16 +70,36 @@ def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], wh
     supply = circuit_spec.supply_pressure if constant else None
     if spec.model == "quasistatic":
         relaxation = Relaxation(spec.relaxation.stiffness, spec.relaxation.damping)
-        return QuasistaticCylinder(c.name, circuit=circuit, relaxation=relaxation, pump=pump,
-                                   min_length=c.retracted_length, max_length=c.retracted_length + c.stroke,
-                                   supply_pressure=supply, **pins)
+        return QuasistaticCylinder(
+            c.name,
+            circuit=circuit,
+            relaxation=relaxation,
+            pump=pump,
+            min_length=c.retracted_length,
+            max_length=c.retracted_length + c.stroke,
+            supply_pressure=supply,
+            **pins,
+        )
     fluid = PressureDynamics(
-        bulk_modulus=circuit_spec.bulk_modulus, head_dead_volume=c.head_dead_volume,
-        rod_dead_volume=c.rod_dead_volume, stroke=c.stroke, pump_line_volume=circuit_spec.pump_line_volume,
-        laminar_pressure=circuit_spec.laminar_pressure, relief_flow_gain=circuit_spec.relief_flow_gain,
-        check_flow_gain=circuit_spec.check_flow_gain, retracted_length=c.retracted_length)
-    return PressureCylinder(c.name, circuit=circuit, fluid=fluid, initial_low_pressure=c.initial_low_pressure,
-                            pump=pump, supply_pressure=supply, **pins)
+        bulk_modulus=circuit_spec.bulk_modulus,
+        head_dead_volume=c.head_dead_volume,
+        rod_dead_volume=c.rod_dead_volume,
+        stroke=c.stroke,
+        pump_line_volume=circuit_spec.pump_line_volume,
+        laminar_pressure=circuit_spec.laminar_pressure,
+        relief_flow_gain=circuit_spec.relief_flow_gain,
+        check_flow_gain=circuit_spec.check_flow_gain,
+        retracted_length=c.retracted_length,
+    )
+    return PressureCylinder(
+        c.name,
+        circuit=circuit,
+        fluid=fluid,
+        initial_low_pressure=c.initial_low_pressure,
+        pump=pump,
+        supply_pressure=supply,
+        **pins,
+    )
 
 
 def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supply], list[str]]:
@@ -94,23 +116,37 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
     for i, load in enumerate(spec.loads):
         site = _site(load.pin(), f"load{i}", extra, f"loads[{i}]")
         loads.append(SiteLoad(site, _vector(load.force), _vector(load.moment)))
-    payloads = [Payload(f"payload{i}", p.body, tuple(p.point), p.mass, f"payloads[{i}].body")
-                for i, p in enumerate(spec.payloads)]
+    payloads = [
+        Payload(f"payload{i}", p.body, tuple(p.point), p.mass, f"payloads[{i}].body")
+        for i, p in enumerate(spec.payloads)
+    ]
     try:
-        model, notes = load_machine_model(spec.model_file, spec.drop_actuators, spec.drop_missing_assets,
-                                          spec.drop_plugins, extra,
-                                          payloads, spec.contacts, spec.timestep)
+        model, notes = load_machine_model(
+            spec.model_file,
+            spec.drop_actuators,
+            spec.drop_missing_assets,
+            spec.drop_plugins,
+            extra,
+            payloads,
+            spec.contacts,
+            spec.timestep,
+        )
         system = HydraulicMujocoSystem(model, cylinders)
-        pose = {name: spec.pose_value(name, model.jnt_type[movable_joint(model, name, f"initial_pose.{name}")]
-                                      == mujoco.mjtJoint.mjJNT_HINGE) for name in spec.initial_pose}
+        pose = {
+            name: spec.pose_value(
+                name, model.jnt_type[movable_joint(model, name, f"initial_pose.{name}")] == mujoco.mjtJoint.mjJNT_HINGE
+            )
+            for name in spec.initial_pose
+        }
         qpos = joint_values(model, pose)
     except ParameterError as err:
         raise _located(err, spec) from None
     bleed, commands, controllers = {}, {}, {}
     for c in spec.cylinders:
         circuit = next(s for s in spec.circuits if s.name == c.circuit)
-        bleed[c.name] = OpenCentreBleed(circuit.bleed_span, circuit.bleed_min) if circuit.open_centre \
-            else _sampler(circuit.bleed)
+        bleed[c.name] = (
+            OpenCentreBleed(circuit.bleed_span, circuit.bleed_min) if circuit.open_centre else _sampler(circuit.bleed)
+        )
         if c.control is None:
             commands[c.name] = _sampler(c.command)
         else:
@@ -126,9 +162,17 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
             supplies += [Supply(f"{s.name}.{m}", (m,), True, s.pump_flow) for m in members]
         else:
             supplies.append(Supply(s.name, members, s.supply == "pump", s.pump_flow))
-    kwargs = dict(duration=spec.duration, valve_commands=commands, bleed=bleed, loads=loads, qpos=qpos,
-                  consistent=True, regeneration=regeneration or None, check_interval=spec.check_interval,
-                  controllers=controllers)
+    kwargs = dict(
+        duration=spec.duration,
+        valve_commands=commands,
+        bleed=bleed,
+        loads=loads,
+        qpos=qpos,
+        consistent=True,
+        regeneration=regeneration or None,
+        check_interval=spec.check_interval,
+        controllers=controllers,
+    )
     return system, kwargs, supplies, notes
 
 
@@ -179,10 +223,14 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     loops = list(targets)
     for name in loops:
         unit = targets[name][2]
-        notes.append(f"{name}: closed loop on its {'stroke' if unit == 'm' else 'joint angle'}, tracking error RMS "
-                     f"{summary[f'{name}.tracking_rms_{unit}']:.4g} {unit}.")
-    figures_summary = [SummaryFigure(key, value, _unit(key), key.replace("_", " ").replace(".", ": "))
-                       for key, value in summary.items()]
+        notes.append(
+            f"{name}: closed loop on its {'stroke' if unit == 'm' else 'joint angle'}, tracking error RMS "
+            f"{summary[f'{name}.tracking_rms_{unit}']:.4g} {unit}."
+        )
+    figures_summary = [
+        SummaryFigure(key, value, _unit(key), key.replace("_", " ").replace(".", ": "))
+        for key, value in summary.items()
+    ]
     cylinders = [a.name for a in system.actuators]
     supply_names = [s.name for s in supplies]
     joints = [key.removeprefix("joint.") for key in result.channels if key.startswith("joint.")]
@@ -203,31 +251,72 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
             jobs[0].render(qpos[steps])
 
     def picture():
-        fig, how = plot_picture(system.model, [t[k] for k in steps], qpos[steps], pins, scenario.picture.renderer,
-                                scenario.picture.plane, jobs[0] if jobs else None)
+        fig, how = plot_picture(
+            system.model,
+            [t[k] for k in steps],
+            qpos[steps],
+            pins,
+            scenario.picture.renderer,
+            scenario.picture.plane,
+            jobs[0] if jobs else None,
+        )
         fig.text(0.01, 0.01, how, fontsize=7, color="0.3")
         return fig
 
     figures = [
-        FigureSpec("strokes.png", "Cylinder strokes (closed-loop targets dashed) and extension rates.",
-                   lambda: plot_strokes(result, cylinders)),
-        FigureSpec("forces.png", "Cylinder forces (> 0 pushes the pins apart).", lambda: plot_forces(result, cylinders)),
-        FigureSpec("pressures.png", "Chamber pressures and pump or supply pressures.",
-                   lambda: plot_pressures(result, cylinders, supply_names)),
-        FigureSpec("flows.png", "Flow from the supply into each cylinder, and pump relief flows.",
-                   lambda: plot_flows(result, cylinders)),
-        FigureSpec("power.png", "Hydraulic power in and losses; energy per cylinder and in total.",
-                   lambda: plot_power(result, cylinders, supply_names, summary)),
+        FigureSpec(
+            "strokes.png",
+            "Cylinder strokes (closed-loop targets dashed) and extension rates.",
+            lambda: plot_strokes(result, cylinders),
+        ),
+        FigureSpec(
+            "forces.png", "Cylinder forces (> 0 pushes the pins apart).", lambda: plot_forces(result, cylinders)
+        ),
+        FigureSpec(
+            "pressures.png",
+            "Chamber pressures and pump or supply pressures.",
+            lambda: plot_pressures(result, cylinders, supply_names),
+        ),
+        FigureSpec(
+            "flows.png",
+            "Flow from the supply into each cylinder, and pump relief flows.",
+            lambda: plot_flows(result, cylinders),
+        ),
+        FigureSpec(
+            "power.png",
+            "Hydraulic power in and losses; energy per cylinder and in total.",
+            lambda: plot_power(result, cylinders, supply_names, summary),
+        ),
         FigureSpec("joints.png", "Joint angles and positions of the model.", lambda: plot_joints(result, joints)),
     ]
     if loops:
-        figures.append(FigureSpec("tracking.png", "Tracking errors and valve commands of the closed loops.",
-                                  lambda: plot_tracking(result, loops)))
-    figures.append(FigureSpec("machine.png", "The machine at a few instants (MuJoCo's offscreen renderer where it "
-                              "works, else a drawing of bodies, cylinders and pins from the recorded poses).", picture,
-                              start=start_rendering))
-    notes = [f"Model file {scenario.model_file} ({scenario.model} cylinders, MuJoCo step {system.timestep:g} s); the "
-             "machine starts held at rest at the initial pose (cylinder forces from MuJoCo's inverse dynamics).",
-             *notes]
-    return ScenarioOutput(table=table, units=units, labels={}, summary=figures_summary, figures=figures, notes=notes,
-                          counters=dict(result.counters))
+        figures.append(
+            FigureSpec(
+                "tracking.png",
+                "Tracking errors and valve commands of the closed loops.",
+                lambda: plot_tracking(result, loops),
+            )
+        )
+    figures.append(
+        FigureSpec(
+            "machine.png",
+            "The machine at a few instants (MuJoCo's offscreen renderer where it "
+            "works, else a drawing of bodies, cylinders and pins from the recorded poses).",
+            picture,
+            start=start_rendering,
+        )
+    )
+    notes = [
+        f"Model file {scenario.model_file} ({scenario.model} cylinders, MuJoCo step {system.timestep:g} s); the "
+        "machine starts held at rest at the initial pose (cylinder forces from MuJoCo's inverse dynamics).",
+        *notes,
+    ]
+    return ScenarioOutput(
+        table=table,
+        units=units,
+        labels={},
+        summary=figures_summary,
+        figures=figures,
+        notes=notes,
+        counters=dict(result.counters),
+    )

@@ -37,33 +37,61 @@ def run(scenario: NetworkMapScenario, progress=None) -> ScenarioOutput:
             curves["f"].append((label, v1, low[:, 0] * 1e-3))
             curves["P"].append((label, v1, pressure * 1e-6))
             curves["relief"].append((label, v1, relief * 6e4))
-            rows.append(pd.DataFrame({"panel": letter, "v_2": v2, "v_1": v1, "f_1": low[:, 0], "pump_pressure": pressure,
-                                      "relief_flow": relief}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "panel": letter,
+                        "v_2": v2,
+                        "v_1": v1,
+                        "f_1": low[:, 0],
+                        "pump_pressure": pressure,
+                        "relief_flow": relief,
+                    }
+                )
+            )
             key = f"{letter}[v_2={v2:g}]"
             summary += [
-                SummaryFigure(f"{key}.f_1_at_probe_N", float(low[probe, 0]), "N",
-                              f"({letter}) f_1 at v_1 = {v1[probe]:.3g} m/s, {label}"),
-                SummaryFigure(f"{key}.pump_pressure_at_probe_Pa", float(pressure[probe]), "Pa",
-                              f"({letter}) P at v_1 = {v1[probe]:.3g} m/s, {label}"),
+                SummaryFigure(
+                    f"{key}.f_1_at_probe_N",
+                    float(low[probe, 0]),
+                    "N",
+                    f"({letter}) f_1 at v_1 = {v1[probe]:.3g} m/s, {label}",
+                ),
+                SummaryFigure(
+                    f"{key}.pump_pressure_at_probe_Pa",
+                    float(pressure[probe]),
+                    "Pa",
+                    f"({letter}) P at v_1 = {v1[probe]:.3g} m/s, {label}",
+                ),
             ]
         title = f"({letter}) {panel.title}"
-        figures.append(FigureSpec(
-            f"network_{letter}.png",
-            f"Fig. 12 style, {panel.title}: actuator 1's force, the pump pressure (117) and the pump relief flow "
-            "Ξ_P(P) (114b) against v_1, one curve per fixed v_2.",
-            lambda curves=curves, title=title: xy_figure([
-                XYPanel("$v_1$ [m/s]", "$f_1$ [kN]", curves["f"]),
-                XYPanel("$v_1$ [m/s]", "$P$ [MPa]", curves["P"]),
-                XYPanel("$v_1$ [m/s]", "relief flow [L/min]", curves["relief"]),
-            ], title=title),
-        ))
+        figures.append(
+            FigureSpec(
+                f"network_{letter}.png",
+                f"Fig. 12 style, {panel.title}: actuator 1's force, the pump pressure (117) and the pump relief flow "
+                "Ξ_P(P) (114b) against v_1, one curve per fixed v_2.",
+                lambda curves=curves, title=title: xy_figure(
+                    [
+                        XYPanel("$v_1$ [m/s]", "$f_1$ [kN]", curves["f"]),
+                        XYPanel("$v_1$ [m/s]", "$P$ [MPa]", curves["P"]),
+                        XYPanel("$v_1$ [m/s]", "relief flow [L/min]", curves["relief"]),
+                    ],
+                    title=title,
+                ),
+            )
+        )
         if progress is not None:
             progress((index + 1) / len(scenario.panels))
     table = pd.concat(rows, ignore_index=True)
     units = {"panel": "", "v_2": "m/s", "v_1": "m/s", "f_1": "N", "pump_pressure": "Pa", "relief_flow": "m^3/s"}
-    labels = {"panel": "figure panel", "v_2": "velocity of actuator 2", "v_1": "velocity of actuator 1",
-              "f_1": "force of actuator 1, Γ̂_1(P, v_1) (118)", "pump_pressure": "pump pressure P (117)",
-              "relief_flow": "pump relief flow Ξ_P(P) (114b)"}
+    labels = {
+        "panel": "figure panel",
+        "v_2": "velocity of actuator 2",
+        "v_1": "velocity of actuator 1",
+        "f_1": "force of actuator 1, Γ̂_1(P, v_1) (118)",
+        "pump_pressure": "pump pressure P (117)",
+        "relief_flow": "pump relief flow Ξ_P(P) (114b)",
+    }
     notes = [
         "Two identical actuators of (66) on one pump (Sec. 6.1): P from (117), then f_j ∈ Γ̂_j(P, v_j) (118).",
         "(107m) is read as A_r·P (the paper prints A_r·P_M). Signs: v > 0 extends; f > 0 pushes the rod out.",
