@@ -14,7 +14,9 @@ import pytest
 
 import actuatorlab
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the command forks its simulation on Linux only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the command forks its simulation on Linux only"
+)
 
 
 def _children(pid: int) -> list[int]:
