@@ -27,7 +27,7 @@ from actuatorlab.hydraulics.circuits import (
     Tank,
     VariablePump,
 )
-from actuatorlab.hydraulics.circuits.kernels import OK
+from actuatorlab.hydraulics.circuits.kernels import OK, SCRATCH_ROWS
 from actuatorlab.hydraulics.circuits.solvers import network_step, solve
 
 TARGET = 5e-6
@@ -77,7 +77,7 @@ def ls_bank() -> Network:
 def _loop(rows, vols, gas, held, u_index, p, steps, h):
     """Quasistatic steps with slowly varying inputs; returns (failures, Newton iterations)."""
     n = p.size
-    work = np.empty((n + 4, n))
+    work = np.empty((n + SCRATCH_ROWS, n))
     dq = np.empty(5)
     u = np.zeros(u_index.shape[0])
     failures = 0

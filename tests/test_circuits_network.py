@@ -25,7 +25,7 @@ from actuatorlab.hydraulics.circuits import (
     VariablePump,
 )
 from actuatorlab.hydraulics.circuits.branch import B, Branch
-from actuatorlab.hydraulics.circuits.kernels import branch_flow, solve_nodes
+from actuatorlab.hydraulics.circuits.kernels import SCRATCH_ROWS, branch_flow, solve_nodes
 from actuatorlab.numerics.layout import fields_layout, pack_fields
 from actuatorlab.hydraulics.circuits.solvers import solve
 
@@ -135,10 +135,11 @@ def test_every_branch_law_is_monotone_in_its_own_pressure_difference(pa, pb, pil
     """q(a → b) never falls as p_a rises or as p_b falls (a dissipative branch)."""
     dq = np.empty(5)
     u = np.array([x])
-    for row in _rows():
-        q = branch_flow(row, np.array([pa, pb, pilot]), u, dq)
-        assert branch_flow(row, np.array([pa + delta, pb, pilot]), u, dq) >= q - 1e-15
-        assert branch_flow(row, np.array([pa, pb - delta, pilot]), u, dq) >= q - 1e-15
+    rows = _rows()
+    for k in range(rows.shape[0]):
+        q = branch_flow(rows, k, np.array([pa, pb, pilot]), u, dq)
+        assert branch_flow(rows, k, np.array([pa + delta, pb, pilot]), u, dq) >= q - 1e-15
+        assert branch_flow(rows, k, np.array([pa, pb - delta, pilot]), u, dq) >= q - 1e-15
 
 
 @settings(max_examples=100, deadline=None)
@@ -148,17 +149,18 @@ def test_branch_derivatives_match_differences_and_the_interpreted_twin(pa, pb, p
     dq_py = np.empty(5)
     u = np.array([x])
     p = np.array([pa, pb, pilot])
-    for row in _rows():
-        q = branch_flow(row, p, u, dq)
-        assert branch_flow.py_func(row, p, u, dq_py) == pytest.approx(q, rel=1e-12, abs=1e-18)
+    rows = _rows()
+    for k in range(rows.shape[0]):
+        q = branch_flow(rows, k, p, u, dq)
+        assert branch_flow.py_func(rows, k, p, u, dq_py) == pytest.approx(q, rel=1e-12, abs=1e-18)
         np.testing.assert_allclose(dq_py, dq, rtol=1e-12, atol=1e-20)
         for node, column in ((0, 0), (1, 1)):
             step = 1e-6 * max(1.0, *np.abs(p))
             up, down = p.copy(), p.copy()
             up[node] += step
             down[node] -= step
-            right = (branch_flow(row, up, u, np.empty(5)) - q) / step
-            left = (q - branch_flow(row, down, u, np.empty(5))) / step
+            right = (branch_flow(rows, k, up, u, np.empty(5)) - q) / step
+            left = (q - branch_flow(rows, k, down, u, np.empty(5))) / step
             if abs(right - left) <= 1e-3 * max(abs(right), abs(left)):  # no kink of a clamp within the step
                 assert dq[column] == pytest.approx(0.5 * (right + left), rel=1e-3, abs=1e-15)
 
@@ -182,7 +184,7 @@ def test_compiled_and_interpreted_newton_agree():
             1e-3,
             p.copy(),
             p,
-            np.empty((n + 4, n)),
+            np.empty((n + SCRATCH_ROWS, n)),
             np.empty(5),
         )
         results.append((status, p))

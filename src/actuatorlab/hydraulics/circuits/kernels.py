@@ -62,6 +62,10 @@ STALL_RTOL = 1.0e-8
 solve as converged (rounding floor); a larger one as not converged."""
 SINGULAR_RTOL = 1.0e-13
 """A pivot below this fraction of the Jacobian's largest entry counts as zero."""
+SCRATCH_ROWS = 6
+"""Rows of the scratch array ``work`` (n + SCRATCH_ROWS, n) beyond the Jacobian's n: G, trial G,
+trial p, the Newton step (``solve_nodes``), a step's start and its first guess
+(``solvers.network_step``)."""
 
 VOLUME_COLUMNS = Layout("V_", *Volume._fields)
 GAS_COLUMNS = Layout("S_", *GasStore._fields)
@@ -76,59 +80,69 @@ def _clamp01(s: float) -> float:
     return 0.0 if s <= 0.0 else (1.0 if s >= 1.0 else s)
 
 
-@nb.njit(cache=True)
-def _pilot_signal(row, p) -> float:
-    """s = (offset + Σ coef_j p_{pilot_j}) / band of a piloted branch (linear in p)."""
-    s = row[B.OFFSET]
+@nb.njit(cache=True, inline="always")
+def _pilot_signal(rows, k, p) -> float:
+    """s = (offset + Σ coef_j p_{pilot_j}) / band of the piloted branch ``k`` (linear in p)."""
+    s = rows[k, B.OFFSET]
     for j in range(3):
-        node = int(row[B.PILOT1 + 2 * j])
+        node = int(rows[k, B.PILOT1 + 2 * j])
         if node >= 0:
-            s += row[B.COEF1 + 2 * j] * p[node]
-    return s / row[B.BAND]
+            s += rows[k, B.COEF1 + 2 * j] * p[node]
+    return s / rows[k, B.BAND]
 
 
-@nb.njit(cache=True)
-def branch_flow(row, p, u, dq) -> float:
-    """Flow q [m³/s] of one branch (a → b) at node pressures ``p`` and inputs ``u``; writes
-    ∂q/∂p_a, ∂q/∂p_b, ∂q/∂p_pilot1..3 into ``dq[0:5]`` (on a kink of the clamp: the closed or
-    fully open side's slope, 0)."""
-    a = int(row[B.A])
-    b = int(row[B.B])
+@nb.njit(cache=True, inline="always")
+def branch_flow(rows, k, p, u, dq) -> float:
+    """Flow q [m³/s] of branch ``k`` of the table ``rows`` (a → b) at node pressures ``p`` and
+    inputs ``u``; writes ∂q/∂p_a, ∂q/∂p_b, ∂q/∂p_pilot1..3 into ``dq[0:5]`` (on a kink of the
+    clamp: the closed or fully open side's slope, 0). The opening comes first: a closed branch
+    off its band (most reliefs and checks, the closed edges of a spool) passes its leakage only,
+    and its law is not evaluated. Reads the table in place (a row view would cost two atomic
+    reference counts per branch and evaluation)."""
+    a = int(rows[k, B.A])
+    b = int(rows[k, B.B])
     pa = p[a] if a >= 0 else 0.0
     pb = p[b] if b >= 0 else 0.0
     dp = pa - pb
-    m = row[B.GAIN]
-    gi = int(row[B.GAIN_INPUT])
+    g = rows[k, B.LEAKAGE]
+    law = int(rows[k, B.LAW])
+    kind = int(rows[k, B.OPENING])
+    o = 1.0
+    s = 0.0
+    if kind == Opening.EDGE:
+        e = rows[k, B.OVERLAP]
+        o = _clamp01((rows[k, B.SIGN] * u[int(rows[k, B.OPENING_INPUT])] - e) / (1.0 - e))
+    elif kind == Opening.NEUTRAL:
+        e = rows[k, B.OVERLAP]
+        o = _clamp01((e - abs(u[int(rows[k, B.OPENING_INPUT])])) / e)
+    elif kind == Opening.PILOTED:
+        s = _pilot_signal(rows, k, p)
+        o = _clamp01(s)
+        if law != Law.SOURCE and dp <= 0.0:
+            o, s = 0.0, 0.0  # a pressure-operated poppet or spool seats against reverse flow
+    dq[2] = 0.0
+    dq[3] = 0.0
+    dq[4] = 0.0
+    if o == 0.0 and not 0.0 < s < 1.0:
+        dq[0] = g
+        dq[1] = -g
+        return g * dp
+    m = rows[k, B.GAIN]
+    gi = int(rows[k, B.GAIN_INPUT])
     if gi >= 0:
         m *= u[gi]
-    law = int(row[B.LAW])
     if law == Law.TURBULENT:
-        phi, dphi = orifice_flow(1.0, dp, row[B.TRANSITION])
+        phi, dphi = orifice_flow(1.0, dp, rows[k, B.TRANSITION])
     elif law == Law.LAMINAR:
         phi, dphi = dp, 1.0
     else:
         phi, dphi = 1.0, 0.0
-    kind = int(row[B.OPENING])
-    if kind == Opening.PILOTED and law != Law.SOURCE and dp <= 0.0:
-        phi, dphi = 0.0, 0.0  # a pressure-operated poppet or spool seats against reverse flow
-    o = 1.0
-    slope = 0.0
-    if kind == Opening.EDGE:
-        e = row[B.OVERLAP]
-        o = _clamp01((row[B.SIGN] * u[int(row[B.OPENING_INPUT])] - e) / (1.0 - e))
-    elif kind == Opening.NEUTRAL:
-        e = row[B.OVERLAP]
-        o = _clamp01((e - abs(u[int(row[B.OPENING_INPUT])])) / e)
-    elif kind == Opening.PILOTED:
-        s = _pilot_signal(row, p)
-        o = _clamp01(s)
-        if 0.0 < s < 1.0:
-            slope = m * phi / row[B.BAND]
-    g = row[B.LEAKAGE]
     dq[0] = m * o * dphi + g
     dq[1] = -dq[0]
-    for j in range(3):
-        dq[2 + j] = slope * row[B.COEF1 + 2 * j]
+    if 0.0 < s < 1.0:
+        slope = m * phi / rows[k, B.BAND]
+        for j in range(3):
+            dq[2 + j] = slope * rows[k, B.COEF1 + 2 * j]
     return m * o * phi + g * dp
 
 
@@ -150,22 +164,27 @@ def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> N
     g[:] = 0.0
     jac[:, :] = 0.0
     for k in range(rows.shape[0]):
-        row = rows[k]
-        q = branch_flow(row, p, u, dq)
-        a = int(row[B.A])
-        b = int(row[B.B])
-        for end, sign in ((a, -1.0), (b, 1.0)):
-            if end < 0:
-                continue
-            g[end] += sign * q
-            if a >= 0:
-                jac[end, a] += sign * dq[0]
+        q = branch_flow(rows, k, p, u, dq)
+        a = int(rows[k, B.A])
+        b = int(rows[k, B.B])
+        if a >= 0:
+            g[a] -= q
+            jac[a, a] -= dq[0]
             if b >= 0:
-                jac[end, b] += sign * dq[1]
+                jac[a, b] -= dq[1]
+        if b >= 0:
+            g[b] += q
+            jac[b, b] += dq[1]
+            if a >= 0:
+                jac[b, a] += dq[0]
+        if dq[2] != 0.0 or dq[3] != 0.0 or dq[4] != 0.0:
             for j in range(3):
-                node = int(row[B.PILOT1 + 2 * j])
+                node = int(rows[k, B.PILOT1 + 2 * j])
                 if node >= 0:
-                    jac[end, node] += sign * dq[2 + j]
+                    if a >= 0:
+                        jac[a, node] -= dq[2 + j]
+                    if b >= 0:
+                        jac[b, node] += dq[2 + j]
     for k in range(vols.shape[0]):
         i = int(vols[k, V_NODE])
         volume = vols[k, V_VOLUME]
@@ -245,16 +264,15 @@ def kink_fraction(rows, p, step) -> float:
     instead of jumping over a valve's whole band."""
     t = 1.0
     for k in range(rows.shape[0]):
-        row = rows[k]
-        if int(row[B.OPENING]) != Opening.PILOTED:
+        if int(rows[k, B.OPENING]) != Opening.PILOTED:
             continue
-        s0 = _pilot_signal(row, p)
+        s0 = _pilot_signal(rows, k, p)
         ds = 0.0
         for j in range(3):
-            node = int(row[B.PILOT1 + 2 * j])
+            node = int(rows[k, B.PILOT1 + 2 * j])
             if node >= 0:
-                ds += row[B.COEF1 + 2 * j] * step[node]
-        ds /= row[B.BAND]
+                ds += rows[k, B.COEF1 + 2 * j] * step[node]
+        ds /= rows[k, B.BAND]
         if ds == 0.0:
             continue
         for edge in (0.0, 1.0):
@@ -267,8 +285,8 @@ def kink_fraction(rows, p, step) -> float:
 
 @nb.njit(cache=True)
 def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> tuple[int, int, int]:
-    """Solve G(p) = 0 (module docstring) in place from the guess ``p`` (n,). ``work`` (n + 4, n)
-    is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
+    """Solve G(p) = 0 (module docstring) in place from the guess ``p`` (n,). ``work``
+    (n + SCRATCH_ROWS, n) is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
     iterations, node): ``node`` the node whose pressure is not unique (status SINGULAR), else −1."""
     n = p.size
     jac = work[:n]
@@ -315,10 +333,10 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
         for i in range(n):
             if not abs(step[i]) <= PRESSURE_ATOL + PRESSURE_RTOL * abs(p[i]):
                 small = False
-        if small:
+        if small:  # the Jacobian just factorised is that of p, within the tolerance of the solution
             for i in range(n):
                 p[i] += step[i]
-            return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+            return OK, it + 1, -1
         t = kink_fraction(rows, p, step)
         decreased = False
         for _ in range(40):  # the last trial's balances and Jacobian are those of the new p

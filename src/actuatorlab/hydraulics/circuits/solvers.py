@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import SimulationError
 from ...numerics.copying import copy_into
-from .kernels import NOT_CONVERGED, OK, SINGULAR, STATUS_TEXT, branch_flow, solve_nodes
+from .kernels import NOT_CONVERGED, OK, SCRATCH_ROWS, SINGULAR, STATUS_TEXT, branch_flow, solve_nodes
 from .network import Network
 
 MODELS = ("quasistatic", "pressure")
@@ -46,14 +46,18 @@ MAX_HALVINGS = 6
 @nb.njit(cache=True)
 def network_step(rows, vols, gas, held, inv_beta, u, h, p, work, dq) -> tuple[int, int, int]:
     """Advance node pressures ``p`` in place over one step h [s] (1/β = 0: quasistatic); on a
-    failure retry as 2, 4, … 2^MAX_HALVINGS substeps. Returns (status, Newton iterations, node)."""
-    p0 = p.copy()
+    failure retry as 2, 4, … 2^MAX_HALVINGS substeps. ``work`` (n + SCRATCH_ROWS, n): scratch.
+    Returns (status, Newton iterations, node)."""
+    n = p.size
+    p0 = work[n + 4]
+    start = work[n + 5]
+    copy_into(p0, p)
     total = 0
     status, node = OK, -1
     for halvings in range(MAX_HALVINGS + 1):
         n_sub = 1 << halvings
         copy_into(p, p0)
-        start = p0.copy()
+        copy_into(start, p0)
         status = OK
         for _ in range(n_sub):
             status, iterations, node = solve_nodes(rows, vols, gas, held, inv_beta, u, h / n_sub, start, p, work, dq)
@@ -71,7 +75,7 @@ def _run(rows, vols, gas, held, inv_beta, t, u, p, out):
     """Steps over the grid ``t`` with inputs ``u`` (len(t), n_u); pressures into ``out``.
     Returns (status, sample index, node, Newton iterations)."""
     n = p.size
-    work = np.empty((n + 4, n))
+    work = np.empty((n + SCRATCH_ROWS, n))
     dq = np.empty(5)
     out[0] = p
     total = 0
@@ -137,7 +141,7 @@ def solve(network: Network, u, guess=None, previous=None, step: float = 1.0e-3) 
     n = len(network.nodes)
     start = np.zeros(n) if guess is None else np.array(guess, dtype=np.float64)
     prev = start.copy() if previous is None else np.asarray(previous, dtype=np.float64)
-    work, dq = np.empty((n + 4, n)), np.empty(5)
+    work, dq = np.empty((n + SCRATCH_ROWS, n)), np.empty(5)
     p = start.copy()
     status, _, node = solve_nodes(
         network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p, work, dq
@@ -188,6 +192,6 @@ def branch_flows(network: Network, p, u) -> dict[str, np.ndarray]:
     u = np.asarray(u, dtype=np.float64)
     dq = np.empty(5)
     flows: dict[str, list[float]] = {}
-    for row, owner in zip(network.rows, network.owners):
-        flows.setdefault(owner, []).append(branch_flow(row, p, u, dq))
+    for k, owner in enumerate(network.owners):
+        flows.setdefault(owner, []).append(branch_flow(network.rows, k, p, u, dq))
     return {name: np.array(q) for name, q in flows.items()}
