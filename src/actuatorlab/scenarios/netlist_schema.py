@@ -117,17 +117,9 @@ class Netlist:
     def __getitem__(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(e.name for e in self.entries)
-
     def inputs(self) -> dict[str, str]:
         """``"component.input"`` → the dimension of its signal, in the network's input order."""
         return {f"{e.name}.{s}": INPUT_DIMENSIONS[e.type, s] for e in self.entries for s in e.component.INPUTS}
-
-    def nodes(self) -> tuple[str, ...]:
-        """Node names joined by a flow port, in order of first appearance (the network's order)."""
-        return tuple(dict.fromkeys(n for e in self.entries for p, n in e.ports if p in e.component.PORTS))
 
     def network(self, bulk_modulus: float, where: str = "components") -> circuits.Network:
         """The checked :class:`~actuatorlab.hydraulics.circuits.Network`; a topology error (a node
