@@ -312,7 +312,7 @@ def test_unknown_builtin_name():
         load_scenario("no-such-scenario")
     message = str(info.value)
     assert "no built-in scenario or file named 'no-such-scenario'" in message
-    assert "arm-relief, crane-abcd" in message  # sorted names
+    assert "arm-relief, circuit-ls-bank, crane-abcd" in message  # sorted names
 
 
 def test_step_larger_than_duration(tmp_path):

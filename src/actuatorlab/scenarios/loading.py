@@ -19,7 +19,7 @@ from ..errors import ScenarioError
 from .sources import read_source, source_folder
 from .kinds import KINDS
 from .schema import LOC_TAGS, Scenario, scenario_class
-from .spec_base import QuantityMarker, UnknownFieldError
+from .spec_base import FieldError, QuantityMarker
 from .toml_text import parse
 from .units import DIMENSIONS
 
@@ -157,7 +157,7 @@ def _problem(root: type[BaseModel], error: dict) -> tuple[str, str]:
     loc, kind = tuple(error["loc"]), error["type"]
     path = _path(loc)
     cause = (error.get("ctx") or {}).get("error")
-    if kind == "value_error" and isinstance(cause, UnknownFieldError):
+    if kind == "value_error" and isinstance(cause, FieldError):
         return (f"{path}.{cause.field}" if path else cause.field), str(cause)
     if kind in ("value_error", "assertion_error") and cause is not None:
         return path, str(cause)

@@ -185,8 +185,14 @@ def check_range(where: str, signal: Signal, t, lo: float, hi: float, what: str =
     The message names the first offending sample: ``inputs.valve_command reaches 1.5 at
     t = 3 s; a valve command must lie in [-1, 1]``.
     """
+    check_samples(where, t, signal.sample(np.asarray(t, dtype=np.float64)), lo, hi, what)
+
+
+def check_samples(where: str, t, y, lo: float, hi: float, what: str = "the value") -> None:
+    """Raise ScenarioError if the samples ``y`` at the times ``t`` [s] leave [lo, hi] (as
+    :func:`check_range`)."""
     t = np.asarray(t, dtype=np.float64)
-    y = np.asarray(signal.sample(t), dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
     bad = np.flatnonzero(~((y >= lo) & (y <= hi)))
     if bad.size:
         i = bad[0]

@@ -102,14 +102,22 @@ path component (a name like ``"../x"``, ``"/tmp"`` or ``"."`` would write outsid
 # Base table
 
 
-class UnknownFieldError(ScenarioError):
+class FieldError(ScenarioError):
+    """A problem at ``field``, a dotted path below the field whose validator raised it (a
+    netlist's ``pump.displacement``); the one-line message names the whole path."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+class UnknownFieldError(FieldError):
     """A table holds a key its model does not define; ``field`` is the key."""
 
     def __init__(self, field: str, valid: list[str], others: list[str]):
-        self.field = field
         self.valid = valid
         also = f" (also unknown: {', '.join(others)})" if others else ""
-        super().__init__(f"unknown field{also}; valid fields are {', '.join(valid)}")
+        super().__init__(field, f"unknown field{also}; valid fields are {', '.join(valid)}")
 
 
 class Spec(BaseModel):

@@ -13,7 +13,8 @@ to the last bit as pint does (``tests/test_scenarios.py`` checks each one both w
 Angles are dimensionless to pint, so the radian is tracked separately: an angle field takes
 ``"30 deg"`` (or a bare number in rad), a dimensionless field rejects ``"30 deg"``, and a
 frequency (cycles per second, Hz) and an angular velocity (rad/s) are told apart, so
-``"60 rpm"`` is not silently read as 60 Hz or 60 rad/s.
+``"60 rpm"`` is not silently read as 60 Hz or 60 rad/s; a pump's or motor's displacement is
+per revolution (``"45 cm^3/rev"``), never a bare volume.
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ class Dimension:
     si : pint unit string of the SI unit a value is converted to.
     display : pint unit string used by :func:`format_quantity` (``None``: a plain float).
     example : a value of this dimension, quoted in error messages.
-    angular : the quantity carries one radian (angle, angular velocity).
+    radians : the power of the radian the quantity carries (1: an angle, an angular velocity;
+        −1: a displacement per revolution); pint counts the radian as a pure number, so it is
+        checked apart.
     """
 
     si: str
     display: str | None
     example: str
-    angular: bool = False
+    radians: int = 0
 
 
 DIMENSIONS: dict[str, Dimension] = {
@@ -52,8 +55,8 @@ DIMENSIONS: dict[str, Dimension] = {
     "inertia": Dimension("kg*m^2", "kg*m^2", '"5000 kg m^2"'),
     "time": Dimension("s", "s", '"10 s"'),
     "frequency": Dimension("Hz", "Hz", '"1.5 Hz"'),
-    "angle": Dimension("rad", "deg", '"30 deg"', angular=True),
-    "angular_velocity": Dimension("rad/s", "deg/s", '"10 deg/s"', angular=True),
+    "angle": Dimension("rad", "deg", '"30 deg"', radians=1),
+    "angular_velocity": Dimension("rad/s", "deg/s", '"10 deg/s"', radians=1),
     "velocity": Dimension("m/s", "m/s", '"0.6 m/s"'),
     "acceleration": Dimension("m/s^2", "m/s^2", '"9.81 m/s^2"'),
     "force": Dimension("N", "kN", '"20 kN"'),
@@ -64,6 +67,7 @@ DIMENSIONS: dict[str, Dimension] = {
     "damping": Dimension("N*s/m", "N*s/m", '"2.5e6 N s/m"'),
     "torque": Dimension("N*m", "kN*m", '"10 kN m"'),
     "flow_gain": Dimension("m^3/(s*Pa)", "L/min/bar", '"300 L/min/bar"'),
+    "displacement": Dimension("m^3/rev", "cm^3/rev", '"45 cm^3/rev"', radians=-1),
 }
 """Dimensions a scenario field may declare, with SI unit, display unit and an example.
 
@@ -90,6 +94,7 @@ stiffness          N/m         N/m
 damping            N s/m       N*s/m
 torque             N m         kN*m
 flow_gain          m^3/(s Pa)  L/min/bar
+displacement       m^3/rev     cm^3/rev
 =================  ==========  ============
 """
 
@@ -117,6 +122,7 @@ COMMON_UNITS: dict[str, tuple[str, float, float]] = {
     "deg": ("angle", math.pi / 180.0, 180.0 / math.pi),
     "rad/s": ("angular_velocity", 1.0, 1.0),
     "deg/s": ("angular_velocity", math.pi / 180.0, 180.0 / math.pi),
+    "rpm": ("angular_velocity", math.pi / 30.0, 30.0 / math.pi),
     "m/s": ("velocity", 1.0, 1.0),
     "mm/s": ("velocity", 1e-3, 1e3),
     "m/s^2": ("acceleration", 1.0, 1.0),
@@ -135,6 +141,8 @@ COMMON_UNITS: dict[str, tuple[str, float, float]] = {
     "kN m": ("torque", 1e3, 1e-3),
     "m^3/(s Pa)": ("flow_gain", 1.0, 1.0),
     "L/min/bar": ("flow_gain", _LITRE / _MINUTE / _BAR, 6.0e9),
+    "m^3/rev": ("displacement", 1.0, 1.0),
+    "cm^3/rev": ("displacement", 1e-6, 1e6),
 }
 """Units read and written without pint; ``_factors`` takes them from here."""
 
@@ -143,10 +151,13 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re
 
 @functools.cache
 def registry():
-    """The shared pint ``UnitRegistry``, built on first use (building it takes ~0.3 s)."""
+    """The shared pint ``UnitRegistry``, built on first use (building it takes ~0.3 s), with
+    ``rev`` (a revolution, the catalogue's unit of a pump's displacement) added."""
     import pint
 
-    return pint.UnitRegistry()
+    ureg = pint.UnitRegistry()
+    ureg.define("rev = revolution")
+    return ureg
 
 
 def _spoken(dimension: str) -> str:
@@ -167,10 +178,10 @@ def _si_dimensionality(dimension: str):
 
 def _name_of(quantity) -> str:
     """What a parsed quantity is, in words ("a length"), for error messages."""
-    angular = _radians(quantity) != 0
+    radians = _radians(quantity)
     candidates = [d for d in DIMENSIONS if _si_dimensionality(d) == quantity.dimensionality]
     for dimension in candidates:
-        if DIMENSIONS[dimension].angular == angular:
+        if DIMENSIONS[dimension].radians == radians:
             return _spoken(dimension)
     if candidates:
         return _spoken(candidates[0])
@@ -237,11 +248,7 @@ def _parse(text: str, dimension: str) -> float:
     if not hasattr(quantity, "dimensionality"):  # a plain number written as an expression
         return float(quantity)
     radians = _radians(quantity)
-    matches = quantity.dimensionality == _si_dimensionality(dimension)
-    if spec.angular:
-        matches = matches and radians == 1
-    elif dimension in ("dimensionless", "frequency"):
-        matches = matches and radians == 0
+    matches = quantity.dimensionality == _si_dimensionality(dimension) and radians == spec.radians
     if not matches:
         raise ScenarioError(f'"{text}" is {_name_of(quantity)}; {expected}')
     try:

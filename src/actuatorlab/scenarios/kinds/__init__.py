@@ -46,5 +46,6 @@ KINDS: dict[str, Kind] = {
     "emla-bilevel": Kind("emla_schema:BilevelScenario", "emla_bilevel"),
     "emla-tracking": Kind("emla_schema:TrackingScenario", "emla_tracking"),
     "machine": Kind("machine_schema:MachineScenario", "machine"),
+    "circuit": Kind("circuit_schema:CircuitScenario", "circuit"),
 }
 """Scenario kind (the ``kind`` of a scenario file) → where it lives."""
