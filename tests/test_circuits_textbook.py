@@ -29,6 +29,7 @@ from actuatorlab.hydraulics.circuits import (
     VariablePump,
 )
 from actuatorlab.hydraulics.circuits.component import orifice_gain
+from actuatorlab.hydraulics.circuits.kernels import SCRATCH_ROWS
 from actuatorlab.hydraulics.circuits.solvers import branch_flows, network_step, simulate, solve
 from actuatorlab.hydraulics.fluid import OIL_DENSITY
 
@@ -251,7 +252,7 @@ def test_motor_turns_at_q_eta_v_over_d_against_its_load():
     u = network.input_vector({"pump.speed": SPEED})
     speed_input = network.inputs.index("motor.speed")
     p = np.zeros(len(network.nodes))
-    work, dq = np.empty((p.size + 4, p.size)), np.empty(5)
+    work, dq = np.empty((p.size + SCRATCH_ROWS, p.size)), np.empty(5)
     omega = 0.0
     for _ in range(4000):
         torque = motor.torque(p[network.node("P")], 0.0)

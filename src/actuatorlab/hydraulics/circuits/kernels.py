@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 import numba as nb
+import numpy as np
 
 from ...numerics.layout import Layout
 from ..pressure_dynamics import orifice_flow
@@ -153,6 +154,23 @@ def stored_volume(p: float, p0: float, v0: float, n: float) -> tuple[float, floa
         return 0.0, 0.0
     ratio = (p0 / p) ** (1.0 / n)
     return v0 * (1.0 - ratio), v0 * ratio / (n * p)
+
+
+@nb.njit(cache=True)
+def flow_history(rows, p, u, out) -> None:
+    """Flows [m³/s] of every branch (columns, in table order) at every sample k of the pressures
+    ``p`` (n_t, n) and inputs ``u`` (n_t, n_u) into ``out`` (n_t, n_branches)."""
+    dq = np.empty(5)
+    for k in range(p.shape[0]):
+        for j in range(rows.shape[0]):
+            out[k, j] = branch_flow(rows, j, p[k], u[k], dq)
+
+
+@nb.njit(cache=True)
+def stored_history(p, p0, v0, n, out) -> None:
+    """Oil S [m³] a gas accumulator (p₀, V₀, n) holds at each pressure of ``p`` into ``out``."""
+    for k in range(p.size):
+        out[k], _ = stored_volume(p[k], p0, v0, n)
 
 
 @nb.njit(cache=True)
@@ -289,6 +307,8 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
     (n + SCRATCH_ROWS, n) is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
     iterations, node): ``node`` the node whose pressure is not unique (status SINGULAR), else −1."""
     n = p.size
+    if work.shape[0] < n + SCRATCH_ROWS or work.shape[1] != n:
+        raise ValueError("solve_nodes: give work of shape (n + SCRATCH_ROWS, n)")
     jac = work[:n]
     g = work[n]
     g_trial = work[n + 1]

@@ -31,7 +31,7 @@ import numpy as np
 
 from .actuators import Cylinder, Motor
 from .branch_ports import branch_ports
-from .kernels import stored_volume
+from .kernels import stored_history
 from .network import Network
 from .solvers import branch_flows
 from .sources import FixedPump, Tank, VariablePump
@@ -41,11 +41,11 @@ PUMPS = (FixedPump, VariablePump)
 
 def run_flows(network: Network, p: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
     """Flow [m³/s] of every branch over the run, ``"component"`` or ``"component.branch"``."""
-    per_sample = [branch_flows(network, p[k], u[k]) for k in range(p.shape[0])]
+    flows = branch_flows(network, p, u)
     out = {}
     for name, (component, _) in network.parts.items():
         for j, (branch, _, _) in enumerate(branch_ports(component)):
-            out[_key(name, branch)] = np.array([q[name][j] for q in per_sample])
+            out[_key(name, branch)] = flows[name][:, j]
     return out
 
 
@@ -136,8 +136,9 @@ def _stored(network: Network, p: np.ndarray, u: np.ndarray, model: str) -> float
                 volume = v.volume + (v.gain * u[1:, v.input] if v.input >= 0 else 0.0)
                 total += float(np.sum(p[1:, v.node] * volume * dp[:, v.node])) / network.bulk_modulus
         for g in component.gas_stores(nodes):
-            s = np.array(
-                [stored_volume(x, g.precharge_pressure, g.gas_volume, g.polytropic_index)[0] for x in p[:, g.node]]
+            s = np.empty(p.shape[0])
+            stored_history(
+                np.ascontiguousarray(p[:, g.node]), g.precharge_pressure, g.gas_volume, g.polytropic_index, s
             )
             total += float(np.sum(p[1:, g.node] * np.diff(s)))
     return total

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import SimulationError
 from ...numerics.copying import copy_into
-from .kernels import NOT_CONVERGED, OK, SCRATCH_ROWS, SINGULAR, STATUS_TEXT, branch_flow, solve_nodes
+from .kernels import NOT_CONVERGED, OK, SCRATCH_ROWS, SINGULAR, STATUS_TEXT, flow_history, solve_nodes
 from .network import Network
 
 MODELS = ("quasistatic", "pressure")
@@ -187,11 +187,14 @@ def _pseudo_transient(network: Network, u, start, work, dq) -> np.ndarray:
 
 def branch_flows(network: Network, p, u) -> dict[str, np.ndarray]:
     """Flows [m³/s] of every component's branches at pressures ``p`` and inputs ``u``, by
-    component name (in the order its ``branches`` lists them; q > 0 from a to b)."""
+    component name (in the order its ``branches`` lists them; q > 0 from a to b). ``p`` and
+    ``u`` may be one state (n,), (n_u,) or a run (n_t, n), (n_t, n_u): then each component's
+    flows are (n_t, n_branches)."""
     p = np.asarray(p, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
-    dq = np.empty(5)
-    flows: dict[str, list[float]] = {}
+    history = np.empty((1 if p.ndim == 1 else p.shape[0], network.rows.shape[0]))
+    flow_history(network.rows, np.atleast_2d(p), np.atleast_2d(u), history)
+    columns: dict[str, list[int]] = {}
     for k, owner in enumerate(network.owners):
-        flows.setdefault(owner, []).append(branch_flow(network.rows, k, p, u, dq))
-    return {name: np.array(q) for name, q in flows.items()}
+        columns.setdefault(owner, []).append(k)
+    return {name: history[0, ks] if p.ndim == 1 else history[:, ks] for name, ks in columns.items()}

@@ -7,7 +7,7 @@ e < 0: underlap, open by −e/(1 − e) at x = 0): P→A and B→T with +x, P→
 Centre: ``closed`` (P, T, A, B blocked in neutral); ``open`` (a bypass P→T of area
 ``neutral_area`` open at x = 0 and closed at |x| ≥ ``neutral_width``: the open-centre
 neutral flow); ``float`` (A→T and B→T passages of the same shape: the load floats). The spool
-position is an input; its first-order dynamics τ ẋ = u − x is ``spool_position`` below.
+position is an input; its first-order dynamics τ ẋ = u − x is ``spool_positions`` below.
 Source: Merritt, *Hydraulic Control Systems*, §3.4–3.6; Manring & Fales, ch. 5.
 """
 
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from ...errors import ParameterError
 from ...validation import check_fields, finite, non_negative, positive
@@ -111,9 +113,15 @@ class SpoolValve(Component):
         return rows
 
 
-def spool_position(previous: float, command: float, step: float, time_constant: float) -> float:
-    """Spool position after ``step`` [s] of τ ẋ = u − x from ``previous`` with the command held
-    (exact for a constant command; τ = 0: the command itself)."""
-    if time_constant <= 0.0:
-        return command
-    return command + (previous - command) * math.exp(-step / time_constant)
+def spool_positions(command: np.ndarray, step: float, time_constant: float) -> np.ndarray:
+    """Spool positions on a grid of constant ``step`` [s] following the samples of ``command``
+    by τ ẋ = u − x from x₀ = u₀, the command held over each step (exact for a piecewise-constant
+    command): x_k = u_k + (x_{k−1} − u_k) e^{−h/τ}. τ = 0: the command itself."""
+    from scipy.signal import lfilter  # scipy.signal takes a while to import: only when a spool lags
+
+    command = np.asarray(command, dtype=np.float64)
+    if time_constant <= 0.0 or command.size == 0:
+        return command.copy()
+    decay = math.exp(-step / time_constant)
+    positions, _ = lfilter([1.0 - decay], [1.0, -decay], command, zi=[decay * command[0]])
+    return positions

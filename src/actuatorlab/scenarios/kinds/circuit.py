@@ -18,7 +18,7 @@ import numpy as np
 
 from ...errors import ScenarioError
 from ...hydraulics.circuits import Cylinder, Motor
-from ...hydraulics.circuits.spools import spool_position
+from ...hydraulics.circuits.spools import spool_positions
 from ..circuit_schema import MODELS, CircuitScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..signal_specs import check_samples
@@ -34,10 +34,7 @@ def sample_inputs(scenario: CircuitScenario, inputs: tuple[str, ...], t: np.ndar
         if e.type == "SpoolValve":
             column = inputs.index(f"{e.name}.position")
             check_samples(f'inputs."{e.name}.position"', t, u[:, column], -1.0, 1.0, "a spool position")
-            for k in range(1, t.size):
-                u[k, column] = spool_position(
-                    u[k - 1, column], u[k, column], t[k] - t[k - 1], e.component.time_constant
-                )
+            u[:, column] = spool_positions(u[:, column], scenario.timestep, e.component.time_constant)
         elif e.type == "Cylinder":
             column = inputs.index(f"{e.name}.position")
             if f"{e.name}.position" not in scenario.inputs:
