@@ -202,3 +202,16 @@ def test_first_order_spool_follows_its_command_exponentially():
     np.testing.assert_allclose(x, 1.0 - np.exp(-np.arange(4.0)), rtol=1e-12, atol=1e-15)
     command = np.array([0.3, -0.5, 0.2])
     assert np.array_equal(spool_positions(command, 0.01, 0.0), command)  # no dynamics: the command itself
+
+
+def test_a_scratch_array_of_the_wrong_shape_is_refused_not_written_past():
+    from actuatorlab.hydraulics.circuits.solvers import network_step
+
+    network = Network(_arm(valve=(SpoolValve(leakage=1e-12), {"P": "P", "T": "T", "A": "A", "B": "B"})))
+    n = len(network.nodes)
+    p, u = np.zeros(n), np.zeros(len(network.inputs))
+    tables = (network.rows, network.volumes, network.gas, network.held)
+    with pytest.raises(ValueError, match="SCRATCH_ROWS"):
+        network_step(*tables, 0.0, u, 1e-3, p, np.empty((n + 4, n)), np.empty(5))
+    with pytest.raises(ValueError, match="SCRATCH_ROWS"):
+        solve_nodes(*tables, 0.0, u, 1e-3, p.copy(), p, np.empty((n + 4, n)), np.empty(5))

@@ -49,6 +49,8 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, work, dq) -> tuple[in
     failure retry as 2, 4, … 2^MAX_HALVINGS substeps. ``work`` (n + SCRATCH_ROWS, n): scratch.
     Returns (status, Newton iterations, node)."""
     n = p.size
+    if work.shape[0] < n + SCRATCH_ROWS or work.shape[1] != n:
+        raise ValueError("network_step: give work of shape (n + SCRATCH_ROWS, n)")
     p0 = work[n + 4]
     start = work[n + 5]
     copy_into(p0, p)
