@@ -327,49 +327,28 @@ def network_forces(h, cps, uhs, l_now, state, pump_states, group_edges, out, k, 
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def cylinder_forces(
-    h,
-    site_xpos,
-    cdof,
-    subtree_com,
-    chains,
-    dof_parent,
-    qfrc,
-    ints,
-    cps,
-    hps,
-    gain,
-    uhs,
-    raw,
-    l_now,
-    unit,
-    state,
-    pump_states,
-    group_edges,
-    pgroup_edges,
-    out,
-    k,
-    work,
-    ybuf,
-    rates,
-    partials,
-    pump_state,
-):
+def cylinder_forces(h, k, data, tables, states, step_arrays, out):
     """Forces of every cylinder at step ``k`` from the lengths ``l_now`` and unit vectors
     ``unit`` of ``pin_lengths``; adds the pin forces and the slide-joint forces to the
     generalized force ``qfrc`` (the caller zeroes it first; pins by :mod:`.point_forces` from
     MuJoCo's ``cdof``, ``subtree_com`` and the tables ``chains``, ``dof_parent`` there).
 
-    ``ints`` (n, N_INTS) and ``gain`` (n, N_GAIN): the tables of :mod:`.cylinders` (columns
-    ``J_*``, ``G_*``); ``uhs`` (n, 5) normalised openings (quasistatic); ``raw`` (n, 6) raw
-    openings (pressure); ``state`` (n, N_STATE): columns ``S_*`` above; ``group_edges``:
-    consecutive network groups [start, stop) in the internal order; ``pgroup_edges``: likewise
-    the pressure cylinders' pump lines (an own line or a constant supply is a group of one);
-    ``out`` (n_steps, n, N_OUT): rows ``O_*`` above, written at step ``k``; ``work`` (N_WORK, n),
-    ``ybuf`` (2n + 1), ``rates`` (2,), ``partials`` (2, 5), ``pump_state`` (2,): buffers,
-    allocated once by the caller (rows W_K and W_B of ``work`` filled with K and B). Returns
-    (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
+    ``data``: the views (site_xpos, cdof, subtree_com, qpos, qvel, qfrc) of MuJoCo's data;
+    ``tables``: (chains, dof_parent, ints, cps, hps, gain, group_edges, pgroup_edges): ``ints``
+    (n, N_INTS) and ``gain`` (n, N_GAIN) the tables of :mod:`.cylinders` (columns ``J_*``,
+    ``G_*``), ``group_edges`` consecutive network groups [start, stop) in the internal order,
+    ``pgroup_edges`` likewise the pressure cylinders' pump lines (an own line or a constant
+    supply is a group of one); ``states``: (state (n, N_STATE), columns ``S_*`` above,
+    pump_states); ``step_arrays``: (l_now, unit, uhs (n, 5) normalised openings (quasistatic),
+    raw (n, 6) raw openings (pressure), then buffers allocated once by the caller: work
+    (N_WORK, n) with rows W_K and W_B filled with K and B, ybuf (2n + 1), rates (2,), partials
+    (2, 5), pump_state (2,)); ``out`` (n_steps, n, N_OUT): rows ``O_*`` above, written at step
+    ``k``. Returns (status, actuator index), the status one of :mod:`actuatorlab.numerics.status`.
     """
+    site_xpos, cdof, subtree_com, _, _, qfrc = data
+    chains, dof_parent, ints, cps, hps, gain, group_edges, pgroup_edges = tables
+    state, pump_states = states
+    l_now, unit, uhs, raw, work, ybuf, rates, partials, pump_state = step_arrays
     n = ints.shape[0]
     # quasistatic on their own pump or on a constant-pressure supply
     for i in range(n):

@@ -82,274 +82,75 @@ def _stable(calls, site_xpos, ints, cps, hps, gain, h, l_now, unit, grads, minv_
 
 
 @nb.njit(cache=True, error_model="numpy")
-def run_loop(
-    calls,
-    h,
-    n_check,
-    site_xpos,
-    cdof,
-    subtree_com,
-    qpos,
-    qvel,
-    qfrc,
-    chains,
-    dof_parent,
-    ints,
-    cps,
-    hps,
-    gain,
-    scale,
-    ctrl,
-    bleed,
-    commands,
-    bleed_table,
-    regeneration,
-    targets,
-    target_rates,
-    state,
-    pump_states,
-    group_edges,
-    pgroup_edges,
-    load_sites,
-    load_bodies,
-    load_forces,
-    load_moments,
-    out,
-    qpos_out,
-    qvel_out,
-):
-    """Run ``commands.shape[0]`` steps (see the module docstring).
+def run_loop(calls, h, n_check, data, tables, valve_inputs, loads, states, outputs):
+    """Run ``n_steps`` steps (see the module docstring); the arrays come in tuples, each unpacked
+    in one place (``_steps``, ``cylinder_forces``).
 
-    ``calls``: ``MujocoCalls.as_tuple()``; the data arrays are the views of the same ``MjData``;
-    ``chains``, ``dof_parent``: the model's tables of :mod:`.point_forces`; ``ints``, ``cps``,
-    ``hps``, ``gain``: the tables of :mod:`.cylinders`; ``scale`` (n, 5):
-    c_*·A^{−3/2} of the four main valves and c_b (u → û, (40)–(43)); ``ctrl`` (n, N_CTRL),
-    ``bleed`` (n, N_BLEED): the tables above; ``commands``, ``bleed_table``, ``regeneration``,
-    ``targets``, ``target_rates`` (n_steps, n): u_c of open-loop cylinders, u_b of tabled
-    bleeds, u_a, the closed loops' targets and target rates; ``state``, ``pump_states``, the
-    edges: as in ``cylinder_forces``; loads: sites, their bodies, forces and moments
-    (n_steps, n_loads, 3) [N, N m]; outputs ``out`` (n_steps, n, N_OUT), ``qpos_out``,
-    ``qvel_out`` (n_steps, nq / nv), the state at t_k.
+    ``calls``: ``MujocoCalls.as_tuple()``; ``data``: the views (site_xpos, cdof, subtree_com,
+    qpos, qvel, qfrc_applied) of one ``MjData``; ``tables``: (chains, dof_parent, ints, cps, hps,
+    gain, group_edges, pgroup_edges) as in ``cylinder_forces`` (``chains``, ``dof_parent``: the
+    model's tables of :mod:`.point_forces`; ``ints``, ``cps``, ``hps``, ``gain``: the tables of
+    :mod:`.cylinders`); ``valve_inputs``: (scale, ctrl, bleed, commands, bleed_table,
+    regeneration, targets, target_rates): ``scale`` (n, 5) c_*·A^{−3/2} of the four main valves
+    and c_b (u → û, (40)–(43)), ``ctrl`` (n, N_CTRL), ``bleed`` (n, N_BLEED): the tables above,
+    then (n_steps, n) u_c of open-loop cylinders, u_b of tabled bleeds, u_a, the closed loops'
+    targets and target rates; ``loads``: (sites, their bodies, forces, moments (n_steps, n_loads,
+    3) [N, N m]); ``states``: (state, pump_states) as in ``cylinder_forces``; ``outputs``: (out
+    (n_steps, n, N_OUT), qpos_out, qvel_out (n_steps, nq / nv)), the state at t_k.
     """
-    n = commands.shape[1]
-    nv = qvel.shape[0]
-    n_groups = int(bleed[:, B_GROUP].max()) + 1 if n else 0
-    work = np.zeros((N_WORK, n))
-    for i in range(n):
-        work[W_K, i] = gain[i, G_STIFFNESS]
-        work[W_B, i] = gain[i, G_DAMPING]
-    return _steps(
-        calls,
-        h,
-        n_check,
-        site_xpos,
-        cdof,
-        subtree_com,
-        qpos,
-        qvel,
-        qfrc,
-        chains,
-        dof_parent,
-        ints,
-        cps,
-        hps,
-        gain,
-        scale,
-        ctrl,
-        bleed,
-        commands,
-        bleed_table,
-        regeneration,
-        targets,
-        target_rates,
-        state,
-        pump_states,
-        group_edges,
-        pgroup_edges,
-        load_sites,
-        load_bodies,
-        load_forces,
-        load_moments,
-        out,
-        qpos_out,
-        qvel_out,
+    out, _, qvel_out = outputs
+    n = out.shape[1]
+    nv = qvel_out.shape[1]
+    # l_now, unit, uhs, raw: the pin lengths, pin-line unit vectors and openings of the step, then
+    # the buffers work, ybuf, rates, partials, pump_state of cylinder_forces
+    step_arrays = (
         np.empty(n),
         np.zeros((n, 3)),
         np.zeros((n, 5)),
         np.zeros((n, 6)),
-        np.zeros(n),
-        np.zeros(n),
-        np.zeros(n_groups),
-        np.zeros((n, nv)),
-        np.zeros((n, nv)),
-        np.zeros((3, nv)),
-        np.zeros((3, nv)),
-        work,
+        np.zeros((N_WORK, n)),
         np.zeros(2 * n + 1),
         np.zeros(2),
         np.zeros((2, 5)),
         np.zeros(2),
     )
+    # u_c, the PI integrals, the sums of |u_c| per pump group (numbered by their first cylinder,
+    # so fewer than n), then the buffers of _stable
+    loop_buffers = (
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros((n, nv)),
+        np.zeros((n, nv)),
+        np.zeros((3, nv)),
+        np.zeros((3, nv)),
+    )
+    return _steps(calls, h, n_check, data, tables, valve_inputs, loads, states, outputs, step_arrays, loop_buffers)
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _steps(
-    calls,
-    h,
-    n_check,
-    site_xpos,
-    cdof,
-    subtree_com,
-    qpos,
-    qvel,
-    qfrc,
-    chains,
-    dof_parent,
-    ints,
-    cps,
-    hps,
-    gain,
-    scale,
-    ctrl,
-    bleed,
-    commands,
-    bleed_table,
-    regeneration,
-    targets,
-    target_rates,
-    state,
-    pump_states,
-    group_edges,
-    pgroup_edges,
-    load_sites,
-    load_bodies,
-    load_forces,
-    load_moments,
-    out,
-    qpos_out,
-    qvel_out,
-    l_now,
-    unit,
-    uhs,
-    raw,
-    u,
-    integral,
-    group_sum,
-    grads,
-    minv_g,
-    jac_a,
-    jac_b,
-    work,
-    ybuf,
-    rates,
-    partials,
-    pump_state,
-):
+def _steps(calls, h, n_check, data, tables, valve_inputs, loads, states, outputs, step_arrays, loop_buffers):
     """The time loop of ``run_loop`` with its buffers (allocated there, alive while this runs), on
     borrowed arrays (:mod:`actuatorlab.numerics.borrowed`): the step's kernels, inlined or
     called, count a reference to every array they are given, an atomic add per array and step
-    on an owned array, a null test on a borrowed one."""
-    (
-        site_xpos,
-        cdof,
-        subtree_com,
-        qpos,
-        qvel,
-        qfrc,
-        chains,
-        dof_parent,
-        ints,
-        cps,
-        hps,
-        gain,
-        scale,
-        ctrl,
-        bleed,
-        commands,
-        bleed_table,
-        regeneration,
-        targets,
-        target_rates,
-        state,
-        pump_states,
-        group_edges,
-        pgroup_edges,
-        load_sites,
-        load_bodies,
-        load_forces,
-        load_moments,
-        out,
-        qpos_out,
-        qvel_out,
-        l_now,
-        unit,
-        uhs,
-        raw,
-        u,
-        integral,
-        group_sum,
-        grads,
-        minv_g,
-        jac_a,
-        jac_b,
-        work,
-        ybuf,
-        rates,
-        partials,
-        pump_state,
-    ) = borrowed(
-        (
-            site_xpos,
-            cdof,
-            subtree_com,
-            qpos,
-            qvel,
-            qfrc,
-            chains,
-            dof_parent,
-            ints,
-            cps,
-            hps,
-            gain,
-            scale,
-            ctrl,
-            bleed,
-            commands,
-            bleed_table,
-            regeneration,
-            targets,
-            target_rates,
-            state,
-            pump_states,
-            group_edges,
-            pgroup_edges,
-            load_sites,
-            load_bodies,
-            load_forces,
-            load_moments,
-            out,
-            qpos_out,
-            qvel_out,
-            l_now,
-            unit,
-            uhs,
-            raw,
-            u,
-            integral,
-            group_sum,
-            grads,
-            minv_g,
-            jac_a,
-            jac_b,
-            work,
-            ybuf,
-            rates,
-            partials,
-            pump_state,
-        )
-    )
+    on an owned array, a null test on a borrowed one. ``step_arrays``: the arrays of
+    ``cylinder_forces``, the first four shared with this loop."""
+    data = borrowed(data)
+    tables = borrowed(tables)
+    states = borrowed(states)
+    step_arrays = borrowed(step_arrays)
+    site_xpos, cdof, subtree_com, qpos, qvel, qfrc = data
+    chains, dof_parent, ints, cps, hps, gain, _, _ = tables
+    scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates = borrowed(valve_inputs)
+    load_sites, load_bodies, load_forces, load_moments = borrowed(loads)
+    out, qpos_out, qvel_out = borrowed(outputs)
+    l_now, unit, uhs, raw, work, _, _, _, _ = step_arrays
+    u, integral, group_sum, grads, minv_g, jac_a, jac_b = borrowed(loop_buffers)
     n_steps, n = commands.shape
     nv = qvel.shape[0]
+    for i in range(n):
+        work[W_K, i] = gain[i, G_STIFFNESS]
+        work[W_B, i] = gain[i, G_DAMPING]
     for k in range(n_steps):
         step1(calls)
         pin_lengths(site_xpos, qpos, ints, gain, l_now, unit)
@@ -388,34 +189,7 @@ def _steps(
             out[k, i, O_COMMAND] = u[i]
             out[k, i, O_BLEED] = u_b
         qfrc[:] = 0.0
-        status, which = cylinder_forces(
-            h,
-            site_xpos,
-            cdof,
-            subtree_com,
-            chains,
-            dof_parent,
-            qfrc,
-            ints,
-            cps,
-            hps,
-            gain,
-            uhs,
-            raw,
-            l_now,
-            unit,
-            state,
-            pump_states,
-            group_edges,
-            pgroup_edges,
-            out,
-            k,
-            work,
-            ybuf,
-            rates,
-            partials,
-            pump_state,
-        )
+        status, which = cylinder_forces(h, k, data, tables, states, step_arrays, out)
         for d in range(qpos.shape[0]):  # element-wise: a row view costs an atomic reference count
             qpos_out[k, d] = qpos[d]
         for d in range(nv):

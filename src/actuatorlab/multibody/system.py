@@ -402,45 +402,27 @@ class HydraulicMujocoSystem:
         chains, dof_parent = body_chains(model), dof_parents(model)
         data.xfrc_applied[:] = 0.0  # every force goes through qfrc_applied
 
-        def loop(steps, *arrays):
+        def loop(steps, states):
             return run_loop(
                 calls,
                 h,
                 n_check,
-                data.site_xpos,
-                data.cdof,
-                data.subtree_com,
-                data.qpos,
-                data.qvel,
-                data.qfrc_applied,
-                chains,
-                dof_parent,
-                self.ints,
-                self.cps,
-                self.hps,
-                self.gain,
-                scale,
-                ctrl,
-                bleed_table,
-                *(a[:steps] for a in (u_c, u_b, u_a, targets, rates)),
-                *arrays,
-                self.group_edges,
-                self.pgroup_edges,
-                load_sites,
-                load_bodies,
-                load_forces[:steps],
-                load_moments[:steps],
-                *(a[:steps] for a in (out, qpos_out, qvel_out)),
+                (data.site_xpos, data.cdof, data.subtree_com, data.qpos, data.qvel, data.qfrc_applied),
+                (chains, dof_parent, self.ints, self.cps, self.hps, self.gain, self.group_edges, self.pgroup_edges),
+                (scale, ctrl, bleed_table, *(a[:steps] for a in (u_c, u_b, u_a, targets, rates))),
+                (load_sites, load_bodies, load_forces[:steps], load_moments[:steps]),
+                states,
+                tuple(a[:steps] for a in (out, qpos_out, qvel_out)),
             )
 
         # compile (or load from the cache) outside the timed loop: one step on copies, then reset
         t0 = time.perf_counter()
-        loop(1, state.copy(), pump_states.copy())
+        loop(1, (state.copy(), pump_states.copy()))
         compile_time = time.perf_counter() - t0
         out[:] = np.nan
         self.set_pose(qpos, qvel)
         t0 = time.perf_counter()
-        status, which, k_fail, k_unstable = loop(n, state, pump_states)
+        status, which, k_fail, k_unstable = loop(n, (state, pump_states))
         loop_time = time.perf_counter() - t0
         if k_unstable >= 0:
             self._check_running(float(t[k_unstable]))

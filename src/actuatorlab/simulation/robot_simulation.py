@@ -194,30 +194,10 @@ def _simulate(
     mass = np.empty((n, n))
     vectors = np.empty((4, n))
     samples = u.shape[0]
+    # the arguments of robot_rates after the inputs at the start and the end of the sample
+    rates_args = (dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, ui, s, y, mass, vectors)
     for k in range(samples):
-        robot_rates(
-            0.0,
-            x,
-            rates[k],
-            u[k],
-            u[k],
-            dt,
-            centering,
-            s_ref,
-            a1,
-            gains,
-            inv_b,
-            cyl,
-            supply,
-            gravity,
-            tilt,
-            driven,
-            ui,
-            s,
-            y,
-            mass,
-            vectors,
-        )
+        robot_rates(0.0, x, rates[k], u[k], u[k], *rates_args)
         states[k] = x
         strokes[k] = s
         for i in range(n):
@@ -233,26 +213,7 @@ def _simulate(
             break
         u_now = u[k].copy()
         u[k] = ui
-        args = (
-            u_now,
-            u[k + 1],
-            dt,
-            centering,
-            s_ref,
-            a1,
-            gains,
-            inv_b,
-            cyl,
-            supply,
-            gravity,
-            tilt,
-            driven,
-            ui,
-            s,
-            y,
-            mass,
-            vectors,
-        )
+        args = (u_now, u[k + 1]) + rates_args
         for j in range(substeps):
             rk4_step(robot_rates, args, j * h, x, h, k1, k2, k3, k4, tmp)
             if clip:
