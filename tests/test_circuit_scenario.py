@@ -96,3 +96,20 @@ def test_the_built_in_bank_runs_and_writes_its_results_and_report(tmp_path):
     np.testing.assert_allclose(table["force.cylinder"], 0.024 * head - 0.012 * rod)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["energy.pump.delivered_J"] > 0.0 and "energy.total.balance_error_J" in summary
+
+
+def test_a_sweep_sets_a_netlist_parameter_in_units_and_refuses_a_wrong_one():
+    """``--grid components.pump.displacement=…``: the netlist is edited as its tables and checked
+    again (issue 30, item 6: sweeps accept netlist fields)."""
+    from actuatorlab.errors import ScenarioError
+    from actuatorlab.scenarios.variants import checked_value, set_values
+
+    scenario = parse_scenario(copy.deepcopy(MACHINE))
+    changed = set_values(scenario, ["components.pump.displacement"], ["25 cm^3/rev"])
+    assert changed.components["pump"].component.displacement == pytest.approx(25e-6, rel=1e-12)
+    assert changed.components["relief"] == scenario.components["relief"]
+    assert checked_value(scenario, "components.relief.setting", "120 bar", "--grid") == pytest.approx(12e6)
+    with pytest.raises(ScenarioError, match="expected a pressure"):
+        checked_value(scenario, "components.relief.setting", "120 m", "--grid")
+    with pytest.raises(ScenarioError, match="no entry 'pumpx'.*pump"):
+        set_values(scenario, ["components.pumpx.displacement"], ["25 cm^3/rev"])

@@ -121,6 +121,11 @@ class Netlist:
         """``"component.input"`` → the dimension of its signal, in the network's input order."""
         return {f"{e.name}.{s}": INPUT_DIMENSIONS[e.type, s] for e in self.entries for s in e.component.INPUTS}
 
+    def as_tables(self) -> dict[str, dict[str, Any]]:
+        """The netlist as the tables of a file, every parameter written in SI (a sweep sets
+        a value in them and the field validates them again)."""
+        return netlist_tables(self, display=False)
+
     def network(self, bulk_modulus: float, where: str = "components") -> circuits.Network:
         """The checked :class:`~actuatorlab.hydraulics.circuits.Network`; a topology error (a node
         with no path to a tank, a dead-headed pump …) is a ScenarioError naming ``where``."""
@@ -209,7 +214,11 @@ def parse_netlist(value) -> Netlist:
 
 def dump_netlist(netlist: Netlist, info) -> dict[str, dict[str, Any]]:
     """The netlist as TOML tables, every parameter written (in display units for ``show``)."""
-    display = bool(info.context and info.context.get("display"))
+    return netlist_tables(netlist, display=bool(info.context and info.context.get("display")))
+
+
+def netlist_tables(netlist: Netlist, display: bool) -> dict[str, dict[str, Any]]:
+    """Component name → its table: type, ports and every parameter (SI, or display units)."""
     out = {}
     for e in netlist.entries:
         table: dict[str, Any] = {"type": e.type, "ports": dict(e.ports)}

@@ -135,8 +135,9 @@ class _Value:
 
 
 def _set_on(node, tree: dict, where: str):
-    """``node`` (a validated table or a list of them) with the values of ``tree`` (step → subtree
-    or ``_Value``) set beneath it; ``where`` names ``node``'s path in messages."""
+    """``node`` (a validated table, a mapping or a list of them) with the values of ``tree`` (step
+    → subtree or ``_Value``) set beneath it; ``where`` names ``node``'s path in messages. A mapping
+    comes back as a plain dict that the enclosing table's validation checks."""
 
     def changed(child, sub, step):
         here = f"{where}[{step}]" if isinstance(step, int) else f"{where}.{step}".lstrip(".")
@@ -153,6 +154,15 @@ def _set_on(node, tree: dict, where: str):
         except ValidationError as error:
             problem = describe_validation_error(error, type(node))
             raise ScenarioError(f"{where}.{problem}" if where else problem) from None
+    if hasattr(node, "as_tables"):  # a value written as tables (a netlist): edited as them, its field validates
+        node = node.as_tables()
+    if isinstance(node, Mapping):
+        entries = dict(node)
+        for step, sub in tree.items():
+            if step not in entries:
+                raise ScenarioError(f"{where}: no entry {step!r}; entries there: {', '.join(map(str, entries))}")
+            entries[step] = changed(entries[step], sub, step)
+        return entries
     if isinstance(node, (list, tuple)):
         items = list(node)
         for step, sub in tree.items():
@@ -167,7 +177,9 @@ def read_value(scenario, path: str, source: str) -> float:
     """The SI number at ``path`` of a validated ``scenario`` (a constant signal: its value)."""
     node: Any = scenario
     for step in _steps(path):
-        node = node[step] if isinstance(step, int) else getattr(node, step)
+        if hasattr(node, "as_tables"):
+            node = node.as_tables()
+        node = node[step] if isinstance(step, int) or isinstance(node, Mapping) else getattr(node, step)
     if isinstance(node, BaseModel):
         node = node.model_dump()
     return _number(node, path, source)
