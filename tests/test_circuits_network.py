@@ -212,6 +212,6 @@ def test_a_scratch_array_of_the_wrong_shape_is_refused_not_written_past():
     p, u = np.zeros(n), np.zeros(len(network.inputs))
     tables = (network.rows, network.volumes, network.gas, network.held)
     with pytest.raises(ValueError, match="SCRATCH_ROWS"):
-        network_step(*tables, 0.0, u, 1e-3, p, np.empty((n + 4, n)), np.empty(5))
+        network_step(*tables, 0.0, u, 1e-3, p, p, np.empty((n + 4, n)), np.empty(5))
     with pytest.raises(ValueError, match="SCRATCH_ROWS"):
         solve_nodes(*tables, 0.0, u, 1e-3, p.copy(), p, np.empty((n + 4, n)), np.empty(5))

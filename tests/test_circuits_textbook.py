@@ -259,7 +259,7 @@ def test_motor_turns_at_q_eta_v_over_d_against_its_load():
         omega += h * (torque - load - damping * omega) / inertia
         u[speed_input] = omega
         status, _, _ = network_step(
-            network.rows, network.volumes, network.gas, network.held, 1 / network.bulk_modulus, u, h, p, work, dq
+            network.rows, network.volumes, network.gas, network.held, 1 / network.bulk_modulus, u, h, p, p, work, dq
         )
         assert status == 0
     assert omega / (2 * math.pi) == pytest.approx(q * 0.95 / 100e-6, rel=1e-6)
