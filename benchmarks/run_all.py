@@ -1,6 +1,7 @@
 """Run every benchmark in turn (each also runs on its own)."""
 
 import bench_arm
+import bench_circuits
 import bench_crane
 import bench_emla
 import bench_emla_optimisation
@@ -25,6 +26,7 @@ if __name__ == "__main__":
     bench_startup.main()
     bench_models.main()
     bench_network.main()
+    bench_circuits.main()
     bench_peers.main()
     bench_runs.main()
     bench_sweep.main()

@@ -36,8 +36,8 @@ class Dimension:
     display : pint unit string used by :func:`format_quantity` (``None``: a plain float).
     example : a value of this dimension, quoted in error messages.
     radians : the power of the radian the quantity carries (1: an angle, an angular velocity;
-        −1: a displacement per revolution); pint counts the radian as a pure number, so it is
-        checked apart.
+    −1: a displacement per revolution); pint counts the radian as a pure number, so it is
+    checked apart.
     """
 
     si: str
