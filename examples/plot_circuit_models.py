@@ -8,8 +8,8 @@ with the bulk modulus β, stepped by backward Euler). As β grows the pressure-d
 approaches the quasistatic one, its error falling as 1/β (issue 30, item 2). Two circuits: an
 open-centre spool feeding a cylinder whose rod moves at a given speed (written below as a
 scenario file) and the built-in load-sensing bank ``circuit-ls-bank``. The error is the mean
-|p − p_quasistatic| of the pump node over the run after its first sample (the initial state,
-given rather than solved).
+absolute difference of the pump node's pressures over the run after its first sample (the
+initial state, given rather than solved).
 """
 
 import os
