@@ -38,6 +38,7 @@ COMPUTED = {
     "control/rdsc.py:RDSCCommand": "the controller's output of one sample",
     "electromech/efficiency.py:EfficiencyMap": "an efficiency map computed over a grid",
     "electromech/emla.py:Linearisation": "a numerical linearisation of the EMLA model",
+    "hydraulics/circuits/ledger.py:Ledger": "the energy ledger computed from a circuit run",
     "identification/transfer_function.py:TransferFunctionFit": "a fit's estimates and standard errors",
     "identification/robot_least_squares.py:Rows": "regressor rows built from an experiment",
     "identification/pressure_offset.py:PressureOffset": "the pressure offset fitted with the torques",
