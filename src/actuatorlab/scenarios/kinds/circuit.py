@@ -22,6 +22,7 @@ from ...hydraulics.circuits.spools import spool_positions
 from ..circuit_schema import MODELS, CircuitScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from ..signal_specs import check_samples
+from ..units import DIMENSIONS
 
 
 def sample_inputs(scenario: CircuitScenario, inputs: tuple[str, ...], t: np.ndarray) -> np.ndarray:
@@ -92,7 +93,7 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
             add(f"torque.{name}", component.torque(*pressures), "N*m", f"{name}: torque on its shaft")
     dimensions = scenario.components.inputs()
     for i, key in enumerate(network.inputs):
-        add(f"input.{key}", u[:, i], _UNITS[dimensions[key]], f"input {key} as applied")
+        add(f"input.{key}", u[:, i], _si_unit(dimensions[key]), f"input {key} as applied")
 
     summary = _energy_figures(ledger)
     for i, node in enumerate(network.nodes):
@@ -153,8 +154,12 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
 
 FLOW_SHOWN = 1e-3
 """Share of the largest flow below which a branch is left out of the flow plots (closed edges)."""
-_UNITS = {"angular_velocity": "rad/s", "dimensionless": "", "velocity": "m/s", "length": "m"}
-"""SI unit of each input dimension (:data:`..netlist_schema.INPUT_DIMENSIONS`)."""
+
+
+def _si_unit(dimension: str) -> str:
+    """The SI unit of an input's dimension as a table column states it ("" for a pure number)."""
+    si = DIMENSIONS[dimension].si
+    return "" if si == "dimensionless" else si
 
 
 def _energy_figures(ledger) -> list[SummaryFigure]:
