@@ -81,6 +81,42 @@ class Cylinder(Component):
 
 
 @dataclass(frozen=True)
+class CoupledCylinder(Cylinder):
+    """A ``Cylinder`` whose rod is joined to the mechanics through the relaxation of Kikuuwe et
+    al. (68a): the rod carries f = f̄ + β v to the mechanics (β = B + hK [N s/m], f̄ [N] from the
+    last step's stretch and the pins' motion, algorithm (72)), and the chambers give the force
+    f = A_h p_h − A_r p_r, so the rod's velocity is
+
+        v = v̄ + (A_h p_h − A_r p_r)/β,  v̄ = −f̄/β,
+
+    ``admittance`` 1/β [m/(s N)], the input ``velocity`` the free velocity v̄ [m/s]. The chamber
+    flows A_h v and A_r v are then linear in p_h and p_r: the network's quasistatic solve finds
+    the pressures and the rod's velocity together, as Λ(β, f̄) does for the papers' circuit
+    (:func:`actuatorlab.hydraulics.quasistatic.kernels.relaxed_step_scalar`). Their
+    Jacobian block [A_h², −A_h A_r; −A_h A_r, A_r²]/β is symmetric and positive semidefinite:
+    the co-content ½ (A_h p_h − A_r p_r)²/β keeps the network's balance a convex gradient. A
+    cylinder of a machine, built by :mod:`actuatorlab.multibody.netlist_machine`; not a netlist
+    type of its own."""
+
+    admittance: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_fields(self, non_negative, (("admittance", "m/(s N)"),))
+
+    def branches(self, nodes, inputs):
+        rows = super().branches(nodes, inputs)
+        if self.admittance > 0.0:
+            h, r = nodes["head"], nodes["rod"]
+            pilots = dict(pilot1=h, coef1=self.head_area, pilot2=r, coef2=-self.rod_area, law=Law.AFFINE)
+            rows += [
+                Branch(h, -1, self.head_area * self.admittance, **pilots),
+                Branch(-1, r, self.rod_area * self.admittance, **pilots),
+            ]
+        return rows
+
+
+@dataclass(frozen=True)
 class Motor(Component):
     """Hydraulic motor, ports ``inlet`` and ``outlet``; input ``speed`` ω [rad/s].
 

@@ -11,7 +11,9 @@ A branch carries the flow q [m³/s] from node ``a`` to node ``b`` (−1: outside
   ≥ 0 (pump or motor speed [rad/s], cylinder velocity [m/s]), else m = 1;
 - law φ: ``TURBULENT`` R_ε(Δp) = Δp/(Δp² + ε²)^{1/4} (the sharp-edged orifice √Δp with the
   laminar transition ε = ``transition`` [Pa] of :mod:`..pressure_dynamics`), ``LAMINAR`` Δp,
-  ``SOURCE`` 1 (an imposed flow);
+  ``SOURCE`` 1 (an imposed flow), ``AFFINE`` offset + Σ_j coef_j p_{pilot_j} [Pa] (a flow linear in
+  several nodes' pressures: a cylinder coupled to the mechanics, :mod:`.actuators`; opening
+  ``FIXED`` only);
 - opening o ∈ [0, 1]: ``FIXED`` 1; ``EDGE`` a spool's metering edge,
   clamp((sign·x − overlap)/(1 − overlap)) of the spool position x = u[``opening_input``] ∈ [−1, 1]
   (overlap < 0: underlap); ``NEUTRAL`` an open-centre or float passage,
@@ -41,6 +43,7 @@ class Law(IntEnum):
     TURBULENT = 0
     LAMINAR = 1
     SOURCE = 2
+    AFFINE = 3
 
 
 class Opening(IntEnum):
@@ -88,6 +91,8 @@ class Branch:
             raise ParameterError(f"branch law = {self.law!r}, opening = {self.opening!r}: unknown kind")
         if self.opening == Opening.EDGE and not self.overlap < 1.0:
             raise ParameterError(f"overlap = {self.overlap!r}: a metering edge's overlap must be < 1 (of the stroke)")
+        if self.law == Law.AFFINE and self.opening != Opening.FIXED:
+            raise ParameterError("an affine branch reads its pilots as its law: give it opening FIXED")
         if self.opening == Opening.NEUTRAL and not self.overlap > 0.0:
             raise ParameterError(f"overlap = {self.overlap!r}: a neutral passage's width must be > 0 (of the stroke)")
 

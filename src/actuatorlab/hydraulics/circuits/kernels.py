@@ -132,6 +132,16 @@ def branch_flow(rows, k, p, u, dq) -> float:
     gi = int(rows[k, B.GAIN_INPUT])
     if gi >= 0:
         m *= u[gi]
+    if law == Law.AFFINE:
+        dq[0] = g
+        dq[1] = -g
+        phi = rows[k, B.OFFSET]
+        for j in range(3):
+            node = int(rows[k, B.PILOT1 + 2 * j])
+            if node >= 0:
+                phi += rows[k, B.COEF1 + 2 * j] * p[node]
+                dq[2 + j] = m * rows[k, B.COEF1 + 2 * j]
+        return m * phi + g * dp
     if law == Law.TURBULENT:
         phi, dphi = orifice_flow(1.0, dp, rows[k, B.TRANSITION])
     elif law == Law.LAMINAR:

@@ -40,14 +40,59 @@ PTC_VOLUME = 1.0e-3
 """Oil volume [m³] given to every free node by the pseudo-transient start of a cold solve."""
 PTC_STEPS = (1e-5, 1e3)
 """First and last pseudo-time step [s] of that start (the step doubles after each success)."""
+PTC_BULK_MODULUS = 1.5e9
+"""Bulk modulus [Pa] of the pseudo-transient's oil (only the pseudo-time's scale)."""
+PTC_MAX_STEPS = 200
 MAX_HALVINGS = 6
+
+
+@nb.njit(cache=True)
+def pseudo_transient(rows, vols, gas, held, u, start, p, work, dq) -> int:
+    """A start Newton cannot solve directly, into ``p``: pseudo-transient continuation (Kelley &
+    Keyes, SIAM J. Numer. Anal. 35, 1998): backward-Euler steps of every free node given
+    PTC_VOLUME of oil at the bulk modulus PTC_BULK_MODULUS, from ``start``, the step doubling from
+    PTC_STEPS[0] while it converges and quartered when it does not, up to PTC_STEPS[1], where the
+    transient has died out: the end is the guess of the quasistatic Newton. Returns the status
+    of the last pseudo-step."""
+    n = p.size
+    free = 0
+    for i in range(n):
+        if math.isnan(held[i]):
+            free += 1
+    volumes = np.empty((vols.shape[0] + free, vols.shape[1]))
+    volumes[: vols.shape[0]] = vols
+    j = vols.shape[0]
+    for i in range(n):
+        if math.isnan(held[i]):
+            volumes[j, 0] = i
+            volumes[j, 1] = PTC_VOLUME
+            volumes[j, 2] = 0.0
+            volumes[j, 3] = -1.0
+            j += 1
+    copy_into(p, start)
+    trial = np.empty(n)
+    h = PTC_STEPS[0]
+    status = OK
+    for _ in range(PTC_MAX_STEPS):
+        copy_into(trial, p)
+        status, _, _ = solve_nodes(rows, volumes, gas, held, 1.0 / PTC_BULK_MODULUS, u, h, p, trial, work, dq)
+        if status == OK:
+            copy_into(p, trial)
+            if h >= PTC_STEPS[1]:
+                break
+            h *= 2.0
+        else:
+            h *= 0.25
+    return status
 
 
 @nb.njit(cache=True)
 def network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq) -> tuple[int, int, int]:
     """Advance node pressures ``p`` in place over one step h [s] (1/β = 0: quasistatic), Newton
     starting from ``guess`` (the last steps extrapolated, or ``p`` itself); on a failure retry
-    from ``p`` as 2, 4, … 2^MAX_HALVINGS substeps. ``work`` (n + SCRATCH_ROWS, n): scratch.
+    from ``p`` as 2, 4, … 2^MAX_HALVINGS substeps (pressure dynamics, accumulators), and a
+    quasistatic step that still fails from the pseudo-transient continuation of ``p``
+    (``pseudo_transient``). ``work`` (n + SCRATCH_ROWS, n): scratch.
     Returns (status, Newton iterations, node)."""
     n = p.size
     if work.shape[0] < n + SCRATCH_ROWS or work.shape[1] != n:
@@ -70,6 +115,11 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq) -> t
             copy_into(start, p)
         if status != NOT_CONVERGED or inv_beta == 0.0 and gas.shape[0] == 0:
             break
+    if status == NOT_CONVERGED and inv_beta == 0.0:
+        # a quasistatic step Newton cannot reach from the last state: continue to it in pseudo-time
+        pseudo_transient(rows, vols, gas, held, u, p0, p, work, dq)
+        status, iterations, node = solve_nodes(rows, vols, gas, held, 0.0, u, h, p0, p, work, dq)
+        total += iterations
     return status, total, node
 
 
@@ -116,7 +166,8 @@ def _check_volumes(network: Network) -> None:
             raise SimulationError(f"node {name!r} has no oil volume: add a Line at it for the pressure-dynamics model")
 
 
-def _raise(network: Network, status: int, time: float, node: int) -> None:
+def raise_failed_solve(network: Network, status: int, time: float, node: int) -> None:
+    """Raise the ``SimulationError`` of a failed solve: the time [s], the node, why and a remedy."""
     where = f" at node {network.nodes[node]!r}" if node >= 0 else ""
     remedy = {
         SINGULAR: "declare a leakage on a valve at that node or use the pressure-dynamics model",
@@ -140,7 +191,7 @@ def simulate(network: Network, t, inputs, initial=None, model: str = "quasistati
     out = np.empty((t.size, p.size))
     status, k, node, _ = _run(network.rows, network.volumes, network.gas, network.held, inv_beta, t, u, p, out)
     if status != OK:
-        _raise(network, status, float(t[k]), node)
+        raise_failed_solve(network, status, float(t[k]), node)
     return out
 
 
@@ -157,41 +208,12 @@ def solve(network: Network, u, guess=None, previous=None, step: float = 1.0e-3) 
         network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p, work, dq
     )
     if status == NOT_CONVERGED:
-        p = _pseudo_transient(network, u, start, work, dq)
+        pseudo_transient(network.rows, network.volumes, network.gas, network.held, u, start, p, work, dq)
         status, _, node = solve_nodes(
             network.rows, network.volumes, network.gas, network.held, 0.0, u, step, prev, p, work, dq
         )
     if status != OK:
-        _raise(network, status, 0.0, node)
-    return p
-
-
-def _pseudo_transient(network: Network, u, start, work, dq) -> np.ndarray:
-    """A cold start Newton cannot solve directly: pseudo-transient continuation (Kelley & Keyes,
-    SIAM J. Numer. Anal. 35, 1998): backward-Euler steps of every free node given PTC_VOLUME of
-    oil at the bulk modulus, the step doubling from PTC_STEPS[0] while it converges and halving
-    when it does not, up to PTC_STEPS[1], where the transient has died out: the end is the
-    guess of the quasistatic Newton."""
-    free = np.flatnonzero(np.isnan(network.held))
-    volumes = np.zeros((free.size, 4))
-    volumes[:, 0] = free
-    volumes[:, 1] = PTC_VOLUME
-    volumes[:, 3] = -1.0
-    volumes = np.vstack([network.volumes, volumes])
-    p = start.copy()
-    h = PTC_STEPS[0]
-    for _ in range(200):
-        trial = p.copy()
-        status, _, _ = solve_nodes(
-            network.rows, volumes, network.gas, network.held, 1.0 / network.bulk_modulus, u, h, p, trial, work, dq
-        )
-        if status == OK:
-            p = trial
-            if h >= PTC_STEPS[1]:
-                break
-            h *= 2.0
-        else:
-            h *= 0.25
+        raise_failed_solve(network, status, 0.0, node)
     return p
 
 
