@@ -425,54 +425,57 @@ def cylinder_forces(h, k, data, tables, states, step_arrays, out):
         out[k, i, O_LENGTH] = l_now[i]
         out[k, i, O_RATE] = (l_now[i] - state[i, S_LENGTH]) / h
         out[k, i, O_FORCE] = f
-        state[i, S_LENGTH] = l_now[i]
-        if not (np.isfinite(f) and np.isfinite(l_now[i])):
-            return STATUS_NOT_FINITE, i
-        df = f - state[i, S_FORCE]
-        if abs(df) > CHATTER_FRACTION * (cps[i, I_FHM] + cps[i, I_FRM]) and df * state[i, S_DFORCE] < 0.0:
-            state[i, S_CHATTER] += 1.0
-            if state[i, S_CHATTER] >= CHATTER_STEPS:
-                return STATUS_CHATTER, i
-        else:
-            state[i, S_CHATTER] = 0.0
-        state[i, S_FORCE] = f
-        state[i, S_DFORCE] = df
-        if l_now[i] < gain[i, G_MIN_LENGTH] or l_now[i] > gain[i, G_MAX_LENGTH]:
-            return STATUS_STROKE, i
-        if ints[i, J_QPOS] >= 0:
-            qfrc[ints[i, J_DOF]] += f
-            continue
-        fx = f * unit[i, 0]
-        fy = f * unit[i, 1]
-        fz = f * unit[i, 2]
-        a = ints[i, J_ROD_SITE]
-        b = ints[i, J_BASE_SITE]
-        add_point_force(
-            qfrc,
-            cdof,
-            subtree_com,
-            chains,
-            dof_parent,
-            ints[i, J_ROD_BODY],
-            site_xpos[a, 0],
-            site_xpos[a, 1],
-            site_xpos[a, 2],
-            fx,
-            fy,
-            fz,
-        )
-        add_point_force(
-            qfrc,
-            cdof,
-            subtree_com,
-            chains,
-            dof_parent,
-            ints[i, J_BASE_BODY],
-            site_xpos[b, 0],
-            site_xpos[b, 1],
-            site_xpos[b, 2],
-            -fx,
-            -fy,
-            -fz,
-        )
+        status = settle_force(i, f, l_now[i], state, cps, gain)
+        if status != STATUS_OK:
+            return status, i
+        apply_cylinder_force(qfrc, cdof, subtree_com, chains, dof_parent, site_xpos, ints, unit, i, f)
     return STATUS_OK, 0
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def settle_force(i, f, length, state, cps, gain) -> int:
+    """Close step k of cylinder ``i``: store ℓ_k and f_k in ``state`` and check them; returns
+    STATUS_NOT_FINITE, STATUS_CHATTER (the force alternating by more than CHATTER_FRACTION of
+    the chamber relief range F_hM + F_rM for CHATTER_STEPS steps: an unstable step),
+    STATUS_STROKE (ℓ outside the gain table's limits) or STATUS_OK."""
+    state[i, S_LENGTH] = length
+    if not (np.isfinite(f) and np.isfinite(length)):
+        return STATUS_NOT_FINITE
+    df = f - state[i, S_FORCE]
+    if abs(df) > CHATTER_FRACTION * (cps[i, I_FHM] + cps[i, I_FRM]) and df * state[i, S_DFORCE] < 0.0:
+        state[i, S_CHATTER] += 1.0
+        if state[i, S_CHATTER] >= CHATTER_STEPS:
+            return STATUS_CHATTER
+    else:
+        state[i, S_CHATTER] = 0.0
+    state[i, S_FORCE] = f
+    state[i, S_DFORCE] = df
+    if length < gain[i, G_MIN_LENGTH] or length > gain[i, G_MAX_LENGTH]:
+        return STATUS_STROKE
+    return STATUS_OK
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def apply_cylinder_force(qfrc, cdof, subtree_com, chains, dof_parent, site_xpos, ints, unit, i, f) -> None:
+    """Add the force f [N] of cylinder ``i`` (> 0 pushes its pins apart) to the generalized force
+    ``qfrc``: on its slide joint's dof, or as the pin forces ±f·e at its two sites (``unit``
+    e from ``pin_lengths``; :mod:`.point_forces`)."""
+    if ints[i, J_QPOS] >= 0:
+        qfrc[ints[i, J_DOF]] += f
+        return
+    for sign, site, body in ((1.0, J_ROD_SITE, J_ROD_BODY), (-1.0, J_BASE_SITE, J_BASE_BODY)):
+        s = ints[i, site]
+        add_point_force(
+            qfrc,
+            cdof,
+            subtree_com,
+            chains,
+            dof_parent,
+            ints[i, body],
+            site_xpos[s, 0],
+            site_xpos[s, 1],
+            site_xpos[s, 2],
+            sign * f * unit[i, 0],
+            sign * f * unit[i, 1],
+            sign * f * unit[i, 2],
+        )

@@ -142,7 +142,7 @@ def _steps(calls, h, n_check, data, tables, valve_inputs, loads, states, outputs
     site_xpos, cdof, subtree_com, qpos, qvel, qfrc = data
     chains, dof_parent, ints, cps, hps, gain, _, _ = tables
     scale, ctrl, bleed, commands, bleed_table, regeneration, targets, target_rates = borrowed(valve_inputs)
-    load_sites, load_bodies, load_forces, load_moments = borrowed(loads)
+    loads = borrowed(loads)
     out, qpos_out, qvel_out = borrowed(outputs)
     l_now, unit, uhs, raw, work, _, _, _, _ = step_arrays
     u, integral, group_sum, grads, minv_g, jac_a, jac_b = borrowed(loop_buffers)
@@ -196,32 +196,41 @@ def _steps(calls, h, n_check, data, tables, valve_inputs, loads, states, outputs
             qvel_out[k, d] = qvel[d]
         if status != STATUS_OK:
             return status, which, k, -1
-        for j in range(load_sites.shape[0]):
-            body = load_bodies[j]
-            site = load_sites[j]
-            add_point_force(
-                qfrc,
-                cdof,
-                subtree_com,
-                chains,
-                dof_parent,
-                body,
-                site_xpos[site, 0],
-                site_xpos[site, 1],
-                site_xpos[site, 2],
-                load_forces[k, j, 0],
-                load_forces[k, j, 1],
-                load_forces[k, j, 2],
-            )
-            add_body_moment(
-                qfrc,
-                cdof,
-                chains,
-                dof_parent,
-                body,
-                load_moments[k, j, 0],
-                load_moments[k, j, 1],
-                load_moments[k, j, 2],
-            )
+        apply_loads(k, qfrc, cdof, subtree_com, chains, dof_parent, site_xpos, loads)
         step2(calls)
     return STATUS_OK, 0, n_steps, -1
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def apply_loads(k, qfrc, cdof, subtree_com, chains, dof_parent, site_xpos, loads) -> None:
+    """Add the external loads of step ``k`` to ``qfrc``: ``loads`` = (sites, their bodies,
+    forces, moments (n_steps, n_loads, 3)), force [N] at each load's site, moment [N m] on its
+    body (world frame; :mod:`.point_forces`)."""
+    load_sites, load_bodies, load_forces, load_moments = loads
+    for j in range(load_sites.shape[0]):
+        body = load_bodies[j]
+        site = load_sites[j]
+        add_point_force(
+            qfrc,
+            cdof,
+            subtree_com,
+            chains,
+            dof_parent,
+            body,
+            site_xpos[site, 0],
+            site_xpos[site, 1],
+            site_xpos[site, 2],
+            load_forces[k, j, 0],
+            load_forces[k, j, 1],
+            load_forces[k, j, 2],
+        )
+        add_body_moment(
+            qfrc,
+            cdof,
+            chains,
+            dof_parent,
+            body,
+            load_moments[k, j, 0],
+            load_moments[k, j, 1],
+            load_moments[k, j, 2],
+        )

@@ -352,14 +352,7 @@ class HydraulicMujocoSystem:
             self.actuators, self.pump_groups(), t, valve_commands, bleed, regeneration
         )
         ctrl, targets, rates = control_tables(self, controllers or {}, t)
-        load_sites = np.array([self.site_id(load.site) for load in loads], dtype=np.int64)
-        load_bodies = np.array([int(self.model.site_bodyid[s]) for s in load_sites], dtype=np.int64)
-        load_forces = np.zeros((n, len(loads), 3))
-        load_moments = np.zeros((n, len(loads), 3))
-        for j, load in enumerate(loads):
-            load_forces[:, j] = sample_signal(f"load at {load.site!r}", load.force, t, 3)
-            if load.moment is not None:
-                load_moments[:, j] = sample_signal(f"moment at {load.site!r}", load.moment, t, 3)
+        load_sites, load_bodies, load_forces, load_moments = self.sample_loads(loads, t)
 
         # initial state
         if check:
@@ -436,6 +429,19 @@ class HydraulicMujocoSystem:
             )
         return self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
 
+    def sample_loads(self, loads: Sequence[SiteLoad], t: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(sites, their bodies, forces, moments (len(t), n_loads, 3) [N, N m]) of ``loads`` on
+        the grid ``t``, as the compiled loops take them."""
+        sites = np.array([self.site_id(load.site) for load in loads], dtype=np.int64)
+        bodies = np.array([int(self.model.site_bodyid[s]) for s in sites], dtype=np.int64)
+        forces = np.zeros((t.size, len(loads), 3))
+        moments = np.zeros((t.size, len(loads), 3))
+        for j, load in enumerate(loads):
+            forces[:, j] = sample_signal(f"load at {load.site!r}", load.force, t, 3)
+            if load.moment is not None:
+                moments[:, j] = sample_signal(f"moment at {load.site!r}", load.moment, t, 3)
+        return sites, bodies, forces, moments
+
     def _joint_stops(self, which: int) -> str:
         """For a cylinder on a limited slide joint: where the joint's limit puts the ends of ℓ [m]
         and how to make that limit the end stop (a stroke reaching 5 mm beyond it), else ""."""
@@ -500,14 +506,21 @@ class HydraulicMujocoSystem:
             if a.supply_pressure is None:
                 ch["pump_relief_flow"] = Channel(rows[:, O_RELIEF], "m^3/s", "pump relief flow")
             channels.update({f"{a.name}.{key}": value for key, value in ch.items()})
-        duration = float(t[-1] + self.timestep)
-        counters = {
-            "steps": float(t.size),
-            "compile_time_s": compile_time,
-            "loop_time_s": loop_time,
-            "real_time_factor": duration / loop_time if loop_time > 0 else math.inf,
-        }
-        return SimulationResult(t=t, channels=channels, counters=counters)
+        return SimulationResult(
+            t=t, channels=channels, counters=loop_counters(t, self.timestep, loop_time, compile_time)
+        )
+
+
+def loop_counters(t: np.ndarray, h: float, loop_time: float, compile_time: float) -> dict[str, float]:
+    """The counters of a machine run on the grid ``t`` with step h [s]: steps, compile and loop
+    wall time [s], real-time factor (simulated time / loop time)."""
+    duration = float(t[-1] + h)
+    return {
+        "steps": float(t.size),
+        "compile_time_s": compile_time,
+        "loop_time_s": loop_time,
+        "real_time_factor": duration / loop_time if loop_time > 0 else math.inf,
+    }
 
 
 def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
