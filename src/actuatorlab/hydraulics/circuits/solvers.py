@@ -60,7 +60,8 @@ def pseudo_transient(rows, vols, gas, held, u, start, p, work, dq) -> int:
         if math.isnan(held[i]):
             free += 1
     volumes = np.empty((vols.shape[0] + free, vols.shape[1]))
-    volumes[: vols.shape[0]] = vols
+    for k in range(vols.shape[0]):
+        copy_into(volumes[k], vols[k])
     j = vols.shape[0]
     for i in range(n):
         if math.isnan(held[i]):
