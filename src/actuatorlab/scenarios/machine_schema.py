@@ -111,6 +111,8 @@ class CircuitSpec(Spec):
     valve_area: Area | None = None
     valve_rated_flow: VolumeFlow | None = None
     valve_rated_pressure_drop: Pressure = 3.5e6
+    """Δp_n [Pa] at which ``valve_rated_flow`` is rated (35 bar, a usual catalogue rating): a sizing
+    input of this table only, no parameter class holds it."""
     discharge_coefficient: Dimensionless = _CIRCUIT["discharge_coefficient"]
     oil_density: Density = _CIRCUIT["oil_density"]
     head_relief_pressure: Pressure = _CIRCUIT["head_relief_pressure"]
