@@ -18,12 +18,12 @@ TARGET = 5.0e6
 def main() -> dict[str, float]:
     rng = np.random.default_rng(1)
     circuit = ValveCircuit.paper_example()
-    beta = 10.0 ** rng.uniform(3.0, 8.0, N)  # N s/m
+    impedance = 10.0 ** rng.uniform(3.0, 8.0, N)  # β = B + hK [N s/m]
     fbar = rng.uniform(-2.0e6, 2.0e6, N)  # N: every branch, reliefs included
     figures = {}
     for label, u_c in (("extend u_c=0.5", 0.5), ("retract u_c=-0.5", -0.5), ("hold u_c=0", 0.0)):
         openings = Openings.from_command(u_c, 0.2)
-        median, best = median_time(lambda openings=openings: lam(circuit, openings, beta, fbar))
+        median, best = median_time(lambda openings=openings: lam(circuit, openings, impedance, fbar))
         rate = N / median
         figures[label] = rate
         print(

@@ -76,10 +76,10 @@ fig, ax = plt.subplots(figsize=(6.5, 4.5))
 for name, circuit in circuits.items():
     reference = circuit.run().table["pressure.P"].to_numpy()[1:]
     errors = []
-    for beta in moduli:
-        run = circuit.set({"model": "pressure-dynamics", "bulk_modulus": beta}).run()
+    for bulk_modulus in moduli:
+        run = circuit.set({"model": "pressure-dynamics", "bulk_modulus": bulk_modulus}).run()
         errors.append(np.mean(np.abs(run.table["pressure.P"].to_numpy()[1:] - reference)))
-        print(f"{name}: β = {beta:.0e} Pa, mean |p − p_qs| at P = {errors[-1]:.4g} Pa")
+        print(f"{name}: β = {bulk_modulus:.0e} Pa, mean |p − p_qs| at P = {errors[-1]:.4g} Pa")
     ax.loglog(moduli, errors, "o-", label=name)
     ax.loglog(moduli, errors[-1] * moduli[-1] / np.array(moduli), ":", color="grey")
 ax.set_xlabel("bulk modulus β [Pa]")

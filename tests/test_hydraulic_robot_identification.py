@@ -348,12 +348,12 @@ def test_a_missing_known_file_is_named_as_such_not_as_a_scenario(tmp_path):
 
 def test_the_paper_robot_is_table_ii_and_its_truth_table_iii():
     """machines.sakai_robot builds through the validated classes; b has one home (Table III)."""
-    from actuatorlab.machines import sakai_robot
+    from actuatorlab.hydraulics.fluid import SAKAI_BULK_MODULUS
     from actuatorlab.scenarios.robot_schema import RobotTruthSpec
 
     assert ROBOT.supply_pressure == 7.0e6 and ROBOT.cylinders[0].stroke == 0.075
     assert ROBOT.cylinders[1].angle_offset == -math.pi and ROBOT.cylinders[1].head_line_volume == 6.3e-5
-    assert TRUTH.bulk_modulus == sakai_robot.BULK_MODULUS == RobotTruthSpec().bulk_modulus == 2.33e8
+    assert TRUTH.bulk_modulus == SAKAI_BULK_MODULUS == RobotTruthSpec().bulk_modulus == 2.33e8
     assert TRUTH.as_dict()["C--2"] == pytest.approx(6.19e-7, rel=1e-12)
 
 

@@ -7,6 +7,8 @@ from typer.testing import CliRunner
 
 from actuatorlab.cli import app
 from actuatorlab.errors import ScenarioError
+from actuatorlab.hydraulics.fluid import IEHA_BULK_MODULUS
+from actuatorlab.hydraulics.ieha import IEHAParams
 from actuatorlab.scenarios.loading import load_scenario, parse_scenario
 from actuatorlab.scenarios.runner import run_scenario
 from actuatorlab.simulation.ieha import identification_run
@@ -55,8 +57,39 @@ def test_mpc_beside_pid_respects_the_input_bound(tmp_path):
 def test_actuator_overrides_are_checked():
     data = load_scenario("ieha-step").model_dump()
     data["actuator"] = {"no_such_field": 1.0}
-    with pytest.raises(ScenarioError, match="actuator: .*no_such_field"):
+    with pytest.raises(ScenarioError, match="actuator.no_such_field: unknown field"):
         parse_scenario(data)
+    data["actuator"] = {"bulk_modulus": -1.0}
+    with pytest.raises(ScenarioError, match=r"actuator.bulk_modulus = -1.0 Pa: must be a finite number > 0"):
+        parse_scenario(data)
+
+
+def test_actuator_fields_take_units_and_default_to_the_model():
+    data = load_scenario("ieha-step").model_dump()
+    assert parse_scenario(data).params() == IEHAParams()
+    data["actuator"] = {"bulk_modulus": "1.2 GPa", "valve_radius": "2.5 mm", "shaft_speed": "1500 rpm"}
+    params = parse_scenario(data).params()
+    assert (params.bulk_modulus, params.valve_radius) == (1.2e9, 2.5e-3)
+    assert params.shaft_speed == pytest.approx(1500 * 2 * np.pi / 60, rel=1e-15)
+    assert params.replace(
+        bulk_modulus=IEHA_BULK_MODULUS, valve_radius=0.25e-2, shaft_speed=IEHAParams().shaft_speed
+    ) == (IEHAParams())
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("bulk_modulus", "800 mm", r'actuator.bulk_modulus: "800 mm" is a length; expected a pressure'),
+        ("shaft_speed", "50 Hz", r'actuator.shaft_speed: "50 Hz" is a frequency; expected an angular velocity'),
+        ("n_pistons", 15.5, r"actuator.n_pistons: input should be a valid integer"),
+    ],
+)
+def test_an_actuator_value_of_the_wrong_kind_is_one_line(field, value, message):
+    data = load_scenario("ieha-step").model_dump()
+    data["actuator"] = {field: value}
+    with pytest.raises(ScenarioError, match=message) as error:
+        parse_scenario(data)
+    assert "\n" not in str(error.value)
     data = load_scenario("ieha-step").model_dump()
     data["x_step"] = 0.01
     with pytest.raises(ScenarioError, match="exceeds E_max"):

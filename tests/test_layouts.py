@@ -60,7 +60,7 @@ def test_pack_goes_by_name_and_wants_every_entry_once():
 
 
 def test_parameter_vectors_hold_their_fields_by_name():
-    from actuatorlab.hydraulics.pressure_dynamics import H_BETA, H_L0, H_VH0
+    from actuatorlab.hydraulics.pressure_dynamics import H_BULK_MODULUS, H_L0, H_VH0
     from actuatorlab.hydraulics.pressure_dynamics_params import PressureDynamics
     from actuatorlab.hydraulics.quasistatic.circuit import I_AH, I_CA, I_CB, I_CPH, I_FHM, ValveCircuit
     from actuatorlab.mechanics.single_arm import SingleArm
@@ -76,7 +76,7 @@ def test_parameter_vectors_hold_their_fields_by_name():
     assert tuple(cp[I_CPH : I_CB + 1]) == circuit.coefficients
     fluid = PressureDynamics(head_dead_volume=0.7e-3, retracted_length=1.2)
     hp = fluid.kernel_array()
-    assert (hp[H_BETA], hp[H_VH0], hp[H_L0]) == (fluid.bulk_modulus, 0.7e-3, 1.2)
+    assert (hp[H_BULK_MODULUS], hp[H_VH0], hp[H_L0]) == (fluid.bulk_modulus, 0.7e-3, 1.2)
     arm = SingleArm()
     ap = arm.kernel_array()
     assert (ap[K_JP], ap[K_BY], ap[K_SIN_ALPHA]) == (arm.pivot_inertia, arm.base[1], np.sin(arm.mount_angle))

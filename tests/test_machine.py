@@ -18,7 +18,7 @@ import pytest
 
 from actuatorlab.machines.excavator import DIG_START_POSE, excavator_mjcf
 from actuatorlab.multibody.excavator import excavator_system
-from actuatorlab.multibody.inputs import OpenCentreBleed
+from actuatorlab.multibody.open_centre import OpenCentreBleed
 from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
 from actuatorlab.scenarios.runner import run_scenario

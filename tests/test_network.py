@@ -442,7 +442,7 @@ def test_network_rejects_bad_openings_and_shapes():
         pump_pressure(network, [o, o], [0.1, np.nan])
     with pytest.raises(ParameterError, match="gamma_network_interval"):
         gamma_network(network, [o, o], [0.1, 0.0])
-    with pytest.raises(ParameterError, match="beta must be > 0"):
+    with pytest.raises(ParameterError, match="impedance must be > 0"):
         lam_network(network, [o, o], [2.55e6, 0.0], [0.0, 0.0])
     with pytest.raises(ParameterError, match=r"K = .*length 2"):
         relaxed_network_step(network, [o, o], [5e7, 5e7, 5e7], 2.5e6, 1e-3, 0.0, 0.0, [0.0, 0.0])

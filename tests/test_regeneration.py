@@ -268,14 +268,16 @@ def test_rejects_what_the_model_does_not_cover():
     assert lam_regeneration(CIRCUIT, closed_bleed, 0.5, 1e5, 4e5) == lam(CIRCUIT, closed_bleed, 1e5, 4e5)
     with pytest.raises(ParameterError, match="gamma_interval"):
         gamma_regeneration(CIRCUIT, PAPER, 0.5, [0.1, 0.0])
-    with pytest.raises(ParameterError, match="beta"):
+    with pytest.raises(ParameterError, match="impedance"):
         lam_regeneration(CIRCUIT, PAPER, 0.5, 0.0, 0.0)
     with pytest.raises(ParameterError, match="max_iterations"):
         lam_regeneration(CIRCUIT, PAPER, 0.5, 1e5, 0.0, max_iterations=0)
 
 
 def test_iteration_cap_raises_with_the_case_and_residuals():
-    with pytest.raises(SimulationError, match=r"1 alternations.*beta = 100000.0.*fbar = 0.0.*u_a = 0.5.*Xi_f.*Xi_v"):
+    with pytest.raises(
+        SimulationError, match=r"1 alternations.*impedance = 100000.0.*fbar = 0.0.*u_a = 0.5.*Xi_f.*Xi_v"
+    ):
         lam_regeneration(CIRCUIT, PAPER, 0.5, 1e5, 0.0, max_iterations=1)
     # a nearly closed bleed makes (105) crawl (~3e4 alternations here, module docstring); the
     # step (β = B = 2.08e6 N s/m, f̄ = −B(ℓ_k − ℓ_{k−1})/h = −1.277e6 N) stops at its cap

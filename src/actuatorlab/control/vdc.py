@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..hydraulics.servo_cylinder import (
-    C_BETA,
+    C_BULK_MODULUS,
     friction_force,
     motion_term,
     piston_force,
@@ -165,7 +165,7 @@ def force_command(cyl, valve, kx, kf, fpr, dfpr, pa, pb, x, xd, xd_r):
     """Piston force control (90)/(92) and the valve inverse (91)/(93): returns (u_fr [m²/s], u)
     with u **not** saturated."""
     fp = piston_force(cyl, pa, pb)
-    ufr = dfpr / cyl[C_BETA] + motion_term(cyl, x, xd, pa, pb) + kx * (xd_r - xd) + kf * (fpr - fp)
+    ufr = dfpr / cyl[C_BULK_MODULUS] + motion_term(cyl, x, xd, pa, pb) + kx * (xd_r - xd) + kf * (fpr - fp)
     return ufr, valve_inverse(cyl, valve, ufr, x, pa, pb)
 
 

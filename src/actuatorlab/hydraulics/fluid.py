@@ -18,6 +18,10 @@ authors' repository (spec 002 §3.2)."""
 IEHA_BULK_MODULUS = 800e6
 """β [Pa] of the integrated electro-hydraulic actuator: Alfayad et al., Table 1 (spec 000)."""
 
+SAKAI_BULK_MODULUS = 2.33e8
+"""β [Pa] of Sakai & Maeshima's 2-DOF robot, oil and hoses together: Table III's mean of the
+identified bulk modulus (the paper's b), the truth of the synthetic robot experiments."""
+
 OIL_DENSITY = 850.0
 """Density ρ [kg/m³] of mineral hydraulic oil (ISO VG 32–46 at about 40 °C), in the orifice
 equation Q = C_d A √(2Δp/ρ) of the quasistatic circuit (Kikuuwe et al. use ρ = 850 kg/m³ in

@@ -71,7 +71,7 @@ PARAMETERS = Layout(
     "se",
     "emax",
     "ve",
-    "beta",
+    "bulk_modulus",
     "omega",
     "prp",
     "n",
@@ -102,7 +102,7 @@ PARAMETERS = Layout(
     K_SE,
     K_EMAX,
     K_VE,
-    K_BETA,
+    K_BULK_MODULUS,
     K_OMEGA,
     K_PRP,
     K_N,
@@ -263,7 +263,7 @@ class IEHAParams:
         k[K_SE] = self.carriage_area
         k[K_EMAX] = self.max_eccentricity
         k[K_VE] = self.carriage_volume
-        k[K_BETA] = self.bulk_modulus
+        k[K_BULK_MODULUS] = self.bulk_modulus
         k[K_OMEGA] = self.shaft_speed
         k[K_PRP] = self.pump_supply_pressure
         k[K_N] = self.n_pistons
@@ -356,7 +356,7 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
     pb = y[I_PB]
     pos = y[I_Y]
     vel = y[I_YD]
-    beta = k[K_BETA]
+    bulk_modulus = k[K_BULK_MODULUS]
     eps = k[K_EPS]
     eeps = k[K_EEPS]
     omega = k[K_OMEGA]
@@ -392,7 +392,7 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
         q_a, dpist[i, 1] = orifice_flow(kport * w_out * to_a, p - pa, eps)
         q_b, dpist[i, 2] = orifice_flow(kport * w_out * to_b, p - pb, eps)
         q_l = k[K_KP] * p
-        dpist[i, 3] = beta / (base + sp * reach)
+        dpist[i, 3] = bulk_modulus / (base + sp * reach)
         out[I_PISTON + i] = dpist[i, 3] * (q_in - q_a - q_b - q_l - sp * rate)
         fp -= p * sp * c
         qa += q_a
@@ -408,7 +408,7 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
     qe = k[K_KV] * xv * math.sqrt(rad)
     out[I_E] = ed
     out[I_ED] = (2.0 * k[K_SE] * zeta + fp) / k[K_ME]
-    out[I_ZETA] = beta / k[K_VE] * (qe - k[K_SE] * ed - k[K_KE] * zeta)
+    out[I_ZETA] = bulk_modulus / k[K_VE] * (qe - k[K_SE] * ed - k[K_KE] * zeta)
     # distributor vents and cylinder (11), (17)-(18)
     kvent = k[K_KVENT]
     qva = orifice_flow(kvent * to_b, pa, eps)[0] - check_valve_flow(k[K_KCHECK], -pa, eps)[0]
@@ -418,8 +418,8 @@ def ieha_rhs(t, y, u, k, out, aux, dpist):
     qexb = k[K_KEX] * pb
     va = k[K_VA] + k[K_SA] * pos
     vb = k[K_VB] - k[K_SB] * pos
-    out[I_PA] = beta / va * (qa - qva - q_in_ab - qexa - k[K_SA] * vel)
-    out[I_PB] = beta / vb * (qb - qvb + q_in_ab - qexb + k[K_SB] * vel)
+    out[I_PA] = bulk_modulus / va * (qa - qva - q_in_ab - qexa - k[K_SA] * vel)
+    out[I_PB] = bulk_modulus / vb * (qb - qvb + q_in_ab - qexb + k[K_SB] * vel)
     out[I_Y] = vel
     out[I_YD] = (pa * k[K_SA] - pb * k[K_SB] - u[1] - k[K_DAMP] * vel) / k[K_M]
     aux[A_QA] = qa
@@ -456,7 +456,7 @@ def ieha_jacobian(t, y, u, k, f0, scale, jac, work, aux, dpist):
         y[j] = yj
         for i in range(m):
             jac[i, j] = (work[i] - f0[i]) / h
-    beta = k[K_BETA]
+    bulk_modulus = k[K_BULK_MODULUS]
     va = k[K_VA] + k[K_SA] * y[I_Y]
     vb = k[K_VB] - k[K_SB] * y[I_Y]
     dphi = 2.0 * math.pi / n
@@ -469,8 +469,8 @@ def ieha_jacobian(t, y, u, k, f0, scale, jac, work, aux, dpist):
         d_b = base[j, 2]
         jac[col, col] = base[j, 3] * (-d_in - d_a - d_b - k[K_KP])
         jac[I_ED, col] = -k[K_SP] * math.cos(k[K_OMEGA] * t + j * dphi) / k[K_ME]
-        jac[I_PA, col] = beta / va * d_a
-        jac[I_PB, col] = beta / vb * d_b
+        jac[I_PA, col] = bulk_modulus / va * d_a
+        jac[I_PB, col] = bulk_modulus / vb * d_b
     for i in range(n):
         for c in range(base.shape[1]):
             dpist[i, c] = base[i, c]

@@ -59,7 +59,7 @@ from .quasistatic.circuit import (
     Openings,
 )
 
-(H_BETA, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = PressureDynamics.LAYOUT.indices
+(H_BULK_MODULUS, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0) = PressureDynamics.LAYOUT.indices
 N_PRESSURE = len(PressureDynamics.LAYOUT)
 RAW_OPENINGS = Layout("U_", *VALVES, "a")
 """Layout of the raw opening vector u = [u_ph, u_tr, u_pr, u_th, u_b, u_a] handed to the kernels."""
@@ -128,7 +128,7 @@ def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[fl
     ``cp``: ``ValveCircuit.kernel_array()``; ``hp``: ``PressureDynamics.kernel_array()``;
     ``u``: raw openings (layout ``U_*``); x [m] piston position from full retraction, ẋ [m/s].
     """
-    beta = hp[H_BETA]
+    bulk_modulus = hp[H_BULK_MODULUS]
     eps = hp[H_EPS]
     g_rel = hp[H_GRELIEF]
     g_chk = hp[H_GCHECK]
@@ -147,8 +147,8 @@ def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[fl
     q_hs, d_hs = _suction(g_chk, ph)
     q_rs, d_rs = _suction(g_chk, pr)
 
-    kh = beta / vh
-    kr = beta / vr
+    kh = bulk_modulus / vh
+    kr = bulk_modulus / vr
     rates[0] = kh * (q_ph - q_th - q_hm + q_hs + q_a - ah * xdot)
     rates[1] = kr * (q_pr - q_tr - q_rm + q_rs - q_a + ar * xdot)
     partials[0, D_X] = -rates[0] * ah / vh
@@ -167,7 +167,7 @@ def chamber_rates(cp, hp, u, x, xdot, ph, pr, pump, rates, partials) -> tuple[fl
 @nb.njit(cache=True, inline="always")
 def pump_line_stiffness(hp) -> float:
     """β/V_p [Pa/m³] of the pump line: the pressure rise per unit of net oil volume flowing in."""
-    return hp[H_BETA] / hp[H_VP]
+    return hp[H_BULK_MODULUS] / hp[H_VP]
 
 
 @nb.njit(cache=True)

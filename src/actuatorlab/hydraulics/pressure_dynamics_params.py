@@ -44,7 +44,9 @@ class PressureDynamics:
     relief_flow_gain: float = 5.0e-8
     check_flow_gain: float = 1.0e-6
     retracted_length: float = 1.0
-    LAYOUT: ClassVar[Layout] = Layout("H_", "beta", "vh0", "vr0", "stroke", "vp", "eps", "grelief", "gcheck", "l0")
+    LAYOUT: ClassVar[Layout] = Layout(
+        "H_", "bulk_modulus", "vh0", "vr0", "stroke", "vp", "eps", "grelief", "gcheck", "l0"
+    )
     """The compiled kernels' parameter vector: β, V_h0, V_r0, s, V_p, ε, g_relief, g_check, ℓ₀ (as above)."""
 
     def __post_init__(self) -> None:
@@ -68,7 +70,7 @@ class PressureDynamics:
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``; constants ``H_*``)."""
         return self.LAYOUT.pack(
-            beta=self.bulk_modulus,
+            bulk_modulus=self.bulk_modulus,
             vh0=self.head_dead_volume,
             vr0=self.rod_dead_volume,
             stroke=self.stroke,

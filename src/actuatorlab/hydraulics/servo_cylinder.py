@@ -61,7 +61,7 @@ class Cylinder:
     leakage: float = 0.0
     p_min: float = 0.0
     name: str = "cylinder"
-    LAYOUT: ClassVar[Layout] = Layout("C_", "aa", "ab", "s", "beta", "va0", "vb0", "leak", "pmin")
+    LAYOUT: ClassVar[Layout] = Layout("C_", "aa", "ab", "s", "bulk_modulus", "va0", "vb0", "leak", "pmin")
     """The packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor."""
 
     def __post_init__(self) -> None:
@@ -97,7 +97,7 @@ class Cylinder:
             aa=self.head_area,
             ab=self.rod_area,
             s=self.stroke,
-            beta=self.bulk_modulus,
+            bulk_modulus=self.bulk_modulus,
             va0=self.dead_volume_a,
             vb0=self.dead_volume_b,
             leak=self.leakage,
@@ -105,7 +105,7 @@ class Cylinder:
         )
 
 
-(C_AA, C_AB, C_S, C_BETA, C_VA0, C_VB0, C_LEAK, C_PMIN) = Cylinder.LAYOUT.indices
+(C_AA, C_AB, C_S, C_BULK_MODULUS, C_VA0, C_VB0, C_LEAK, C_PMIN) = Cylinder.LAYOUT.indices
 N_CYL = len(Cylinder.LAYOUT)
 
 
@@ -310,10 +310,10 @@ def chamber_rates(cyl, qa, qb, x, xd, pa, pb):
     """(ṗ_a, ṗ_b) [Pa/s] of (80)–(81) with dead volumes and leakage; a rate that would take a
     pressure below p_min there is clipped to 0."""
     ka, kb = stiffness_terms(cyl, x)
-    beta = cyl[C_BETA]
+    bulk_modulus = cyl[C_BULK_MODULUS]
     leak = cyl[C_LEAK] * (pa - pb)
-    dpa = beta * ka / cyl[C_AA] * (qa - cyl[C_AA] * xd - leak)
-    dpb = beta * kb / cyl[C_AB] * (qb + cyl[C_AB] * xd + leak)
+    dpa = bulk_modulus * ka / cyl[C_AA] * (qa - cyl[C_AA] * xd - leak)
+    dpb = bulk_modulus * kb / cyl[C_AB] * (qb + cyl[C_AB] * xd + leak)
     if pa <= cyl[C_PMIN] and dpa < 0.0:
         dpa = 0.0
     if pb <= cyl[C_PMIN] and dpb < 0.0:

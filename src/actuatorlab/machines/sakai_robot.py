@@ -12,14 +12,13 @@ import math
 
 import numpy as np
 
+from ..hydraulics.fluid import SAKAI_BULK_MODULUS
 from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters
 
 SUPPLY_PRESSURE = 7.0e6
 """p_s [Pa], Table II."""
 GRAVITY = 9.8
 """g [m/s²], Table II."""
-BULK_MODULUS = 2.33e8
-"""b [Pa], Table III's mean of the identified bulk modulus."""
 
 MID_STROKE_LENGTH = 0.30
 """ℓc [m], Table II: the cylinder's length at mid-stroke (A2)."""
@@ -64,5 +63,5 @@ def table2_robot() -> HydraulicRobot:
 
 
 def table3_parameters() -> RobotParameters:
-    """Table III means: ``MECHANICAL``, ``BULK_MODULUS``, ``FLOW_GAINS_TABULATED``."""
-    return RobotParameters(np.array(MECHANICAL), BULK_MODULUS, FLOW_GAIN_UNIT * np.array(FLOW_GAINS_TABULATED))
+    """Table III means: ``MECHANICAL``, ``fluid.SAKAI_BULK_MODULUS``, ``FLOW_GAINS_TABULATED``."""
+    return RobotParameters(np.array(MECHANICAL), SAKAI_BULK_MODULUS, FLOW_GAIN_UNIT * np.array(FLOW_GAINS_TABULATED))

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from ..errors import ParameterError
 from ..hydraulics.quasistatic.circuit import Openings, ValveCircuit, normalised_openings
-from ..validation import positive
 from .loop import B_AUTO, B_GROUP, B_MIN, B_SPAN, N_BLEED
 from .cylinders import Cylinder, PressureCylinder, Signal, SiteLoad
+from .open_centre import OpenCentreBleed
 
 
 def load_model(source) -> mujoco.MjModel:
@@ -85,22 +84,6 @@ def initial_load(load: SiteLoad) -> tuple[np.ndarray, np.ndarray]:
     """(force [N], moment [N m]) of ``load`` at t = 0."""
     moment = np.zeros(3) if load.moment is None else _initial(f"moment at {load.site!r}", load.moment)
     return _initial(f"load at {load.site!r}", load.force), moment
-
-
-@dataclass(frozen=True)
-class OpenCentreBleed:
-    """The bleed of an open-centre valve block: u_b = clip(1 − Σ|u_c|/``span``, ``minimum``, 1)
-    over the cylinders of one pump, from the commands of the step (closed loops included):
-    open when every valve is centred, closing as the valves open. ``span`` > 0 [-],
-    ``minimum`` ∈ [0, 1] [-]."""
-
-    span: float = 1.0
-    minimum: float = 0.0
-
-    def __post_init__(self) -> None:
-        positive("bleed.span", self.span, "")
-        if not 0.0 <= float(self.minimum) <= 1.0:
-            raise ParameterError(f"bleed.minimum = {self.minimum!r}: a valve opening must lie in [0, 1]")
 
 
 def valve_scale(circuit: ValveCircuit) -> np.ndarray:

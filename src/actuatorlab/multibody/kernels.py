@@ -271,8 +271,8 @@ def own_pump_supply(cp, uh, v: float, f: float) -> tuple[float, float, float]:
 # rows of the workspace ``work`` (N_WORK, n) of ``cylinder_forces``: contiguous per-cylinder
 # buffers allocated once per run (an allocation per step would cost more than a pump's root search);
 # the shared pumps' search takes its rows as separate arrays (``network_buffers``), indexed by cylinder
-WORK = Layout("W_", "force", "x", "xdot", "k", "b", "rod", "lprev", "fnew", "vnew", "beta", "fbar")
-(W_FORCE, W_X, W_XDOT, W_K, W_B, W_ROD, W_LPREV, W_FNEW, W_VNEW, W_BETA, W_FBAR) = WORK.indices
+WORK = Layout("W_", "force", "x", "xdot", "k", "b", "rod", "lprev", "fnew", "vnew", "impedance", "fbar")
+(W_FORCE, W_X, W_XDOT, W_K, W_B, W_ROD, W_LPREV, W_FNEW, W_VNEW, W_IMPEDANCE, W_FBAR) = WORK.indices
 N_WORK = len(WORK)
 
 
@@ -280,7 +280,16 @@ N_WORK = len(WORK)
 def network_buffers(work):
     """The rows W_K … W_FBAR of ``work`` as separate arrays (views: cheap on the time loop's
     borrowed arrays, :mod:`actuatorlab.numerics.borrowed`)."""
-    return (work[W_K], work[W_B], work[W_ROD], work[W_LPREV], work[W_FNEW], work[W_VNEW], work[W_BETA], work[W_FBAR])
+    return (
+        work[W_K],
+        work[W_B],
+        work[W_ROD],
+        work[W_LPREV],
+        work[W_FNEW],
+        work[W_VNEW],
+        work[W_IMPEDANCE],
+        work[W_FBAR],
+    )
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -362,12 +371,12 @@ def cylinder_forces(h, k, data, tables, states, step_arrays, out):
                 pressure, flow, relief = own_pump_supply(cp, uh, v, f)
             else:
                 pressure = gain[i, G_SUPPLY]
-                beta, fbar = relaxation_terms_scalar(
+                impedance, fbar = relaxation_terms_scalar(
                     gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD], state[i, S_LENGTH], l_now[i]
                 )
-                v = lam_hat_scalar(cp, uh, pressure, beta, fbar)
+                v = lam_hat_scalar(cp, uh, pressure, impedance, fbar)
                 p = state[i, S_ROD] + h * v
-                f = fbar + beta * v
+                f = fbar + impedance * v
                 flow = pump_flow_scalar(cp, uh, pressure, v, f)
                 relief = np.nan
             out[k, i, O_ROD] = p

@@ -51,9 +51,9 @@ LINK_FLOATS = Layout("F_", "head_area", "rod_area", "retracted", "admittance")
 
 
 @nb.njit(cache=True, error_model="numpy")
-def run_netlist_loop(calls, h, inv_beta, n_check, data, tables, network, links, inputs, loads, states, outputs):
+def run_netlist_loop(calls, h, compressibility, n_check, data, tables, network, links, inputs, loads, states, outputs):
     """Run ``n_steps`` steps (module docstring). ``calls``: ``MujocoCalls.as_tuple()``; ``h``:
-    the step [s]; ``inv_beta``: 1/β_oil [1/Pa] (0: quasistatic); ``data``: the views (site_xpos,
+    the step [s]; ``compressibility``: 1/β_oil [1/Pa] of the oil (0: quasistatic); ``data``: the views (site_xpos,
     cdof, subtree_com, qpos, qvel, qfrc_applied); ``tables``: (chains, dof_parent, ints, cps, hps,
     gain) of :mod:`.cylinders` and :mod:`.point_forces`; ``network``: (rows, volumes, gas, held)
     of the network; ``links``: (link_ints, link_floats) above; ``inputs``: the inputs table
@@ -76,12 +76,14 @@ def run_netlist_loop(calls, h, inv_beta, n_check, data, tables, network, links, 
         np.zeros((3, nv)),
     )
     return _netlist_steps(
-        calls, h, inv_beta, n_check, data, tables, network, links, inputs, loads, states, outputs, buffers
+        calls, h, compressibility, n_check, data, tables, network, links, inputs, loads, states, outputs, buffers
     )
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _netlist_steps(calls, h, inv_beta, n_check, data, tables, network, links, table, loads, states, outputs, buffers):
+def _netlist_steps(
+    calls, h, compressibility, n_check, data, tables, network, links, table, loads, states, outputs, buffers
+):
     """The time loop of ``run_netlist_loop`` with its buffers, on borrowed arrays."""
     site_xpos, cdof, subtree_com, qpos, qvel, qfrc = borrowed(data)
     chains, dof_parent, ints, cps, hps, gain = borrowed(tables)
@@ -107,17 +109,17 @@ def _netlist_steps(calls, h, inv_beta, n_check, data, tables, network, links, ta
             velocity = int(link[i, L_VELOCITY])
             position = int(link[i, L_POSITION])
             if coupling[i, F_ADMITTANCE] > 0.0:
-                beta, fbar = relaxation_terms_scalar(
+                impedance, fbar = relaxation_terms_scalar(
                     gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD], state[i, S_LENGTH], l_now[i]
                 )
-                u[velocity] = -fbar / beta
+                u[velocity] = -fbar / impedance
                 u[position] = state[i, S_ROD] - coupling[i, F_RETRACTED]
             else:
                 u[velocity] = (l_now[i] - state[i, S_LENGTH]) / h
                 u[position] = l_now[i] - coupling[i, F_RETRACTED]
         for j in range(n_nodes):
             guess[j] = 2.0 * p[j] - p_out[k - 2, j] if k > 1 else p[j]
-        status, _, node = network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq)
+        status, _, node = network_step(rows, vols, gas, held, compressibility, u, h, p, guess, work, dq)
         for j in range(n_nodes):
             p_out[k, j] = p[j]
         for d in range(qpos.shape[0]):

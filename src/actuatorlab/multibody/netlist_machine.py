@@ -281,7 +281,7 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         out = np.full((n, len(self.actuators), N_OUT), np.nan)
         outputs = (out, np.empty((n, self.model.nq)), np.empty((n, self.model.nv)), np.empty((n, p.size)), table.copy())
         network = self.network
-        inv_beta = 0.0 if self.model_kind == MODELS[0] else 1.0 / network.bulk_modulus
+        compressibility = 0.0 if self.model_kind == MODELS[0] else 1.0 / network.bulk_modulus
         calls = MujocoCalls.of(self.model, self.data).as_tuple()
         data = self.data
         data.xfrc_applied[:] = 0.0
@@ -291,7 +291,7 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
             return run_netlist_loop(
                 calls,
                 h,
-                inv_beta,
+                compressibility,
                 n_check,
                 (data.site_xpos, data.cdof, data.subtree_com, data.qpos, data.qvel, data.qfrc_applied),
                 tables,

@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import SimulationError
-from ..hydraulics.pressure_dynamics import H_BETA, H_L0, H_STROKE, H_VH0, H_VR0
+from ..hydraulics.pressure_dynamics import H_BULK_MODULUS, H_L0, H_STROKE, H_VH0, H_VR0
 from ..hydraulics.quasistatic.circuit import I_AH, I_AR
 from ..hydraulics.quasistatic.relaxation import stable_relaxation_advice
 from .cylinders import G_DAMPING, G_STIFFNESS, CylinderArrays, QuasistaticCylinder
@@ -34,7 +34,7 @@ def oil_column_stiffness(cp, hp, length: float) -> float:
     x = min(max(length - hp[H_L0], 0.0), stroke)
     ah = cp[I_AH]
     ar = cp[I_AR]
-    return hp[H_BETA] * (ah * ah / (hp[H_VH0] + ah * x) + ar * ar / (hp[H_VR0] + ar * (stroke - x)))
+    return hp[H_BULK_MODULUS] * (ah * ah / (hp[H_VH0] + ah * x) + ar * ar / (hp[H_VR0] + ar * (stroke - x)))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,8 @@ from .cylinders import (
 )
 from .holding import InitialState, holding_state
 from .closed_loop import ClosedLoop, control_tables
-from .inputs import OpenCentreBleed, initial_load, load_model, sample_inputs, sample_signal, valve_scale
+from .inputs import initial_load, load_model, sample_inputs, sample_signal, valve_scale
+from .open_centre import OpenCentreBleed
 from .kernels import (
     MAX_STRETCH,
     N_OUT,

@@ -1,9 +1,9 @@
 """Schema of the integrated electro-hydraulic actuator scenarios (Alfayad et al.).
 
-``actuator`` overrides fields of :class:`~actuatorlab.hydraulics.ieha.IEHAParams` by name, in SI
-(``actuator = { bulk_modulus = 1.2e9 }``); every other value is Table 1 or the documented
-default. ``actuatorlab show ieha-step`` lists none of the defaults (they live in the model);
-see the docstring of ``IEHAParams`` for every field, its unit and its source.
+``actuator`` overrides fields of :class:`~actuatorlab.hydraulics.ieha.IEHAParams` by name, each
+a number in SI or a string with a unit (``actuator = { bulk_modulus = "1.2 GPa" }``); every other
+value is the class's default (Table 1 or documented), and ``actuatorlab show`` lists them all.
+See the docstring of ``IEHAParams`` for every field, its unit and its source.
 """
 
 from __future__ import annotations
@@ -11,26 +11,86 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import Field, StrictFloat, StrictStr
+from pydantic import Field, StrictInt, StrictStr
 
-from ..errors import ParameterError, ScenarioError
+from ..errors import ScenarioError
 from ..hydraulics.ieha import IEHAParams
-from .spec_base import AngularVelocity, Force, Frequency, Length, OutputsSpec, PlainName, Spec, Time
+from .spec_base import (
+    AngularVelocity,
+    Area,
+    Damping,
+    Density,
+    Dimensionless,
+    FlowGain,
+    Force,
+    Frequency,
+    Length,
+    Mass,
+    OutputsSpec,
+    PlainName,
+    Pressure,
+    Spec,
+    Time,
+    Volume,
+    defaults_of,
+    reported_at,
+)
+
+_IEHA = defaults_of(IEHAParams)
+
+
+class IEHAActuatorSpec(Spec):
+    """The fields of :class:`~actuatorlab.hydraulics.ieha.IEHAParams`, with units; defaults are
+    the class's."""
+
+    supply_pressure: Pressure = _IEHA["supply_pressure"]
+    valve_radius: Length = _IEHA["valve_radius"]
+    carriage_mass: Mass = _IEHA["carriage_mass"]
+    carriage_area: Area = _IEHA["carriage_area"]
+    max_eccentricity: Length = _IEHA["max_eccentricity"]
+    carriage_volume: Volume = _IEHA["carriage_volume"]
+    bulk_modulus: Pressure = _IEHA["bulk_modulus"]
+    discharge_coefficient: Dimensionless = _IEHA["discharge_coefficient"]
+    density: Density = _IEHA["density"]
+    shaft_speed: AngularVelocity = _IEHA["shaft_speed"]
+    pump_supply_pressure: Pressure = _IEHA["pump_supply_pressure"]
+    n_pistons: StrictInt = _IEHA["n_pistons"]
+    port_radius: Length = _IEHA["port_radius"]
+    piston_area: Area = _IEHA["piston_area"]
+    ring_radius: Length = _IEHA["ring_radius"]
+    load_mass: Mass = _IEHA["load_mass"]
+    chamber_volume_a: Volume = _IEHA["chamber_volume_a"]
+    area_a: Area = _IEHA["area_a"]
+    area_b: Area = _IEHA["area_b"]
+    chamber_volume_b: Volume = _IEHA["chamber_volume_b"]
+    piston_dead_volume: Volume = _IEHA["piston_dead_volume"]
+    vent_radius: Length = _IEHA["vent_radius"]
+    internal_leakage: FlowGain = _IEHA["internal_leakage"]
+    external_leakage: FlowGain = _IEHA["external_leakage"]
+    carriage_leakage: FlowGain = _IEHA["carriage_leakage"]
+    piston_leakage: FlowGain = _IEHA["piston_leakage"]
+    load_damping: Damping = _IEHA["load_damping"]
+    laminar_pressure: Pressure = _IEHA["laminar_pressure"]
+    port_smoothing: Dimensionless = _IEHA["port_smoothing"]
+    eccentricity_smoothing: Length = _IEHA["eccentricity_smoothing"]
+    check_valve_radius: Length = _IEHA["check_valve_radius"]
+
+    def params(self, where: str = "actuator") -> IEHAParams:
+        """The validated :class:`IEHAParams`; a bad value raises ScenarioError under ``where``."""
+        with reported_at(where, own_prefix="ieha."):
+            return IEHAParams(**{name: getattr(self, name) for name in _IEHA})
 
 
 class IEHASetup(Spec):
-    """Shared tables: name, description, actuator overrides, outputs."""
+    """Shared tables: name, description, actuator parameters, outputs."""
 
     name: PlainName
     description: StrictStr
-    actuator: dict[str, StrictFloat] = Field(default_factory=dict)
+    actuator: IEHAActuatorSpec = Field(default_factory=IEHAActuatorSpec)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
     def params(self) -> IEHAParams:
-        try:
-            return IEHAParams().replace(**self.actuator)
-        except (ParameterError, TypeError) as error:
-            raise ScenarioError(f"actuator: {error}") from None
+        return self.actuator.params()
 
     def check(self) -> None:
         self.params()

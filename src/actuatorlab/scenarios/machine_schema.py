@@ -22,6 +22,7 @@ from ..errors import ParameterError, ScenarioError
 from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..multibody.open_centre import OpenCentreBleed
 from ..validation import stroke_fits
 from .loading import scenario_folder
 from .signal_specs import DimensionlessSignal, ForceSignal, signal_spec
@@ -52,6 +53,7 @@ TorqueSignal = signal_spec("torque")
 _FLUID = defaults_of(PressureDynamics)
 _CIRCUIT = defaults_of(ValveCircuit)
 _RELAX = defaults_of(Relaxation)
+_BLEED = defaults_of(OpenCentreBleed)
 
 
 def _three(value, what: str):
@@ -101,15 +103,17 @@ class CircuitSpec(Spec):
     pump_flow: VolumeFlow = _CIRCUIT["pump_flow"]
     pump_relief_pressure: Pressure = _CIRCUIT["pump_relief_pressure"]
     supply_pressure: Pressure | None = None
-    bleed_area: Area = 1.0e-4
+    bleed_area: Area = _CIRCUIT["max_area"]
     bleed: DimensionlessSignal = Field(0.0, validate_default=True)
     open_centre: StrictBool = False
-    bleed_span: Dimensionless = 1.0
-    bleed_min: Dimensionless = 0.0
+    bleed_span: Dimensionless = _BLEED["span"]
+    bleed_min: Dimensionless = _BLEED["minimum"]
     valve_area: Area | None = None
     valve_rated_flow: VolumeFlow | None = None
     valve_rated_pressure_drop: Pressure = 3.5e6
-    discharge_coefficient: Dimensionless = 0.6
+    """Δp_n [Pa] at which ``valve_rated_flow`` is rated (35 bar, a usual catalogue rating): a sizing
+    input of this table only, no parameter class holds it."""
+    discharge_coefficient: Dimensionless = _CIRCUIT["discharge_coefficient"]
     oil_density: Density = _CIRCUIT["oil_density"]
     head_relief_pressure: Pressure = _CIRCUIT["head_relief_pressure"]
     rod_relief_pressure: Pressure = _CIRCUIT["rod_relief_pressure"]
@@ -124,7 +128,7 @@ class CircuitSpec(Spec):
         """a [m²] of each main valve: given, or from the rated flow Q_n at Δp_n,
         Q_n = C·a·√(2Δp_n/ρ)."""
         if self.valve_rated_flow is None:
-            return 1.0e-4 if self.valve_area is None else self.valve_area
+            return _CIRCUIT["max_area"] if self.valve_area is None else self.valve_area
         return self.valve_rated_flow / (
             self.discharge_coefficient * math.sqrt(2.0 * self.valve_rated_pressure_drop / self.oil_density)
         )

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from ..errors import ScenarioError
+from ..hydraulics.fluid import SAKAI_BULK_MODULUS
 from ..identification.robot_least_squares import DERIVATIVES, GRAVITY, IdentificationOptions
 from ..machines import sakai_robot
 from ..mechanics.robot_dynamics import CylinderMount, HydraulicRobot, RobotParameters, mechanical_names
@@ -122,7 +123,7 @@ class RobotTruthSpec(Spec):
     m³/(s·[u]·√Pa))."""
 
     mechanical: list[float] = Field(default_factory=lambda: sakai_robot.table3_parameters().mechanical.tolist())
-    bulk_modulus: Pressure = sakai_robot.BULK_MODULUS
+    bulk_modulus: Pressure = SAKAI_BULK_MODULUS
     flow_gains: list[list[float]] = Field(default_factory=lambda: sakai_robot.table3_parameters().flow_gains.tolist())
 
     def build(self, where: str = "truth") -> RobotParameters:

@@ -19,7 +19,7 @@ from ..hydraulics.pressure_dynamics import (
     D_PR,
     D_X,
     D_XDOT,
-    H_BETA,
+    H_BULK_MODULUS,
     H_VP,
     U_B,
     PressureDynamics,
@@ -60,7 +60,7 @@ def rod_pressure_jac(t, y, out, cp, hp, mass, damping, u_samples, f_samples, h):
     partials = np.empty((2, 5))
     draw, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u, y[Y_X], y[Y_XDOT], y[Y_PH], y[Y_PR], y[Y_P], rates, partials)
     _, d_pump = pump_line_rate(cp, hp, u[U_B], y[Y_P], draw)
-    kp = hp[H_BETA] / hp[H_VP]
+    kp = hp[H_BULK_MODULUS] / hp[H_VP]
     out[:, :] = 0.0
     out[Y_X, Y_XDOT] = 1.0
     out[Y_XDOT, Y_XDOT] = -damping / mass

@@ -13,7 +13,7 @@ enum {
 };
 /* the fluid vector, PressureDynamics.kernel_array() */
 enum {
-    H_BETA = 0, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0, N_PRESSURE
+    H_BULK_MODULUS = 0, H_VH0, H_VR0, H_STROKE, H_VP, H_EPS, H_GRELIEF, H_GCHECK, H_L0, N_PRESSURE
 };
 /* the raw openings, pressure_dynamics.RAW_OPENINGS */
 enum {

@@ -35,7 +35,7 @@ int model_check(alab_instance *inst)
     int status = alab_circuit_vector(inst, cp);
     if (status != ALAB_OK)
         return status;
-    hp[H_BETA] = R(PRESSURE_DYNAMICS_BULK_MODULUS);
+    hp[H_BULK_MODULUS] = R(PRESSURE_DYNAMICS_BULK_MODULUS);
     hp[H_VH0] = R(PRESSURE_DYNAMICS_HEAD_DEAD_VOLUME);
     hp[H_VR0] = R(PRESSURE_DYNAMICS_ROD_DEAD_VOLUME);
     hp[H_STROKE] = R(CYLINDER_STROKE);
@@ -86,7 +86,7 @@ int model_start(alab_instance *inst)
 static void rhs(const double *cp, const double *hp, const double *u, double x, double xdot, const double *y,
                 double *f, double jac[3][3])
 {
-    double partials[2 * N_D], dq_ph, dq_pr, dq_p, draw, d_pump, kp = hp[H_BETA] / hp[H_VP];
+    double partials[2 * N_D], dq_ph, dq_pr, dq_p, draw, d_pump, kp = hp[H_BULK_MODULUS] / hp[H_VP];
     draw = alab_chamber_rates(cp, hp, u, x, xdot, y[0], y[1], y[2], f, partials, &dq_ph, &dq_pr, &dq_p);
     alab_pump_line_rate(cp, hp, u[U_B], y[2], draw, &f[2], &d_pump);
     if (jac == NULL) return;

@@ -2,8 +2,8 @@
  * communication step (Kikuuwe et al. Sec. 4.1), with Lambda_reg (105) while the regeneration valve
  * is open (Sec. 5), exactly as the arm loop of actuatorlab (simulation/arm.py) takes it:
  *
- *   beta = B + hK,  fbar = K(p_{k-1} - l_k) - (B/h)(l_k - l_{k-1}),  v = Lambda(beta, fbar),
- *   p_k = p_{k-1} + h v,  f_k = fbar + beta v,
+ *   impedance = B + hK,  fbar = K(p_{k-1} - l_k) - (B/h)(l_k - l_{k-1}),  v = Lambda(impedance, fbar),
+ *   p_k = p_{k-1} + h v,  f_k = fbar + impedance v,
  *
  * with h the communication step, l_k the input length at this doStep and (p_{k-1}, l_{k-1}) kept
  * from the previous one; with length_rate_from_input the damper reads the input rate instead,
@@ -82,7 +82,7 @@ int model_step(alab_instance *inst, double t, double h)
 {
     const double *cp = inst->s.derived;
     double *x = inst->s.x;
-    double uh[N_OPEN], ua_hat, beta, fbar, v, va, p, f;
+    double uh[N_OPEN], ua_hat, impedance, fbar, v, va, p, f;
     double stiffness = R(RELAXATION_STIFFNESS), damping = R(RELAXATION_DAMPING), l_now = R(LENGTH);
     long alternations;
     int status;
@@ -90,14 +90,14 @@ int model_step(alab_instance *inst, double t, double h)
     alab_openings_scaled(k, R(VALVE_COMMAND), R(BLEED), uh);
     ua_hat = k[5] * R(REGENERATION);
     if (inst->s.b[VR_LENGTH_RATE_FROM_INPUT - N_FLOAT64]) {
-        beta = damping + h * stiffness;
+        impedance = damping + h * stiffness;
         fbar = stiffness * (x[X_P] - l_now) - damping * R(LENGTH_RATE);
     } else {
-        alab_relaxation_terms(stiffness, damping, h, x[X_P], x[X_L], l_now, &beta, &fbar);
+        alab_relaxation_terms(stiffness, damping, h, x[X_P], x[X_L], l_now, &impedance, &fbar);
     }
-    status = alab_lam_regeneration(cp, uh, ua_hat, beta, fbar, MAX_ALTERNATIONS, &v, &va, &alternations);
+    status = alab_lam_regeneration(cp, uh, ua_hat, impedance, fbar, MAX_ALTERNATIONS, &v, &va, &alternations);
     p = x[X_P] + h * v;
-    f = fbar + beta * v;
+    f = fbar + impedance * v;
     if (status == REG_CLOSED_BLEED)
         return alab_fail(inst, ALAB_ERROR, "t = %g s: the regeneration valve (regeneration = %g) would carry flow with "
                          "the bleed closed (bleed = 0) and the extend valves open, which the model does not cover "
@@ -105,9 +105,9 @@ int model_step(alab_instance *inst, double t, double h)
                          t, R(REGENERATION));
     if (status != REG_OK)
         return alab_fail(inst, ALAB_ERROR, "t = %g s: the regeneration root search (105) did not converge (%s) at "
-                         "beta = %g N s/m, fbar = %g N: open the bleed or the meter-out valve wider or close the "
+                         "impedance = %g N s/m, fbar = %g N: open the bleed or the meter-out valve wider or close the "
                          "regeneration valve", t, status == REG_MAX_ITER ? "alternation cap" : "no bracket",
-                         beta, fbar);
+                         impedance, fbar);
     if (!(isfinite(p) && isfinite(f) && isfinite(v)))
         return alab_fail(inst, ALAB_ERROR, "t = %g s: non-finite state (p = %g m, f = %g N) from length = %g m, "
                          "step %g s: give finite inputs of physical size", t, p, f, l_now, h);

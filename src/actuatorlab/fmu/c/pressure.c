@@ -39,7 +39,7 @@ double alab_chamber_rates(const double *cp, const double *hp, const double *u, d
                           double pr, double pump, double *rates, double *partials, double *dq_ph, double *dq_pr,
                           double *dq_p)
 {
-    double beta = hp[H_BETA], eps = hp[H_EPS], g_rel = hp[H_GRELIEF], g_chk = hp[H_GCHECK];
+    double bulk_modulus = hp[H_BULK_MODULUS], eps = hp[H_EPS], g_rel = hp[H_GRELIEF], g_chk = hp[H_GCHECK];
     double ah = cp[I_AH], ar = cp[I_AR];
     double vh = hp[H_VH0] + ah * x;
     double vr = hp[H_VR0] + ar * (hp[H_STROKE] - x);
@@ -55,8 +55,8 @@ double alab_chamber_rates(const double *cp, const double *hp, const double *u, d
     relief(g_rel, pr, cp[I_FRM] / ar, &q_rm, &d_rm);
     suction(g_chk, ph, &q_hs, &d_hs);
     suction(g_chk, pr, &q_rs, &d_rs);
-    kh = beta / vh;
-    kr = beta / vr;
+    kh = bulk_modulus / vh;
+    kr = bulk_modulus / vr;
     rates[0] = kh * (q_ph - q_th - q_hm + q_hs + q_a - ah * xdot);
     rates[1] = kr * (q_pr - q_tr - q_rm + q_rs - q_a + ar * xdot);
     p0[D_X] = -rates[0] * ah / vh;
@@ -82,7 +82,7 @@ void alab_pump_line_rate(const double *cp, const double *hp, double u_b, double 
     orifice_flow(cp[I_CB] * u_b, pump, eps, &q_b, &d_b);
     relief(hp[H_GRELIEF], pump, cp[I_PM], &q_pm, &d_pm);
     suction(hp[H_GCHECK], pump, &q_ps, &d_ps);
-    kp = hp[H_BETA] / hp[H_VP];
+    kp = hp[H_BULK_MODULUS] / hp[H_VP];
     *rate = kp * (cp[I_Q] - q_b - q_pm + q_ps - draw);
     *d_rate = kp * (-d_b - d_pm + d_ps);
 }

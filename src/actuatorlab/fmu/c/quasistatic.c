@@ -234,78 +234,78 @@ double alab_gamma_minus(const double *cp, const double *uh, double v)
     return alab_head_minus(cp, uh, v) - alab_rod_minus(cp, uh, alab_rod_pump_force(cp, uh, v), v);
 }
 
-static double lam_plus(const double *cp, const double *uh, double beta, double fbar)
+static double lam_plus(const double *cp, const double *uh, double impedance, double fbar)
 {
     double ah = cp[I_AH], fhm = cp[I_FHM], frm = cp[I_FRM];
     double ph2 = uh[J_PH] * uh[J_PH], tr2 = uh[J_TR] * uh[J_TR];
     double series = alab_psi(uh[J_PH], uh[J_TR]);
     double pump = ah * cp[I_PM];
-    double v0a = alab_phi_a(beta, fbar - fhm, tr2);
-    double v0b = (fhm - frm - fbar) / beta;
-    double v2a = alab_phi_a(beta, fbar - pump, series);
-    double v2b = alab_phi_a(beta, fbar - pump + frm, ph2);
-    double v3 = alab_phi_a(beta, fbar, tr2);
-    double vrm = (-frm - fbar) / beta;
+    double v0a = alab_phi_a(impedance, fbar - fhm, tr2);
+    double v0b = (fhm - frm - fbar) / impedance;
+    double v2a = alab_phi_a(impedance, fbar - pump, series);
+    double v2b = alab_phi_a(impedance, fbar - pump + frm, ph2);
+    double v3 = alab_phi_a(impedance, fbar, tr2);
+    double vrm = (-frm - fbar) / impedance;
     double inner = mn(mx(v0a, v0b), mx(v2a, v2b));
     double bleed = uh[J_B] * uh[J_B] / (ah * ah * ah);
     double x1 = cp[I_Q] / ah;
-    double v1a = alab_phi_b(beta, fbar, series, bleed, x1);
-    double v1b = alab_phi_b(beta, fbar + frm, ph2, bleed, x1);
+    double v1a = alab_phi_b(impedance, fbar, series, bleed, x1);
+    double v1b = alab_phi_b(impedance, fbar + frm, ph2, bleed, x1);
     inner = mn(inner, mx(v1a, v1b));
     return mx(mx(inner, v3), vrm);
 }
 
-static double lam_minus(const double *cp, const double *uh, double beta, double fbar)
+static double lam_minus(const double *cp, const double *uh, double impedance, double fbar)
 {
     double ar = cp[I_AR], fhm = cp[I_FHM], frm = cp[I_FRM];
     double pr2 = uh[J_PR] * uh[J_PR], th2 = uh[J_TH] * uh[J_TH];
     double series = alab_psi(uh[J_PR], uh[J_TH]);
     double pump = ar * cp[I_PM];
-    double v0a = alab_phi_a(beta, fbar + frm, th2);
-    double v0b = (fhm - frm - fbar) / beta;
-    double v2a = alab_phi_a(beta, fbar + pump, series);
-    double v2b = alab_phi_a(beta, fbar + pump - fhm, pr2);
-    double v3 = alab_phi_a(beta, fbar, th2);
-    double vhm = (fhm - fbar) / beta;
+    double v0a = alab_phi_a(impedance, fbar + frm, th2);
+    double v0b = (fhm - frm - fbar) / impedance;
+    double v2a = alab_phi_a(impedance, fbar + pump, series);
+    double v2b = alab_phi_a(impedance, fbar + pump - fhm, pr2);
+    double v3 = alab_phi_a(impedance, fbar, th2);
+    double vhm = (fhm - fbar) / impedance;
     double inner = mx(mn(v0a, v0b), mn(v2a, v2b));
     double bleed = uh[J_B] * uh[J_B] / (ar * ar * ar);
     double x1 = -cp[I_Q] / ar;
-    double v1a = alab_phi_b(beta, fbar, series, bleed, x1);
-    double v1b = alab_phi_b(beta, fbar - fhm, pr2, bleed, x1);
+    double v1a = alab_phi_b(impedance, fbar, series, bleed, x1);
+    double v1b = alab_phi_b(impedance, fbar - fhm, pr2, bleed, x1);
     inner = mx(inner, mn(v1a, v1b));
     return mn(mn(inner, v3), vhm);
 }
 
-double alab_lam(const double *cp, const double *uh, double beta, double fbar)
+double alab_lam(const double *cp, const double *uh, double impedance, double fbar)
 {
     double low, high;
     alab_gamma_zero(cp, uh, &low, &high);
     if (fbar < low) {
-        if (alab_mode(uh) == MODE_EXTEND) return lam_plus(cp, uh, beta, fbar);
-        return (-cp[I_FRM] - fbar) / beta;
+        if (alab_mode(uh) == MODE_EXTEND) return lam_plus(cp, uh, impedance, fbar);
+        return (-cp[I_FRM] - fbar) / impedance;
     }
     if (fbar > high) {
-        if (alab_mode(uh) == MODE_RETRACT) return lam_minus(cp, uh, beta, fbar);
-        return (cp[I_FHM] - fbar) / beta;
+        if (alab_mode(uh) == MODE_RETRACT) return lam_minus(cp, uh, impedance, fbar);
+        return (cp[I_FHM] - fbar) / impedance;
     }
     return 0.0;
 }
 
 void alab_relaxation_terms(double stiffness, double damping, double h, double p_prev, double l_prev, double l_now,
-                           double *beta, double *fbar)
+                           double *impedance, double *fbar)
 {
-    *beta = damping + h * stiffness;
+    *impedance = damping + h * stiffness;
     *fbar = stiffness * (p_prev - l_now) - (damping / h) * (l_now - l_prev);
 }
 
 void alab_relaxed_step(const double *cp, const double *uh, double stiffness, double damping, double h,
                        double p_prev, double l_prev, double l_now, double *p, double *f, double *v)
 {
-    double beta, fbar;
-    alab_relaxation_terms(stiffness, damping, h, p_prev, l_prev, l_now, &beta, &fbar);
-    *v = alab_lam(cp, uh, beta, fbar);
+    double impedance, fbar;
+    alab_relaxation_terms(stiffness, damping, h, p_prev, l_prev, l_now, &impedance, &fbar);
+    *v = alab_lam(cp, uh, impedance, fbar);
     *p = p_prev + h * *v;
-    *f = fbar + beta * *v;
+    *f = fbar + impedance * *v;
 }
 
 void alab_chamber_forces(const double *cp, const double *uh, double v, double f, double *fh, double *fr)
@@ -339,7 +339,7 @@ void alab_regenerated_chamber_forces(const double *cp, const double *uh, double 
 
 typedef struct {
     const double *cp, *uh;
-    double ua_hat, v, beta, fbar, va;
+    double ua_hat, v, impedance, fbar, va;
 } reg_args;
 
 static double xi_v(double va, const void *raw)
@@ -355,14 +355,14 @@ static double xi_f(double v, const void *raw)
     const reg_args *a = (const reg_args *)raw;
     double head, rod;
     alab_regenerated_chamber_forces(a->cp, a->uh, v, a->va, &head, &rod);
-    return a->beta * v + a->fbar - (head - rod);
+    return a->impedance * v + a->fbar - (head - rod);
 }
 
 static int regenerates(const double *cp, const double *uh, double ua_hat, double v)
 {
     reg_args a;
     if (!(ua_hat > 0.0 && uh[J_TR] > 0.0 && v > 0.0)) return 0;
-    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.v = v; a.beta = 0.0; a.fbar = 0.0; a.va = 0.0;
+    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.v = v; a.impedance = 0.0; a.fbar = 0.0; a.va = 0.0;
     return xi_v(0.0, &a) < 0.0;
 }
 
@@ -378,23 +378,23 @@ int alab_regeneration_velocity(const double *cp, const double *uh, double ua_hat
     *va = 0.0;
     if (!regenerates(cp, uh, ua_hat, v)) return REG_OK;
     if (head_force_jumps(cp, uh)) return REG_CLOSED_BLEED;
-    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.v = v; a.beta = 0.0; a.fbar = 0.0; a.va = 0.0;
+    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.v = v; a.impedance = 0.0; a.fbar = 0.0; a.va = 0.0;
     *va = find_root(xi_v, &a, 0.0, v, ROOT_RTOL * v, ROOT_CAP, &status);
     return status == ROOT_OK ? REG_OK : REG_ROOT_FAILED;
 }
 
-static int alternation(const double *cp, const double *uh, double ua_hat, double beta, double fbar, double v,
+static int alternation(const double *cp, const double *uh, double ua_hat, double impedance, double fbar, double v,
                        long max_iter, double *v_out, double *va_out, long *alternations)
 {
     double eps_v_per_f = cp[I_AR] / cp[I_AH] * ua_hat * ua_hat;
-    double v_top = (cp[I_FHM] - fbar) / beta;
+    double v_top = (cp[I_FHM] - fbar) / impedance;
     double va = 0.0, eps_f;
     long k;
     int status;
     reg_args a;
-    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.beta = beta; a.fbar = fbar;
+    a.cp = cp; a.uh = uh; a.ua_hat = ua_hat; a.impedance = impedance; a.fbar = fbar;
     for (k = 1; k <= max_iter; k++) {
-        eps_f = mx(RELATIVE_TOLERANCE * beta * v, FORCE_FLOOR);
+        eps_f = mx(RELATIVE_TOLERANCE * impedance * v, FORCE_FLOOR);
         a.v = v;
         va = find_root(xi_v, &a, va, v, ROOT_RTOL * v, ROOT_CAP, &status);
         if (status != ROOT_OK) { *v_out = v; *va_out = va; *alternations = k; return REG_ROOT_FAILED; }
@@ -409,28 +409,28 @@ static int alternation(const double *cp, const double *uh, double ua_hat, double
     return REG_MAX_ITER;
 }
 
-int alab_lam_regeneration(const double *cp, const double *uh, double ua_hat, double beta, double fbar,
+int alab_lam_regeneration(const double *cp, const double *uh, double ua_hat, double impedance, double fbar,
                           long max_iter, double *v, double *va, long *alternations)
 {
-    *v = alab_lam(cp, uh, beta, fbar);
+    *v = alab_lam(cp, uh, impedance, fbar);
     *va = 0.0;
     *alternations = 0;
     if (!regenerates(cp, uh, ua_hat, *v)) return REG_OK;
     if (head_force_jumps(cp, uh)) return REG_CLOSED_BLEED;
-    return alternation(cp, uh, ua_hat, beta, fbar, *v, max_iter, v, va, alternations);
+    return alternation(cp, uh, ua_hat, impedance, fbar, *v, max_iter, v, va, alternations);
 }
 
 int alab_relaxed_regeneration_step(const double *cp, const double *uh, double ua_hat, double stiffness,
                                    double damping, double h, double p_prev, double l_prev, double l_now,
                                    double *p, double *f, double *v)
 {
-    double beta, fbar, va;
+    double impedance, fbar, va;
     long alternations;
     int status;
-    alab_relaxation_terms(stiffness, damping, h, p_prev, l_prev, l_now, &beta, &fbar);
-    status = alab_lam_regeneration(cp, uh, ua_hat, beta, fbar, MAX_ALTERNATIONS, v, &va, &alternations);
+    alab_relaxation_terms(stiffness, damping, h, p_prev, l_prev, l_now, &impedance, &fbar);
+    status = alab_lam_regeneration(cp, uh, ua_hat, impedance, fbar, MAX_ALTERNATIONS, v, &va, &alternations);
     *p = p_prev + h * *v;
-    *f = fbar + beta * *v;
+    *f = fbar + impedance * *v;
     return status;
 }
 

@@ -51,16 +51,16 @@ double alab_rod_pump_force(const double *cp, const double *uh, double v);
 double alab_head_pump_force(const double *cp, const double *uh, double v);
 double alab_rod_minus(const double *cp, const double *uh, double pump_force, double v);
 double alab_gamma_minus(const double *cp, const double *uh, double v);
-double alab_lam(const double *cp, const double *uh, double beta, double fbar);
+double alab_lam(const double *cp, const double *uh, double impedance, double fbar);
 void alab_relaxation_terms(double stiffness, double damping, double h, double p_prev, double l_prev, double l_now,
-                           double *beta, double *fbar);
+                           double *impedance, double *fbar);
 void alab_relaxed_step(const double *cp, const double *uh, double stiffness, double damping, double h,
                        double p_prev, double l_prev, double l_now, double *p, double *f, double *v);
 void alab_chamber_forces(const double *cp, const double *uh, double v, double f, double *fh, double *fr);
 
 /* regeneration.py */
 int alab_regeneration_velocity(const double *cp, const double *uh, double ua_hat, double v, double *va);
-int alab_lam_regeneration(const double *cp, const double *uh, double ua_hat, double beta, double fbar,
+int alab_lam_regeneration(const double *cp, const double *uh, double ua_hat, double impedance, double fbar,
                           long max_iter, double *v, double *va, long *alternations);
 int alab_relaxed_regeneration_step(const double *cp, const double *uh, double ua_hat, double stiffness,
                                    double damping, double h, double p_prev, double l_prev, double l_now,

@@ -9,8 +9,9 @@ Both models solve, at each step of length h [s], the node balances
 
 for the free node pressures p [Pa] (a tank's node is held), with q_b the branch laws of
 :mod:`.branch`, V_i the node's oil volume, S_i the oil its accumulators store (:mod:`.storage`).
-Pressure dynamics: one backward-Euler step of V/β ṗ = Σq − Ṡ. Quasistatic: 1/β = 0 (the
-set-valued network's relaxed balance; only accumulators keep a memory).
+Pressure dynamics: one backward-Euler step of V/β ṗ = Σq − Ṡ, the oil's compressibility 1/β [1/Pa]
+passed as ``compressibility``. Quasistatic: 1/β = 0 (the set-valued network's relaxed balance;
+only accumulators keep a memory).
 
 Newton's method with the analytic (generalised, on the kinks of the clamps) Jacobian including the
 pilot pressures' columns; a step is cut where it first crosses a kink of a valve's opening
@@ -184,7 +185,7 @@ def stored_history(p, p0, v0, n, out) -> None:
 
 
 @nb.njit(cache=True)
-def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> None:
+def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq) -> None:
     """Node balances G (n,) [m³/s] into ``g`` and ∂G/∂p (n, n) into ``jac`` (module docstring);
     a held node (``fixed`` not NaN) has G = 0 and a diagonal row (the free rows' largest entry, so
     it does not set the scale of the singularity test)."""
@@ -218,7 +219,7 @@ def balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq) -> N
         volume = vols[k, V_VOLUME]
         if vols[k, V_INPUT] >= 0:
             volume += vols[k, V_GAIN] * u[int(vols[k, V_INPUT])]
-        c = inv_beta * volume / h
+        c = compressibility * volume / h
         g[i] -= c * (p[i] - p_prev[i])
         jac[i, i] -= c
     for k in range(gas.shape[0]):
@@ -312,7 +313,7 @@ def kink_fraction(rows, p, step) -> float:
 
 
 @nb.njit(cache=True)
-def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> tuple[int, int, int]:
+def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq) -> tuple[int, int, int]:
     """Solve G(p) = 0 (module docstring) in place from the guess ``p`` (n,). ``work``
     (n + SCRATCH_ROWS, n) is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
     iterations, node): ``node`` the node whose pressure is not unique (status SINGULAR), else −1."""
@@ -327,7 +328,7 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
     for i in range(n):
         if not math.isnan(fixed[i]):
             p[i] = fixed[i]
-    balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+    balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
     merit = _norm2(g)
     trust = FIRST_TRUST
     for it in range(MAX_ITER):
@@ -340,7 +341,7 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
         if singular >= 0 or not biggest <= MAX_STEP:
             # a (nearly) floating group of nodes: a Levenberg-Marquardt step of about ``trust`` in
             # the direction the balances push, taken whatever the merit, the trust growing 4x
-            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+            balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
             shift = 0.0
             for i in range(n):
                 step[i] = -g[i]
@@ -355,7 +356,7 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
             for i in range(n):
                 p[i] += t * step[i]
             trust = min(4.0 * trust, MAX_STEP)
-            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+            balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
             merit = _norm2(g)
             continue
         trust = FIRST_TRUST
@@ -372,7 +373,7 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
         for _ in range(40):  # the last trial's balances and Jacobian are those of the new p
             for i in range(n):
                 p_trial[i] = p[i] + t * step[i]
-            balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p_trial, g_trial, jac, dq)
+            balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p_trial, g_trial, jac, dq)
             trial = _norm2(g_trial)
             if trial <= (1.0 - 1e-4 * t) * merit:
                 decreased = True
@@ -387,7 +388,7 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
                 if not abs(step[i]) <= PRESSURE_ATOL + STALL_RTOL * abs(p[i]):
                     floor = False
             if floor:
-                return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+                return _certify(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq, it + 1)
             if not decreased:
                 return NOT_CONVERGED, it + 1, -1
         if not math.isfinite(trial):
@@ -397,18 +398,18 @@ def solve_nodes(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq) -> 
             g[i] = g_trial[i]
         merit = trial
         if merit == 0.0:
-            return _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, it + 1)
+            return _certify(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq, it + 1)
     return NOT_CONVERGED, MAX_ITER, -1
 
 
 @nb.njit(cache=True)
-def _certify(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, work, dq, iterations) -> tuple[int, int, int]:
+def _certify(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq, iterations) -> tuple[int, int, int]:
     """At a converged ``p``: SINGULAR (with the node) if the Jacobian there is singular, else OK."""
     n = p.size
     jac = work[:n]
     g = work[n]
     step = work[n + 3]
-    balances(rows, vols, gas, fixed, inv_beta, u, h, p_prev, p, g, jac, dq)
+    balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
     step[:] = 0.0
     node = lu_solve(jac, step)
     if node >= 0:

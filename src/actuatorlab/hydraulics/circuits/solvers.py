@@ -88,7 +88,7 @@ def pseudo_transient(rows, vols, gas, held, u, start, p, work, dq) -> int:
 
 
 @nb.njit(cache=True)
-def network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq) -> tuple[int, int, int]:
+def network_step(rows, vols, gas, held, compressibility, u, h, p, guess, work, dq) -> tuple[int, int, int]:
     """Advance node pressures ``p`` in place over one step h [s] (1/β = 0: quasistatic), Newton
     starting from ``guess`` (the last steps extrapolated, or ``p`` itself); on a failure retry
     from ``p`` as 2, 4, … 2^MAX_HALVINGS substeps (pressure dynamics, accumulators), and a
@@ -109,14 +109,16 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq) -> t
         copy_into(start, p0)
         status = OK
         for _ in range(n_sub):
-            status, iterations, node = solve_nodes(rows, vols, gas, held, inv_beta, u, h / n_sub, start, p, work, dq)
+            status, iterations, node = solve_nodes(
+                rows, vols, gas, held, compressibility, u, h / n_sub, start, p, work, dq
+            )
             total += iterations
             if status != OK:
                 break
             copy_into(start, p)
-        if status != NOT_CONVERGED or inv_beta == 0.0 and gas.shape[0] == 0:
+        if status != NOT_CONVERGED or compressibility == 0.0 and gas.shape[0] == 0:
             break
-    if status == NOT_CONVERGED and inv_beta == 0.0:
+    if status == NOT_CONVERGED and compressibility == 0.0:
         # a quasistatic step Newton cannot reach from the last state: continue to it in pseudo-time
         pseudo_transient(rows, vols, gas, held, u, p0, p, work, dq)
         status, iterations, node = solve_nodes(rows, vols, gas, held, 0.0, u, h, p0, p, work, dq)
@@ -125,7 +127,7 @@ def network_step(rows, vols, gas, held, inv_beta, u, h, p, guess, work, dq) -> t
 
 
 @nb.njit(cache=True)
-def _run(rows, vols, gas, held, inv_beta, t, u, p, out):
+def _run(rows, vols, gas, held, compressibility, t, u, p, out):
     """Steps over the grid ``t`` with inputs ``u`` (len(t), n_u); pressures into ``out``, each
     step's Newton started from the linear extrapolation of the last two (a third fewer
     iterations on smooth inputs than from the last state). Returns (status, sample index, node,
@@ -140,7 +142,7 @@ def _run(rows, vols, gas, held, inv_beta, t, u, p, out):
         for i in range(n):
             guess[i] = 2.0 * p[i] - out[k - 2, i] if k > 1 else p[i]
         status, iterations, node = network_step(
-            rows, vols, gas, held, inv_beta, u[k], t[k] - t[k - 1], p, guess, work, dq
+            rows, vols, gas, held, compressibility, u[k], t[k] - t[k - 1], p, guess, work, dq
         )
         total += iterations
         if status != OK:
@@ -149,7 +151,8 @@ def _run(rows, vols, gas, held, inv_beta, t, u, p, out):
     return OK, t.size, -1, total
 
 
-def _inv_beta(network: Network, model: str) -> float:
+def _compressibility(network: Network, model: str) -> float:
+    """The oil's compressibility 1/β [1/Pa] the node balances use: 0 in the quasistatic model."""
     if model not in MODELS:
         raise SimulationError(f"model = {model!r}: choose one of {', '.join(MODELS)}")
     if model == "pressure":
@@ -183,14 +186,14 @@ def simulate(network: Network, t, inputs, initial=None, model: str = "quasistati
     pressures, 0 elsewhere); the first row is ``initial`` (quasistatic without accumulators: solved
     at t[0]; an accumulator's initial pressure is its state). Raises ``SimulationError`` naming the
     time and node of a failed step."""
-    inv_beta = _inv_beta(network, model)
+    compressibility = _compressibility(network, model)
     t = np.ascontiguousarray(t, dtype=np.float64)
     u = np.ascontiguousarray(inputs, dtype=np.float64).reshape(t.size, len(network.inputs))
     p = np.where(np.isnan(network.held), 0.0, network.held) if initial is None else np.array(initial, dtype=np.float64)
     if model == "quasistatic" and network.gas.shape[0] == 0:
         p = solve(network, u[0], p)
     out = np.empty((t.size, p.size))
-    status, k, node, _ = _run(network.rows, network.volumes, network.gas, network.held, inv_beta, t, u, p, out)
+    status, k, node, _ = _run(network.rows, network.volumes, network.gas, network.held, compressibility, t, u, p, out)
     if status != OK:
         raise_failed_solve(network, status, float(t[k]), node)
     return out

@@ -165,7 +165,7 @@ def gamma_minus_scalar(cp, uh, v: float) -> float:
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
+def lam_plus_at_scalar(cp, uh, impedance: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₊(β, f̄) of (74g): the root of βv + f̄ = Γ₊(v) from the segment roots (73a–h).
 
     ``pump_pressure`` [Pa] replaces P_M in the segments 2a/2b; ``bleed_segments`` keeps the
@@ -179,24 +179,24 @@ def lam_plus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, b
     tr2 = uh[J_TR] * uh[J_TR]
     series = psi_scalar(uh[J_PH], uh[J_TR])
     pump = ah * pump_pressure
-    v0a = phi_a_scalar(beta, fbar - fhm, tr2)
-    v0b = (fhm - frm - fbar) / beta
-    v2a = phi_a_scalar(beta, fbar - pump, series)
-    v2b = phi_a_scalar(beta, fbar - pump + frm, ph2)
-    v3 = phi_a_scalar(beta, fbar, tr2)
-    vrm = (-frm - fbar) / beta
+    v0a = phi_a_scalar(impedance, fbar - fhm, tr2)
+    v0b = (fhm - frm - fbar) / impedance
+    v2a = phi_a_scalar(impedance, fbar - pump, series)
+    v2b = phi_a_scalar(impedance, fbar - pump + frm, ph2)
+    v3 = phi_a_scalar(impedance, fbar, tr2)
+    vrm = (-frm - fbar) / impedance
     inner = min(max(v0a, v0b), max(v2a, v2b))
     if bleed_segments:
         bleed = uh[J_B] * uh[J_B] / (ah * ah * ah)
         x1 = cp[I_Q] / ah
-        v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
-        v1b = phi_b_scalar(beta, fbar + frm, ph2, bleed, x1)
+        v1a = phi_b_scalar(impedance, fbar, series, bleed, x1)
+        v1b = phi_b_scalar(impedance, fbar + frm, ph2, bleed, x1)
         inner = min(inner, max(v1a, v1b))
     return max(inner, v3, vrm)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
+def lam_minus_at_scalar(cp, uh, impedance: float, fbar: float, pump_pressure: float, bleed_segments: bool) -> float:
     """Λ₋(β, f̄) of (74h): the root of βv + f̄ = Γ₋(v) from the segment roots (73i–p).
 
     ``pump_pressure`` and ``bleed_segments`` as in ``lam_plus_at_scalar``; (P, False) gives
@@ -209,25 +209,25 @@ def lam_minus_at_scalar(cp, uh, beta: float, fbar: float, pump_pressure: float, 
     th2 = uh[J_TH] * uh[J_TH]
     series = psi_scalar(uh[J_PR], uh[J_TH])
     pump = ar * pump_pressure
-    v0a = phi_a_scalar(beta, fbar + frm, th2)
-    v0b = (fhm - frm - fbar) / beta
-    v2a = phi_a_scalar(beta, fbar + pump, series)
-    v2b = phi_a_scalar(beta, fbar + pump - fhm, pr2)
-    v3 = phi_a_scalar(beta, fbar, th2)
-    vhm = (fhm - fbar) / beta
+    v0a = phi_a_scalar(impedance, fbar + frm, th2)
+    v0b = (fhm - frm - fbar) / impedance
+    v2a = phi_a_scalar(impedance, fbar + pump, series)
+    v2b = phi_a_scalar(impedance, fbar + pump - fhm, pr2)
+    v3 = phi_a_scalar(impedance, fbar, th2)
+    vhm = (fhm - fbar) / impedance
     inner = max(min(v0a, v0b), min(v2a, v2b))
     if bleed_segments:
         bleed = uh[J_B] * uh[J_B] / (ar * ar * ar)
         x1 = -cp[I_Q] / ar
-        v1a = phi_b_scalar(beta, fbar, series, bleed, x1)
-        v1b = phi_b_scalar(beta, fbar - fhm, pr2, bleed, x1)
+        v1a = phi_b_scalar(impedance, fbar, series, bleed, x1)
+        v1b = phi_b_scalar(impedance, fbar - fhm, pr2, bleed, x1)
         inner = max(inner, min(v1a, v1b))
     return min(inner, v3, vhm)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def lam_from_interval_scalar(
-    cp, uh, beta: float, fbar: float, low: float, high: float, pump_pressure: float, bleed_segments: bool
+    cp, uh, impedance: float, fbar: float, low: float, high: float, pump_pressure: float, bleed_segments: bool
 ) -> float:
     """The case table (74f) given Γ(0) = [low, high]; Λ₊/Λ₋ as in ``lam_plus_at_scalar``.
 
@@ -238,25 +238,26 @@ def lam_from_interval_scalar(
     """
     if fbar < low:
         if mode_scalar(uh) == MODE_EXTEND:
-            return lam_plus_at_scalar(cp, uh, beta, fbar, pump_pressure, bleed_segments)
-        return (-cp[I_FRM] - fbar) / beta
+            return lam_plus_at_scalar(cp, uh, impedance, fbar, pump_pressure, bleed_segments)
+        return (-cp[I_FRM] - fbar) / impedance
     if fbar > high:
         if mode_scalar(uh) == MODE_RETRACT:
-            return lam_minus_at_scalar(cp, uh, beta, fbar, pump_pressure, bleed_segments)
-        return (cp[I_FHM] - fbar) / beta
+            return lam_minus_at_scalar(cp, uh, impedance, fbar, pump_pressure, bleed_segments)
+        return (cp[I_FHM] - fbar) / impedance
     return 0.0
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_scalar(cp, uh, beta: float, fbar: float) -> float:
+def lam_scalar(cp, uh, impedance: float, fbar: float) -> float:
     """Λ(β, f̄) (74f): the unique v with βv + f̄ ∈ Γ(v), for β > 0."""
     low, high = gamma_zero_scalar(cp, uh)
-    return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, cp[I_PM], True)
+    return lam_from_interval_scalar(cp, uh, impedance, fbar, low, high, cp[I_PM], True)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now) -> tuple[float, float]:
-    """(β, f̄) of algorithm (72): β = B + hK [N s/m], f̄ = K(p_{k−1} − ℓ_k) − (B/h)(ℓ_k − ℓ_{k−1}) [N].
+    """(β, f̄) of algorithm (72): the step's impedance β = B + hK [N s/m] and
+    f̄ = K(p_{k−1} − ℓ_k) − (B/h)(ℓ_k − ℓ_{k−1}) [N].
 
     B/h is formed before the length difference arrives, so no division lies on a time loop's
     chain from ℓ_k to f_k.
@@ -270,16 +271,16 @@ def relaxed_step_scalar(cp, uh, stiffness, damping, h, p_prev, l_prev, l_now) ->
 
     (β, f̄) from ``relaxation_terms_scalar``,  v = Λ(β, f̄),  p_k = p_{k−1} + h v,  f_k = f̄ + β v.
     """
-    beta, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
-    v = lam_scalar(cp, uh, beta, fbar)
-    return p_prev + h * v, fbar + beta * v, v
+    impedance, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
+    v = lam_scalar(cp, uh, impedance, fbar)
+    return p_prev + h * v, fbar + impedance * v, v
 
 
 @nb.njit(cache=True, error_model="numpy")
-def lam_loop(cp, uh, beta, fbar, out) -> None:
+def lam_loop(cp, uh, impedance, fbar, out) -> None:
     """Λ(β_i, f̄_i) [m/s] into ``out[i]`` for rows ``uh[i]`` of openings (n, 5), β [N s/m], f̄ [N]."""
     for i in range(out.size):
-        out[i] = lam_scalar(cp, uh[i], beta[i], fbar[i])
+        out[i] = lam_scalar(cp, uh[i], impedance[i], fbar[i])
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -209,17 +209,17 @@ def pump_balance_scalar(pump_pressure: float, cps, uhs, v, start: int, stop: int
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_hat_scalar(cp, uh, pump_pressure: float, beta: float, fbar: float) -> float:
+def lam_hat_scalar(cp, uh, pump_pressure: float, impedance: float, fbar: float) -> float:
     """Λ̂(P, β, f̄) [m/s] (121)–(122): the v with β v + f̄ ∈ Γ̂(P, v), β > 0 [N s/m], f̄ [N].
 
     (122h) completed with the 𝒰₀ cases and strict inequalities of (74f); roots (122i–l) at P.
     """
     low, high = gamma_zero_at_scalar(cp, uh, pump_pressure)
-    return lam_from_interval_scalar(cp, uh, beta, fbar, low, high, pump_pressure, False)
+    return lam_from_interval_scalar(cp, uh, impedance, fbar, low, high, pump_pressure, False)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out, start: int, stop: int) -> float:
+def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, impedance, fbar, v_out, start: int, stop: int) -> float:
     """Ξ_PΛ(P) [m³/s] (123b): Ξ_P with v_j = Λ̂_j(P, β_j, f̄_j) and f_j = f̄_j + β_j v_j over the
     actuators j = ``start`` … ``stop`` − 1 of the tables; writes the v_j [m/s] to ``v_out[j]``.
 
@@ -228,10 +228,10 @@ def pump_balance_lam_scalar(pump_pressure: float, cps, uhs, beta, fbar, v_out, s
     xi = cps[start, I_Q] - uhs[start, J_B] * r_scalar(pump_pressure)
     for j in range(start, stop):
         cp, uh = circuit_at(cps, j), openings_at(uhs, j)
-        v = lam_hat_scalar(cp, uh, pump_pressure, beta[j], fbar[j])
+        v = lam_hat_scalar(cp, uh, pump_pressure, impedance[j], fbar[j])
         v_out[j] = v
         if mode_scalar(uh) != MODE_HOLD:
-            xi -= pump_flow_scalar(cp, uh, pump_pressure, v, fbar[j] + beta[j] * v)
+            xi -= pump_flow_scalar(cp, uh, pump_pressure, v, fbar[j] + impedance[j] * v)
     return xi
 
 
@@ -246,8 +246,8 @@ def _flow_balance(pump_pressure: float, args) -> float:
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def _lam_balance(pump_pressure: float, args) -> float:
     """``pump_balance_lam_scalar`` with its arguments after P in the tuple ``args`` (see ``_flow_balance``)."""
-    cps, uhs, beta, fbar, v_out, start, stop = args
-    return pump_balance_lam_scalar(pump_pressure, cps, uhs, beta, fbar, v_out, start, stop)
+    cps, uhs, impedance, fbar, v_out, start, stop = args
+    return pump_balance_lam_scalar(pump_pressure, cps, uhs, impedance, fbar, v_out, start, stop)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -323,22 +323,22 @@ def pump_pressure_kernel(cps, uhs, v, pump_state=None) -> tuple[float, float, in
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start: int, stop: int) -> tuple[float, int]:
+def lam_network_range(cps, uhs, impedance, fbar, v_out, pump_state, start: int, stop: int) -> tuple[float, int]:
     """``lam_network_kernel`` on the actuators j = ``start`` … ``stop`` − 1 of the tables (one pump
     among several in a machine's tables): reads β_j, f̄_j and writes v_j at index j, so a time
     loop passes whole arrays, never row or slice views (Inlining, docs/architecture.md)."""
-    args = (cps, uhs, beta, fbar, v_out, start, stop)
+    args = (cps, uhs, impedance, fbar, v_out, start, stop)
     pressure, _, status = _solve_pump_pressure(_lam_balance, args, cps[start, I_Q], cps[start, I_PM], pump_state)
     return pressure, status
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_network_kernel(cps, uhs, beta, fbar, v_out, pump_state=None) -> tuple[float, int]:
+def lam_network_kernel(cps, uhs, impedance, fbar, v_out, pump_state=None) -> tuple[float, int]:
     """Λ_mul(β, f̄) (119)–(126): writes v_j = Λ̂_j(P, β_j, f̄_j) [m/s] to ``v_out``; returns (P, status).
 
     ``pump_state`` [P, dΞ/dP] warm-starts the search and is updated (see ``new_pump_state``).
     """
-    return lam_network_range(cps, uhs, beta, fbar, v_out, _state(cps, pump_state), 0, beta.size)
+    return lam_network_range(cps, uhs, impedance, fbar, v_out, _state(cps, pump_state), 0, impedance.size)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -354,21 +354,21 @@ def relaxed_network_step_range(
     p_out,
     f_out,
     v_out,
-    beta,
+    impedance,
     fbar,
     pump_state,
     start: int,
     stop: int,
 ) -> tuple[float, int]:
     """``relaxed_network_step_kernel`` on the actuators j = ``start`` … ``stop`` − 1 of whole
-    arrays (index j in every per-actuator array), with the buffers ``beta``, ``fbar`` and
+    arrays (index j in every per-actuator array), with the buffers ``impedance``, ``fbar`` and
     ``pump_state`` of the caller: no allocation and no view, for a time loop."""
     for j in range(start, stop):
-        beta[j], fbar[j] = relaxation_terms_scalar(stiffness[j], damping[j], h, p_prev[j], l_prev[j], l_now[j])
-    pressure, status = lam_network_range(cps, uhs, beta, fbar, v_out, pump_state, start, stop)
+        impedance[j], fbar[j] = relaxation_terms_scalar(stiffness[j], damping[j], h, p_prev[j], l_prev[j], l_now[j])
+    pressure, status = lam_network_range(cps, uhs, impedance, fbar, v_out, pump_state, start, stop)
     for j in range(start, stop):
         p_out[j] = p_prev[j] + h * v_out[j]
-        f_out[j] = fbar[j] + beta[j] * v_out[j]
+        f_out[j] = fbar[j] + impedance[j] * v_out[j]
     return pressure, status
 
 
@@ -427,9 +427,9 @@ def _static_loop(cps, uhs, v, pressure, relief, low, high, status):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _lam_loop(cps, uhs, beta, fbar, pressure, v, status):
-    for i in range(beta.shape[0]):
-        pressure[i], status[i] = lam_network_kernel(cps, uhs, beta[i], fbar[i], v[i])
+def _lam_loop(cps, uhs, impedance, fbar, pressure, v, status):
+    for i in range(impedance.shape[0]):
+        pressure[i], status[i] = lam_network_kernel(cps, uhs, impedance[i], fbar[i], v[i])
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -534,15 +534,15 @@ def gamma_network(network: PumpNetwork, openings: Sequence[Openings], velocities
     return pressure, low
 
 
-def lam_network(network: PumpNetwork, openings: Sequence[Openings], beta, fbar) -> tuple[np.ndarray, np.ndarray]:
+def lam_network(network: PumpNetwork, openings: Sequence[Openings], impedance, fbar) -> tuple[np.ndarray, np.ndarray]:
     """(P [Pa], v [m/s]) = Λ_mul(β, f̄) (119)–(126): diag(β) v + f̄ ∈ Γ_mul(v).
 
-    ``beta`` [N s/m] > 0 and ``fbar`` [N] broadcast to a shape (..., N); P has shape (...).
+    ``impedance`` β = B + hK [N s/m] > 0 and ``fbar`` f̄ [N] broadcast to a shape (..., N); P has shape (...).
     """
     uhs = network_openings(network, openings)
-    (b, fb), lead = _rows(network, beta=beta, fbar=fbar)
+    (b, fb), lead = _rows(network, impedance=impedance, fbar=fbar)
     if np.any(~(b > 0.0)):
-        raise ParameterError("lam_network: beta must be > 0 N s/m (β = B + hK of the relaxation)")
+        raise ParameterError("lam_network: impedance must be > 0 N s/m (β = B + hK of the relaxation step)")
     pressure, status = np.empty(b.shape[0]), np.empty(b.shape[0], dtype=np.int64)
     v = np.empty_like(b)
     _lam_loop(network.kernel_array(), uhs, b, fb, pressure, v, status)

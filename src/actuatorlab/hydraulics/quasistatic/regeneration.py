@@ -99,14 +99,14 @@ def xi_v_scalar(va: float, cp, uh, ua_hat: float, v: float) -> float:
 
 
 @nb.njit(cache=True, error_model="numpy")
-def xi_f_scalar(v: float, cp, uh, beta: float, fbar: float, va: float) -> float:
+def xi_f_scalar(v: float, cp, uh, impedance: float, fbar: float, va: float) -> float:
     """Ξ_f(v, v_a) (104) [N] as a function of v [m/s] (for the root search), v > 0, 0 ≤ v_a ≤ v:
 
     βv + f̄ − (F_h − F_r) with the chamber forces of ``regenerated_chamber_forces_scalar``; increasing in
     v, non-increasing in v_a.
     """
     head, rod = regenerated_chamber_forces_scalar(cp, uh, v, va)
-    return beta * v + fbar - (head - rod)
+    return impedance * v + fbar - (head - rod)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -150,23 +150,23 @@ def gamma_regeneration_scalar(cp, uh, ua_hat: float, v: float) -> tuple[float, i
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def lam_regeneration_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, max_iter: int):
+def lam_regeneration_scalar(cp, uh, ua_hat: float, impedance: float, fbar: float, max_iter: int):
     """Λ_reg(β, f̄) (102): returns (v, v_a, alternations, status), v [m/s] the unique solution of
     βv + f̄ ∈ Γ_reg(v) and v_a [m/s] the regeneration flow there.
 
     Algorithm (105): v = Λ(β, f̄) solves it when condition C holds at Λ (at the cost of Λ);
     otherwise ``alternation_scalar`` raises v from there (status REG_CLOSED_BLEED if Γ_h+ jumps).
     """
-    v = lam_scalar(cp, uh, beta, fbar)
+    v = lam_scalar(cp, uh, impedance, fbar)
     if not regenerates_scalar(cp, uh, ua_hat, v):
         return v, 0.0, 0, REG_OK
     if head_force_jumps_scalar(cp, uh):
         return v, 0.0, 0, REG_CLOSED_BLEED
-    return alternation_scalar(cp, uh, ua_hat, beta, fbar, v, max_iter)
+    return alternation_scalar(cp, uh, ua_hat, impedance, fbar, v, max_iter)
 
 
 @nb.njit(cache=True, error_model="numpy")
-def alternation_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, v: float, max_iter: int):
+def alternation_scalar(cp, uh, ua_hat: float, impedance: float, fbar: float, v: float, max_iter: int):
     """The loop of (105) from v = Λ(β, f̄) > 0 with Ξ_v(v, 0) < 0: returns (v, v_a, alternations, status).
 
     Each alternation sets v_a := root of Ξ_v(v, ·) on [v_a, v] (v_a = 0 at first), stops if
@@ -182,16 +182,16 @@ def alternation_scalar(cp, uh, ua_hat: float, beta: float, fbar: float, v: float
     ``max_iter`` alternations without meeting a test give status REG_MAX_ITER.
     """
     eps_v_per_f = cp[I_AR] / cp[I_AH] * ua_hat * ua_hat
-    v_top = (cp[I_FHM] - fbar) / beta
+    v_top = (cp[I_FHM] - fbar) / impedance
     va = 0.0
     for alternation in range(1, max_iter + 1):
-        eps_f = max(RELATIVE_TOLERANCE * beta * v, FORCE_FLOOR)
+        eps_f = max(RELATIVE_TOLERANCE * impedance * v, FORCE_FLOOR)
         va, _, status = find_root(xi_v_scalar, (cp, uh, ua_hat, v), va, v, ROOT_RTOL * v, ROOT_MAX_ITER)
         if status != ROOT_OK:
             return v, va, alternation, REG_ROOT_FAILED
-        if xi_f_scalar(v, cp, uh, beta, fbar, va) > -eps_f:
+        if xi_f_scalar(v, cp, uh, impedance, fbar, va) > -eps_f:
             return v, va, alternation, REG_OK
-        v, _, status = find_root(xi_f_scalar, (cp, uh, beta, fbar, va), v, v_top, ROOT_RTOL * v, ROOT_MAX_ITER)
+        v, _, status = find_root(xi_f_scalar, (cp, uh, impedance, fbar, va), v, v_top, ROOT_RTOL * v, ROOT_MAX_ITER)
         if status != ROOT_OK:
             return v, va, alternation, REG_ROOT_FAILED
         if xi_v_scalar(va, cp, uh, ua_hat, v) > -eps_v_per_f * eps_f:
@@ -207,9 +207,9 @@ def relaxed_regeneration_step_scalar(cp, uh, ua_hat, stiffness, damping, h, p_pr
     cost of Λ): (β, f̄) from ``relaxation_terms_scalar``, v = Λ_reg(β, f̄) within
     MAX_ALTERNATIONS, p_k = p_{k−1} + h v, f_k = f̄ + β v.
     """
-    beta, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
-    v, _, _, status = lam_regeneration_scalar(cp, uh, ua_hat, beta, fbar, MAX_ALTERNATIONS)
-    return p_prev + h * v, fbar + beta * v, v, status
+    impedance, fbar = relaxation_terms_scalar(stiffness, damping, h, p_prev, l_prev, l_now)
+    v, _, _, status = lam_regeneration_scalar(cp, uh, ua_hat, impedance, fbar, MAX_ALTERNATIONS)
+    return p_prev + h * v, fbar + impedance * v, v, status
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -225,10 +225,10 @@ def _gamma_loop(cp, uh, ua_hat, v, out, status):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _lam_loop(cp, uh, ua_hat, beta, fbar, max_iter, v_out, va_out, iterations, status):
+def _lam_loop(cp, uh, ua_hat, impedance, fbar, max_iter, v_out, va_out, iterations, status):
     for i in range(v_out.size):
         v_out[i], va_out[i], iterations[i], status[i] = lam_regeneration_scalar(
-            cp, uh[i], ua_hat[i], beta[i], fbar[i], max_iter
+            cp, uh[i], ua_hat[i], impedance[i], fbar[i], max_iter
         )
 
 
@@ -273,7 +273,7 @@ def _raise_for_status(name: str, status: np.ndarray, ua: np.ndarray) -> None:
         i = int(np.argmax(status == REG_ROOT_FAILED))
         raise SimulationError(
             f"{name}: the root search for the regeneration flow failed at element {i} (u_a = {float(ua[i])!r}); "
-            "give finite velocities, forces and beta of physical size"
+            "give finite velocities, forces and impedances of physical size"
         )
 
 
@@ -319,25 +319,27 @@ def lam_regeneration(
     circuit: ValveCircuit,
     openings: Openings,
     u_a,
-    beta,
+    impedance,
     fbar,
     max_iterations: int = MAX_ALTERNATIONS,
     return_iterations: bool = False,
 ):
     """Λ_reg(β, f̄) [m/s] (102): the unique v with β·v + f̄ ∈ Γ_reg(v), by algorithm (105).
 
-    ``beta`` [N s/m] > 0, ``fbar`` [N] and ``u_a`` broadcast with the openings; u_a = 0 gives Λ
+    ``impedance`` β = B + hK [N s/m] > 0, ``fbar`` f̄ [N] and ``u_a`` broadcast with the openings; u_a = 0 gives Λ
     of ``lam``. The result is within about 1e-10·v of the exact solution (tolerances in
     ``alternation_scalar``). ``max_iterations`` caps the alternations of (105) for each
     element; ``return_iterations=True`` returns (v, alternations), 0 alternations where the
     valve carries no flow. Raises SimulationError when the cap is reached.
     """
-    beta = np.asarray(beta, dtype=np.float64)
-    if np.any(~(beta > 0.0)) or np.any(~np.isfinite(beta)):
-        raise ParameterError("lam_regeneration: beta must be finite and > 0 N s/m (β = B + hK of the relaxation)")
+    impedance = np.asarray(impedance, dtype=np.float64)
+    if np.any(~(impedance > 0.0)) or np.any(~np.isfinite(impedance)):
+        raise ParameterError(
+            "lam_regeneration: impedance must be finite and > 0 N s/m (β = B + hK of the relaxation step)"
+        )
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
         raise ParameterError(f"lam_regeneration: max_iterations = {max_iterations!r} must be an integer >= 1")
-    cp, uh, ua, ua_hat, (b, fb), shape = _flatten(circuit, openings, u_a, beta, fbar)
+    cp, uh, ua, ua_hat, (b, fb), shape = _flatten(circuit, openings, u_a, impedance, fbar)
     v = np.empty(b.size)
     va = np.empty(b.size)
     iterations = np.empty(b.size, dtype=np.int64)
@@ -346,12 +348,13 @@ def lam_regeneration(
     _raise_for_status("lam_regeneration", status, ua)
     if np.any(status == REG_MAX_ITER):
         i = int(np.argmax(status == REG_MAX_ITER))
-        case = {name: float(x[i]) for name, x in (("beta", b), ("fbar", fb), ("u_a", ua), ("v", v), ("v_a", va))}
+        case = {name: float(x[i]) for name, x in (("impedance", b), ("fbar", fb), ("u_a", ua), ("v", v), ("v_a", va))}
         xi_f = xi_f_scalar(v[i], cp, uh[i], b[i], fb[i], va[i])
         xi_v = xi_v_scalar(va[i], cp, uh[i], ua_hat[i], v[i])
         raise SimulationError(
             f"lam_regeneration: the alternating root search (105) did not converge in {iterations[i]} "
-            f"alternations at beta = {case['beta']!r} N s/m, fbar = {case['fbar']!r} N, u_a = {case['u_a']!r} "
+            f"alternations at impedance = {case['impedance']!r} N s/m, fbar = {case['fbar']!r} N, "
+            f"u_a = {case['u_a']!r} "
             f"(residuals Xi_f = {xi_f!r} N, Xi_v = {xi_v!r} m^2/s^2 at v = {case['v']!r} m/s, "
             f"v_a = {case['v_a']!r} m/s); "
             "it converges slowly for small bleed or meter-out openings: raise max_iterations"

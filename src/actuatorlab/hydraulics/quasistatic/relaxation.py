@@ -5,7 +5,9 @@ the geometric (external) length. Following (68a), not the sign-flipped (81):
 
     f = K (p − ℓ) + B (ṗ − ℓ̇),    f ∈ Γ(ṗ),
 
-so a stretch ℓ > p pulls the rod (f < 0, tension).
+so a stretch ℓ > p pulls the rod (f < 0, tension). One backward-Euler step (72) gives
+f = f̄ + βv with β = B + hK [N s/m]: the step's impedance, named ``impedance`` in code (the
+paper's β; ``bulk_modulus`` is the oil's β elsewhere).
 
 The module imports no numba (``lam`` and ``relaxed_step`` import their compiled loops from
 ``kernels`` when called), so a scenario's ``[relaxation]`` table validates without it.
@@ -57,17 +59,17 @@ def stable_relaxation_advice(effective_mass: float, step: float, damping: float)
     )
 
 
-def lam(circuit: ValveCircuit, openings: Openings, beta, fbar) -> np.ndarray:
+def lam(circuit: ValveCircuit, openings: Openings, impedance, fbar) -> np.ndarray:
     """Λ(β, f̄) [m/s] (69), (73)–(74): the unique v with β·v + f̄ ∈ Γ(v).
 
-    ``beta`` [N s/m] > 0 and ``fbar`` [N] broadcast with the openings.
+    ``impedance`` β = B + hK [N s/m] > 0 and ``fbar`` f̄ [N] broadcast with the openings.
     """
     from .kernels import lam_loop  # compiled: imported on use, so ``Relaxation`` loads without numba
 
-    beta = np.asarray(beta, dtype=np.float64)
-    if np.any(~(beta > 0.0)) or np.any(~np.isfinite(beta)):
-        raise ParameterError("lam: beta must be finite and > 0 N s/m (β = B + hK of the relaxation)")
-    cp, uh, (b, fb), shape = flatten(circuit, openings, beta, fbar)
+    impedance = np.asarray(impedance, dtype=np.float64)
+    if np.any(~(impedance > 0.0)) or np.any(~np.isfinite(impedance)):
+        raise ParameterError("lam: impedance must be finite and > 0 N s/m (β = B + hK of the relaxation step)")
+    cp, uh, (b, fb), shape = flatten(circuit, openings, impedance, fbar)
     out = np.empty(b.size)
     lam_loop(cp, uh, b, fb, out)
     return out.reshape(shape)

@@ -19,7 +19,7 @@ from ...hydraulics.pressure_dynamics import PressureDynamics
 from ...hydraulics.quasistatic.relaxation import Relaxation
 from ...multibody.closed_loop import ClosedLoop
 from ...multibody.cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
-from ...multibody.inputs import OpenCentreBleed
+from ...multibody.open_centre import OpenCentreBleed
 from ...multibody.machine import Supply, add_machine_channels, machine_summary
 from ...multibody.model_file import Payload, PointSite, joint_values, load_machine_model, movable_joint
 from ...multibody.system import HydraulicMujocoSystem
