@@ -49,6 +49,10 @@ def series_stiffness(*stiffnesses: float) -> float:
     return math.inf if compliance == 0.0 else 1.0 / compliance
 
 
+_SCREW_POSITIVE = (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s"))
+_SCREW_NON_NEGATIVE = (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2"))
+
+
 @dataclass(frozen=True)
 class Screw:
     """Ball or roller screw unit. lead ρ [m/rev]; stroke [m]; max_force [N] (axial rating used as
@@ -78,15 +82,8 @@ class Screw:
 
     def __post_init__(self) -> None:
         prefix = f"{self.name}."
-        check_fields(
-            self, positive, (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s")), prefix
-        )
-        check_fields(
-            self,
-            non_negative,
-            (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2")),
-            prefix,
-        )
+        check_fields(self, positive, _SCREW_POSITIVE, prefix)
+        check_fields(self, non_negative, _SCREW_NON_NEGATIVE, prefix)
         object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
         object.__setattr__(
             self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)

@@ -47,6 +47,15 @@ from .fluid import CRANE_BULK_MODULUS
 from .pressure_dynamics import holding_pressures
 
 
+_CYLINDER_POSITIVE = (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"), ("bulk_modulus", "Pa"))
+_CYLINDER_NON_NEGATIVE = (
+    ("dead_volume_a", "m^3"),
+    ("dead_volume_b", "m^3"),
+    ("leakage", "m^3/(s Pa)"),
+    ("p_min", "Pa"),
+)
+
+
 @dataclass(frozen=True)
 class Cylinder:
     """head_area A_a, rod_area A_b [m²], stroke s [m], bulk_modulus β [Pa], dead volumes
@@ -66,15 +75,8 @@ class Cylinder:
 
     def __post_init__(self) -> None:
         prefix = f"{self.name}."
-        check_fields(
-            self, positive, (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"), ("bulk_modulus", "Pa")), prefix
-        )
-        check_fields(
-            self,
-            non_negative,
-            (("dead_volume_a", "m^3"), ("dead_volume_b", "m^3"), ("leakage", "m^3/(s Pa)"), ("p_min", "Pa")),
-            prefix,
-        )
+        check_fields(self, positive, _CYLINDER_POSITIVE, prefix)
+        check_fields(self, non_negative, _CYLINDER_NON_NEGATIVE, prefix)
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"{self.name}.rod_area = {self.rod_area:g} m^2 must be smaller than head_area = {self.head_area:g} m^2 "
