@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import inspect
 import os
 import time
 from pathlib import Path
@@ -429,9 +430,29 @@ Bootstrap = Annotated[
 ]
 
 
-def _layout(
-    column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window, max_gap, **extra
+LogLayout = Optional[dict]
+"""A command's ``layout`` parameter: :func:`_log_layout_options` puts the log-layout options in its place."""
+
+_LOG_LAYOUT_OPTIONS = (
+    ("column", LayoutColumn, []),
+    ("unit", LayoutUnit, []),
+    ("scale", LayoutScale, []),
+    ("offset", LayoutOffset, []),
+    ("time_column", LayoutTime, None),
+    ("sample_rate", LayoutRate, None),
+    ("header_row", LayoutHeader, None),
+    ("skip_rows", LayoutSkip, None),
+    ("delimiter", LayoutDelimiter, None),
+    ("window", LayoutWindow, []),
+    ("max_gap", LayoutGap, None),
+)
+"""The log-layout options every ``identify`` command takes: parameter, annotation, default."""
+
+
+def _log_layout(
+    column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window, max_gap
 ) -> dict:
+    """The ``[log]`` table the log-layout options make (:func:`options_table`)."""
     from .scenarios.log_layout import options_table, parse_windows
 
     return options_table(
@@ -445,12 +466,40 @@ def _layout(
         delimiter=delimiter,
         max_gap=max_gap,
         **parse_windows(window),
-        **extra,
     )
+
+
+def _log_layout_options(command):
+    """Give ``command`` the options of :data:`_LOG_LAYOUT_OPTIONS` where its ``layout`` parameter
+    stands; it is called with ``layout``, the ``[log]`` table they make."""
+    signature = inspect.signature(command, eval_str=True)
+    parameters = list(signature.parameters.values())
+    at = [parameter.name for parameter in parameters].index("layout")
+    options = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default)
+        for name, annotation, default in _LOG_LAYOUT_OPTIONS
+    ]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        values = {name: kwargs.pop(name) for name, _, _ in _LOG_LAYOUT_OPTIONS}
+        return command(**kwargs, layout=_log_layout(**values))
+
+    wrapper.__signature__ = signature.replace(parameters=[*parameters[:at], *options, *parameters[at + 1 :]])
+    return wrapper
+
+
+def _save_identified(result, out_dir: Path, overwrite: bool, quiet: bool, title: str) -> None:
+    """Write an identification ``result`` into ``out_dir`` and, unless ``quiet``, print its key figures."""
+    files = result.save(out_dir, overwrite=overwrite)
+    if not quiet:
+        _print_summary(title, result.summary.values(), notes=True)
+        out.print(f"wrote {out_dir}/: {', '.join(files)}")
 
 
 @identify_app.command("hydraulic-robot")
 @_friendly
+@_log_layout_options
 def identify_hydraulic_robot(
     data: Annotated[list[Path], typer.Argument(help="Logs (CSV or Parquet), one per locked-joint experiment.")],
     known: Annotated[
@@ -459,17 +508,7 @@ def identify_hydraulic_robot(
     validate: Annotated[
         list[Path], typer.Option("--validate", help="A held-out log to cross-validate on; repeatable.")
     ] = [],  # noqa: B006
-    column: LayoutColumn = [],  # noqa: B006 — typer reads the default, never mutated
-    unit: LayoutUnit = [],  # noqa: B006 — typer reads the default, never mutated
-    scale: LayoutScale = [],  # noqa: B006 — typer reads the default, never mutated
-    offset: LayoutOffset = [],  # noqa: B006
-    time_column: LayoutTime = None,
-    sample_rate: LayoutRate = None,
-    header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None,
-    delimiter: LayoutDelimiter = None,
-    window: LayoutWindow = [],  # noqa: B006
-    max_gap: LayoutGap = None,
+    layout: LogLayout = None,
     spool_unit: Annotated[
         Optional[str],
         typer.Option("--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm]."),
@@ -485,33 +524,19 @@ def identify_hydraulic_robot(
     from .api.identify import identify_hydraulic_robot, inspect_hydraulic_robot_logs
     from .io.output_target import check_run_folder
 
-    layout = _layout(
-        column,
-        unit,
-        scale,
-        offset,
-        time_column,
-        sample_rate,
-        header_row,
-        skip_rows,
-        delimiter,
-        window,
-        max_gap,
-        spool_unit=spool_unit,
-    )
+    if spool_unit is not None:
+        layout["spool_unit"] = spool_unit
     if dry_run:
         print(inspect_hydraulic_robot_logs(data, known, validate, layout))
         return
     check_run_folder(out_dir, overwrite)
     result = identify_hydraulic_robot(data, known, validate, layout, bootstrap)
-    files = result.save(out_dir, overwrite=overwrite)
-    if not quiet:
-        _print_summary("identification: key figures", result.summary.values(), notes=True)
-        out.print(f"wrote {out_dir}/: {', '.join(files)}")
+    _save_identified(result, out_dir, overwrite, quiet, "identification: key figures")
 
 
 @identify_app.command("transfer-function")
 @_friendly
+@_log_layout_options
 def identify_transfer_function(
     data: Annotated[Path, typer.Argument(help="A log (CSV or Parquet) with a time column or a --sample-rate.")],
     inputs: Annotated[list[str], typer.Option("--input", help="An input quantity; repeatable.")],
@@ -526,17 +551,7 @@ def identify_transfer_function(
         Optional[Path],
         typer.Option("--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known)."),
     ] = None,
-    column: LayoutColumn = [],  # noqa: B006 — typer reads the default, never mutated
-    unit: LayoutUnit = [],  # noqa: B006 — typer reads the default, never mutated
-    scale: LayoutScale = [],  # noqa: B006 — typer reads the default, never mutated
-    offset: LayoutOffset = [],  # noqa: B006
-    time_column: LayoutTime = None,
-    sample_rate: LayoutRate = None,
-    header_row: LayoutHeader = None,
-    skip_rows: LayoutSkip = None,
-    delimiter: LayoutDelimiter = None,
-    window: LayoutWindow = [],  # noqa: B006
-    max_gap: LayoutGap = None,
+    layout: LogLayout = None,
     dry_run: DryRun = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
@@ -548,18 +563,12 @@ def identify_transfer_function(
     from .api.identify import identify_transfer_function, inspect_transfer_function_log
     from .io.output_target import check_run_folder
 
-    layout = _layout(
-        column, unit, scale, offset, time_column, sample_rate, header_row, skip_rows, delimiter, window, max_gap
-    )
     if dry_run:
         print(inspect_transfer_function_log(data, inputs, output, layout_file, layout))
         return
     check_run_folder(out_dir, overwrite)
     result = identify_transfer_function(data, inputs, output, structure, layout_file, layout)
-    files = result.save(out_dir, overwrite=overwrite)
-    if not quiet:
-        _print_summary("transfer-function fit", result.summary.values(), notes=True)
-        out.print(f"wrote {out_dir}/: {', '.join(files)}")
+    _save_identified(result, out_dir, overwrite, quiet, "transfer-function fit")
 
 
 def main() -> None:

@@ -43,6 +43,14 @@ def unit_interval(name: str, value) -> np.ndarray:
     return arr
 
 
+def first_outside(values, lower, upper) -> int | None:
+    """The index of the first entry of ``values`` outside [``lower``, ``upper``] (per entry, same
+    units), or None when all lie inside."""
+    values = np.asarray(values)
+    outside = (values < lower) | (values > upper)
+    return int(np.argmax(outside)) if np.any(outside) else None
+
+
 MAX_STROKE_RATIO = 6.0
 """Largest stroke per retracted length [-]: a single-stage cylinder's body holds its rod, so its stroke
 stays below its retracted pin-to-pin length; a telescopic cylinder of n stages reaches about n times it,

@@ -170,36 +170,12 @@ def force_command(cyl, valve, kx, kf, fpr, dfpr, pa, pb, x, xd, xd_r):
 
 
 @nb.njit(cache=True)
-def controller_step(
-    seg,
-    inert,
-    trf,
-    base,
-    gains,
-    lam,
-    kx,
-    kf,
-    cyl,
-    valve,
-    fric,
-    coef,
-    filt,
-    q,
-    qd,
-    pa,
-    pb,
-    q_d,
-    qd_d,
-    qdd_d,
-    work_r,
-    work_m,
-    scratch,
-    first,
-    out_u,
-):
+def controller_step(ctrl, filt, q, qd, pa, pb, q_d, qd_d, qdd_d, work_r, work_m, scratch, first, out_u):
     """One VDC sample: valve inputs (saturated) into ``out_u``; ``scratch`` (8, m) returns
-    rows [q̇_r, q̈_r, f_cr, f_pr, ḟ_pr, x, ẋ, ẋ_r]. ``first``: reset the derivative filters to
-    the current f_pr (no start-up spike)."""
+    rows [q̇_r, q̈_r, f_cr, f_pr, ḟ_pr, x, ẋ, ẋ_r]. ``ctrl`` = (seg, inert, trf, base, gains,
+    lam, kx, kf, cyl, valve, fric, coef); ``first``: reset the derivative filters to the
+    current f_pr (no start-up spike)."""
+    seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
     m = q.size
     qd_r, qdd_r, f_cr, f_pr, df_pr, x, xd, xd_r = (
         scratch[0],

@@ -29,9 +29,17 @@ from dataclasses import dataclass
 
 import numba as nb
 
-from ..validation import non_negative, positive
+from ..validation import check_fields, non_negative, positive
 
 SVPWM_MAX_INDEX = 2.0 / math.sqrt(3.0)
+
+_INVERTER_POSITIVE = (
+    ("dc_voltage", "V"),
+    ("switching_frequency", "Hz"),
+    ("reference_voltage", "V"),
+    ("reference_current", "A"),
+)
+_INVERTER_NON_NEGATIVE = (("v_ce0", "V"), ("r_ce", "ohm"), ("v_f0", "V"), ("r_f", "ohm"), ("switching_energy", "J"))
 
 
 @dataclass(frozen=True)
@@ -53,15 +61,9 @@ class Inverter:
     name: str = "inverter"
 
     def __post_init__(self) -> None:
-        for f, unit in (
-            ("dc_voltage", "V"),
-            ("switching_frequency", "Hz"),
-            ("reference_voltage", "V"),
-            ("reference_current", "A"),
-        ):
-            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (("v_ce0", "V"), ("r_ce", "ohm"), ("v_f0", "V"), ("r_f", "ohm"), ("switching_energy", "J")):
-            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        prefix = f"{self.name}."
+        check_fields(self, positive, _INVERTER_POSITIVE, prefix)
+        check_fields(self, non_negative, _INVERTER_NON_NEGATIVE, prefix)
 
     @property
     def max_phase_voltage(self) -> float:

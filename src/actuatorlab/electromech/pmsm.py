@@ -23,12 +23,30 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import non_negative, positive
+from ..validation import check_fields, non_negative, positive
 
 # packed motor
 MOTOR = Layout("M_", "p", "rs", "ld", "lq", "psi", "j", "b", "tc", "imax", "wmax", "kh", "ke")
 (M_P, M_RS, M_LD, M_LQ, M_PSI, M_J, M_B, M_TC, M_IMAX, M_WMAX, M_KH, M_KE) = MOTOR.indices
 N_MOTOR = len(MOTOR)
+
+_PMSM_POSITIVE = (
+    ("inductance_d", "H"),
+    ("inductance_q", "H"),
+    ("flux_linkage", "Wb"),
+    ("inertia", "kg m^2"),
+    ("max_current", "A"),
+    ("max_speed", "rad/s"),
+)
+_PMSM_NON_NEGATIVE = (
+    ("resistance", "ohm"),
+    ("damping", "N m s/rad"),
+    ("friction_torque", "N m"),
+    ("core_hysteresis", "W s/rad"),
+    ("core_eddy", "W s^2/rad^2"),
+    ("rated_power", "W"),
+    ("rated_speed", "rad/s"),
+)
 
 
 @dataclass(frozen=True)
@@ -61,25 +79,9 @@ class PMSM:
         if int(self.pole_pairs) != self.pole_pairs or self.pole_pairs < 1:
             raise ParameterError(f"{self.name}.pole_pairs = {self.pole_pairs!r}: must be an integer >= 1")
         object.__setattr__(self, "pole_pairs", int(self.pole_pairs))
-        for f, unit in (
-            ("inductance_d", "H"),
-            ("inductance_q", "H"),
-            ("flux_linkage", "Wb"),
-            ("inertia", "kg m^2"),
-            ("max_current", "A"),
-            ("max_speed", "rad/s"),
-        ):
-            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (
-            ("resistance", "ohm"),
-            ("damping", "N m s/rad"),
-            ("friction_torque", "N m"),
-            ("core_hysteresis", "W s/rad"),
-            ("core_eddy", "W s^2/rad^2"),
-            ("rated_power", "W"),
-            ("rated_speed", "rad/s"),
-        ):
-            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        prefix = f"{self.name}."
+        check_fields(self, positive, _PMSM_POSITIVE, prefix)
+        check_fields(self, non_negative, _PMSM_NON_NEGATIVE, prefix)
 
     @property
     def torque_constant(self) -> float:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numba as nb
 
 from ..errors import ParameterError
-from ..validation import non_negative, positive
+from ..validation import check_fields, non_negative, positive
 
 
 def _efficiency(name: str, value: float, allow_zero: bool) -> float:
@@ -47,6 +47,10 @@ def series_stiffness(*stiffnesses: float) -> float:
     ]
     compliance = sum(1.0 / k for k in ks)
     return math.inf if compliance == 0.0 else 1.0 / compliance
+
+
+_SCREW_POSITIVE = (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s"))
+_SCREW_NON_NEGATIVE = (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2"))
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,9 @@ class Screw:
     name: str = "screw"
 
     def __post_init__(self) -> None:
-        for f, unit in (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s")):
-            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2")):
-            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        prefix = f"{self.name}."
+        check_fields(self, positive, _SCREW_POSITIVE, prefix)
+        check_fields(self, non_negative, _SCREW_NON_NEGATIVE, prefix)
         object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
         object.__setattr__(
             self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)
@@ -114,8 +117,7 @@ class Gearbox:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ratio", positive(f"{self.name}.ratio", self.ratio, "-"))
-        for f, unit in (("inertia", "kg m^2"), ("damping", "N m s/rad")):
-            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        check_fields(self, non_negative, (("inertia", "kg m^2"), ("damping", "N m s/rad")), f"{self.name}.")
         object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
         object.__setattr__(
             self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)

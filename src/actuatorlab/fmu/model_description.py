@@ -101,22 +101,29 @@ def _ordered(variables: list[Variable]) -> list[Variable]:
     return [v for v in variables if v.kind == "Float64"] + [v for v in variables if v.kind == "Boolean"]
 
 
-def fmi3_description(variables: list[Variable], info: ModelInfo) -> str:
-    """``modelDescription.xml`` for FMI 3.0 co-simulation."""
-    variables = _ordered(variables)
-    root = ET.Element(
+def _model_root(info: ModelInfo, fmi_version: str, token_attribute: str, **extra: str) -> ET.Element:
+    """The ``fmiModelDescription`` element of either standard: ``info.token`` under the name
+    ``token_attribute`` gives (``instantiationToken`` in 3.0, ``guid`` in 2.0), ``extra`` last."""
+    return ET.Element(
         "fmiModelDescription",
         {
-            "fmiVersion": "3.0",
+            "fmiVersion": fmi_version,
             "modelName": info.name,
-            "instantiationToken": info.token,
+            token_attribute: info.token,
             "description": info.description,
             "version": info.version,
             "generationTool": f"actuatorlab {info.version}",
             "generationDateAndTime": _now(),
             "variableNamingConvention": "flat",
+            **extra,
         },
     )
+
+
+def fmi3_description(variables: list[Variable], info: ModelInfo) -> str:
+    """``modelDescription.xml`` for FMI 3.0 co-simulation."""
+    variables = _ordered(variables)
+    root = _model_root(info, "3.0", "instantiationToken")
     ET.SubElement(
         root,
         "CoSimulation",
@@ -152,20 +159,7 @@ def fmi3_description(variables: list[Variable], info: ModelInfo) -> str:
 def fmi2_description(variables: list[Variable], info: ModelInfo) -> str:
     """``modelDescription.xml`` for FMI 2.0 co-simulation (with the C sources listed)."""
     variables = _ordered(variables)
-    root = ET.Element(
-        "fmiModelDescription",
-        {
-            "fmiVersion": "2.0",
-            "modelName": info.name,
-            "guid": info.token,
-            "description": info.description,
-            "version": info.version,
-            "generationTool": f"actuatorlab {info.version}",
-            "generationDateAndTime": _now(),
-            "variableNamingConvention": "flat",
-            "numberOfEventIndicators": "0",
-        },
-    )
+    root = _model_root(info, "2.0", "guid", numberOfEventIndicators="0")
     cosim = ET.SubElement(
         root,
         "CoSimulation",

@@ -42,9 +42,18 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import non_negative, positive
+from ..validation import check_fields, non_negative, positive
 from .fluid import CRANE_BULK_MODULUS
 from .pressure_dynamics import holding_pressures
+
+
+_CYLINDER_POSITIVE = (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"), ("bulk_modulus", "Pa"))
+_CYLINDER_NON_NEGATIVE = (
+    ("dead_volume_a", "m^3"),
+    ("dead_volume_b", "m^3"),
+    ("leakage", "m^3/(s Pa)"),
+    ("p_min", "Pa"),
+)
 
 
 @dataclass(frozen=True)
@@ -65,20 +74,9 @@ class Cylinder:
     """The packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor."""
 
     def __post_init__(self) -> None:
-        for f, unit in (
-            ("head_area", "m^2"),
-            ("rod_area", "m^2"),
-            ("stroke", "m"),
-            ("bulk_modulus", "Pa"),
-        ):
-            object.__setattr__(self, f, positive(f"{self.name}.{f}", getattr(self, f), unit))
-        for f, unit in (
-            ("dead_volume_a", "m^3"),
-            ("dead_volume_b", "m^3"),
-            ("leakage", "m^3/(s Pa)"),
-            ("p_min", "Pa"),
-        ):
-            object.__setattr__(self, f, non_negative(f"{self.name}.{f}", getattr(self, f), unit))
+        prefix = f"{self.name}."
+        check_fields(self, positive, _CYLINDER_POSITIVE, prefix)
+        check_fields(self, non_negative, _CYLINDER_NON_NEGATIVE, prefix)
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"{self.name}.rod_area = {self.rod_area:g} m^2 must be smaller than head_area = {self.head_area:g} m^2 "
@@ -130,15 +128,16 @@ class ServoValve:
     constant, laminar band."""
 
     def __post_init__(self) -> None:
-        for f in ("c_p1", "c_n1", "c_p2", "c_n2"):
-            object.__setattr__(
-                self,
-                f,
-                positive(f"{self.name}.{f}", getattr(self, f), "m^3/(s sqrt(Pa))"),
-            )
-        object.__setattr__(self, "u_max", positive(f"{self.name}.u_max", self.u_max, "(input units)"))
-        object.__setattr__(self, "tau", non_negative(f"{self.name}.tau", self.tau, "s"))
-        object.__setattr__(self, "p_lin", positive(f"{self.name}.p_lin", self.p_lin, "Pa"))
+        prefix = f"{self.name}."
+        edge = "m^3/(s sqrt(Pa))"
+        check_fields(
+            self,
+            positive,
+            (("c_p1", edge), ("c_n1", edge), ("c_p2", edge), ("c_n2", edge), ("u_max", "(input units)")),
+            prefix,
+        )
+        check_fields(self, non_negative, (("tau", "s"),), prefix)
+        check_fields(self, positive, (("p_lin", "Pa"),), prefix)
         r = non_negative(f"{self.name}.return_pressure", self.return_pressure, "Pa")
         s = positive(f"{self.name}.supply_pressure", self.supply_pressure, "Pa")
         if s <= r:

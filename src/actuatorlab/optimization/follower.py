@@ -48,6 +48,7 @@ from scipy.interpolate import make_interp_spline
 from ..errors import ParameterError
 from ..mechanics.emla_crane import ACTUATOR_NAMES, QUADRATIC_PAIRS, EmlaCrane
 from ..numerics.bspline import ClampedBSpline
+from ..validation import first_outside
 from .trajectory_task import FollowerSettings, FollowerSolution, TrajectorySamples, TrajectoryTask
 
 CRITERIA = ("effort", "power")
@@ -118,24 +119,21 @@ class Follower:
             ("q_final", task.q_final, task.qd_final),
         ):
             q, qd = np.array(q), np.array(qd)
-            bad = (q < self.q_lower) | (q > self.q_upper)
-            if np.any(bad):
-                i = int(np.argmax(bad))
+            i = first_outside(q, self.q_lower, self.q_upper)
+            if i is not None:
                 raise ParameterError(
                     f"{label}[{names[i]}] = {q[i]:.6g} lies outside [{self.q_lower[i]:.6g}, "
                     f"{self.q_upper[i]:.6g}]; move it inside the bounds (53)"
                 )
-            bad = (qd < self.qd_lower) | (qd > self.qd_upper)
-            if np.any(bad):
-                i = int(np.argmax(bad))
+            i = first_outside(qd, self.qd_lower, self.qd_upper)
+            if i is not None:
                 raise ParameterError(
                     f"rate at {label}[{names[i]}] = {qd[i]:.6g} lies outside [{self.qd_lower[i]:.6g}, "
                     f"{self.qd_upper[i]:.6g}]; change it or the rate bounds"
                 )
             f_hold = crane.actuator_forces(q, qd, np.zeros(3))[0]
-            bad = (f_hold < self.f_lower) | (f_hold > self.f_upper)
-            if np.any(bad):
-                i = int(np.argmax(bad))
+            i = first_outside(f_hold, self.f_lower, self.f_upper)
+            if i is not None:
                 raise ParameterError(
                     f"{ACTUATOR_NAMES[i]} force at {label} is {f_hold[i]:.6g} N, outside its bounds "
                     f"[{self.f_lower[i]:.6g}, {self.f_upper[i]:.6g}] N (rating {rating_f[i]:.6g} N): "

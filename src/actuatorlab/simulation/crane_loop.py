@@ -71,38 +71,11 @@ def plant_advance(plant, u) -> int:
 @nb.njit(cache=True)
 def _vdc_sample(ctrl, filt, q, qd, pa, pb, k, q_d, qd_d, qdd_d, work_r, work_m, scratch, u, out_u, out_ctrl, out_tip):
     """One controller sample: ``controller_step`` at reference sample k, valve inputs into ``u``,
-    and the sample recorded. ``ctrl`` = (seg, inert, trf, base, gains, lam, kx, kf, cyl, valve,
-    fric, coef)."""
-    seg, inert, trf, base, gains, lam, kx, kf, cyl, valve, fric, coef = ctrl
-    controller_step(
-        seg,
-        inert,
-        trf,
-        base,
-        gains,
-        lam,
-        kx,
-        kf,
-        cyl,
-        valve,
-        fric,
-        coef,
-        filt,
-        q,
-        qd,
-        pa,
-        pb,
-        q_d[k],
-        qd_d[k],
-        qdd_d[k],
-        work_r,
-        work_m,
-        scratch,
-        k == 0,
-        u,
-    )
+    and the sample recorded. ``ctrl``: the controller tuple of ``controller_step``."""
+    controller_step(ctrl, filt, q, qd, pa, pb, q_d[k], qd_d[k], qdd_d[k], work_r, work_m, scratch, k == 0, u)
     out_u[k] = u
     out_ctrl[k] = scratch
+    seg = ctrl[0]
     out_tip[k] = work_m[4][seg.shape[0] - 1, EXIT]
 
 

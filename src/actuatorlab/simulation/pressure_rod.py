@@ -38,13 +38,22 @@ STATE = Layout("Y_", "x", "xdot", "ph", "pr", "p")
 (Y_X, Y_XDOT, Y_PH, Y_PR, Y_P) = STATE.indices
 
 
-@nb.njit(cache=True)
-def rod_pressure_rhs(t, y, out, cp, hp, mass, damping, u_samples, f_samples, h):
-    """ẏ of the loaded rod (see the module docstring)."""
+@nb.njit(cache=True, inline="always")
+def _rod_chambers(t, y, cp, hp, u_samples, f_samples, h):
+    """The openings u and load [N] at t [s], and ``chamber_rates`` at the state y: (u, load,
+    chamber pressure rates [Pa/s] (2,), their partials (2, 5), pump-line draw [m³/s] and its
+    partials in p_h, p_r, P [m³/(s Pa)])."""
     u, load = inputs_at(t, h, u_samples, f_samples)
     rates = np.empty(2)
     partials = np.empty((2, 5))
-    draw, _, _, _ = chamber_rates(cp, hp, u, y[Y_X], y[Y_XDOT], y[Y_PH], y[Y_PR], y[Y_P], rates, partials)
+    draw, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u, y[Y_X], y[Y_XDOT], y[Y_PH], y[Y_PR], y[Y_P], rates, partials)
+    return u, load, rates, partials, draw, dq_ph, dq_pr, dq_p
+
+
+@nb.njit(cache=True)
+def rod_pressure_rhs(t, y, out, cp, hp, mass, damping, u_samples, f_samples, h):
+    """ẏ of the loaded rod (see the module docstring)."""
+    u, load, rates, _, draw, _, _, _ = _rod_chambers(t, y, cp, hp, u_samples, f_samples, h)
     out[Y_X] = y[Y_XDOT]
     out[Y_XDOT] = (cp[I_AH] * y[Y_PH] - cp[I_AR] * y[Y_PR] - load - damping * y[Y_XDOT]) / mass
     out[Y_PH] = rates[0]
@@ -55,10 +64,7 @@ def rod_pressure_rhs(t, y, out, cp, hp, mass, damping, u_samples, f_samples, h):
 @nb.njit(cache=True)
 def rod_pressure_jac(t, y, out, cp, hp, mass, damping, u_samples, f_samples, h):
     """∂ẏ/∂y of ``rod_pressure_rhs``, analytic."""
-    u, _ = inputs_at(t, h, u_samples, f_samples)
-    rates = np.empty(2)
-    partials = np.empty((2, 5))
-    draw, dq_ph, dq_pr, dq_p = chamber_rates(cp, hp, u, y[Y_X], y[Y_XDOT], y[Y_PH], y[Y_PR], y[Y_P], rates, partials)
+    u, _, _, partials, draw, dq_ph, dq_pr, dq_p = _rod_chambers(t, y, cp, hp, u_samples, f_samples, h)
     _, d_pump = pump_line_rate(cp, hp, u[U_B], y[Y_P], draw)
     kp = hp[H_BULK_MODULUS] / hp[H_VP]
     out[:, :] = 0.0

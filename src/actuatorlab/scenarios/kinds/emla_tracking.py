@@ -92,37 +92,30 @@ def run(scenario: TrackingScenario, progress=None) -> ScenarioOutput:
                 scenario.name,
             ),
         ),
-        FigureSpec(
-            "tracking_currents.png",
-            "Fig. 22 style: d- and q-axis currents.",
-            lambda: time_series_figure(
-                table,
-                [
-                    Panel(
-                        f"{n} [A]",
-                        [Line(f"i_q_{n}", "i_q"), Line(f"i_d_{n}", "i_d", style="--")],
-                        [(run_.limits[n]["max_current"], "limit")],
-                    )
-                    for n in names
-                ],
-                scenario.name,
-            ),
-        ),
-        FigureSpec(
-            "tracking_voltages.png",
-            "Fig. 23 style: d- and q-axis voltages.",
-            lambda: time_series_figure(
-                table,
-                [
-                    Panel(
-                        f"{n} [V]",
-                        [Line(f"v_q_{n}", "v_q"), Line(f"v_d_{n}", "v_d", style="--")],
-                        [(run_.limits[n]["max_phase_voltage"], "limit")],
-                    )
-                    for n in names
-                ],
-                scenario.name,
-            ),
+        *(
+            FigureSpec(
+                f"tracking_{quantity}s.png",
+                f"Fig. {number} style: d- and q-axis {quantity}s.",
+                lambda symbol=symbol, unit=unit, limit=limit: time_series_figure(
+                    table,
+                    [
+                        Panel(
+                            f"{n} [{unit}]",
+                            [
+                                Line(f"{symbol}_q_{n}", f"{symbol}_q"),
+                                Line(f"{symbol}_d_{n}", f"{symbol}_d", style="--"),
+                            ],
+                            [(run_.limits[n][limit], "limit")],
+                        )
+                        for n in names
+                    ],
+                    scenario.name,
+                ),
+            )
+            for quantity, number, symbol, unit, limit in (
+                ("current", 22, "i", "A", "max_current"),
+                ("voltage", 23, "v", "V", "max_phase_voltage"),
+            )
         ),
     ]
     gains = scenario.gains.build()

@@ -220,25 +220,16 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
                 f"{algorithm.upper()} trials whose state left [0, p_s] or the stroke, of {s.trials}",
             )
         )
-    summary += fit_summary(checks_same, f"{excitation.frequency:g}Hz")
-    summary += fit_summary(checks_held, f"{scenario.validation_frequency:g}Hz")
     figures = []
-    for result, experiment in zip(checks_same, same):
-        figures += validation_figure(
-            robot,
-            result,
-            experiment,
-            f"Identification data ({excitation.frequency:g} Hz):",
-            f"{excitation.frequency:g}Hz",
-        )
-    for result, experiment in zip(checks_held, held_out):
-        figures += validation_figure(
-            robot,
-            result,
-            experiment,
-            f"Cross-validation on held-out data ({scenario.validation_frequency:g} Hz):",
-            f"{scenario.validation_frequency:g}Hz",
-        )
+    for checks, experiments, frequency, heading in (
+        (checks_same, same, excitation.frequency, "Identification data"),
+        (checks_held, held_out, scenario.validation_frequency, "Cross-validation on held-out data"),
+    ):
+        summary += fit_summary(checks, f"{frequency:g}Hz")
+        for result, experiment in zip(checks, experiments):
+            figures += validation_figure(
+                robot, result, experiment, f"{heading} ({frequency:g} Hz):", f"{frequency:g}Hz"
+            )
     notes = [
         "Coupled least squares (2)–(3): every experiment's rows stacked, b and the flow gains one column each; "
         f"derivatives by {options.derivatives} differences, {options.taps}-tap moving average on every column.",
