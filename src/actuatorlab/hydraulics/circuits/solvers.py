@@ -32,6 +32,7 @@ import numpy as np
 
 from ...errors import SimulationError
 from ...numerics.copying import copy_into
+from ..fluid import OIL_BULK_MODULUS
 from .kernels import NOT_CONVERGED, OK, SCRATCH_ROWS, SINGULAR, STATUS_TEXT, flow_history, solve_nodes
 from .network import Network
 
@@ -40,7 +41,7 @@ PTC_VOLUME = 1.0e-3
 """Oil volume [m³] given to every free node by the pseudo-transient start of a cold solve."""
 PTC_STEPS = (1e-5, 1e3)
 """First and last pseudo-time step [s] of that start (the step doubles after each success)."""
-PTC_BULK_MODULUS = 1.5e9
+PTC_BULK_MODULUS = OIL_BULK_MODULUS
 """Bulk modulus [Pa] of the pseudo-transient's oil (only the pseudo-time's scale)."""
 PTC_MAX_STEPS = 200
 MAX_HALVINGS = 6
