@@ -85,8 +85,9 @@ class NetlistCylinder:
     initial_low_pressure: float = 2.0e6
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("stroke", "m"), ("retracted_length", "m")))
+        check_fields(self, positive, (("retracted_length", "m"),))
         check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
+        self.component(0.0)  # areas, stroke, volumes and leakage checked as the network's cylinder, named
 
     def component(self, admittance: float) -> Cylinder:
         """The network's component of this cylinder (``CoupledCylinder`` when ``admittance`` > 0)."""
