@@ -79,8 +79,7 @@ def add_machine_channels(
     ch = result.channels
     for a in system.actuators:
         name = a.name
-        ch[f"{name}.stroke"] = Channel(result[f"{name}.length"] - a.length_limits[0], "m", f"{name} stroke x = ℓ − ℓ₀")
-        ch[f"{name}.velocity"] = Channel(result[f"{name}.length_rate"], "m/s", f"{name} extension rate ℓ̇")
+        add_stroke_channels(result, a)
         if isinstance(a, QuasistaticCylinder):
             head, rod = _quasistatic_pressures(system, result, a)
             ch[f"{name}.head_pressure"] = Channel(head, "Pa", "head-side pressure p_h (from v, f)")
@@ -105,7 +104,21 @@ def add_machine_channels(
         ch[f"supply.{s.name}.pressure"] = Channel(pressure, "Pa", f"{s.name}: pump or supply pressure")
         ch[f"supply.{s.name}.power"] = Channel(power, "W", f"{s.name}: hydraulic power delivered by the supply")
         ch[f"supply.{s.name}.losses"] = Channel(power - work, "W", f"{s.name}: power lost (valves, bleed, relief)")
-    model = system.model
+    add_joint_channels(result, system.model)
+
+
+def add_stroke_channels(result: SimulationResult, a) -> None:
+    """``c.stroke`` x = ℓ − ℓ₀ [m] and ``c.velocity`` ℓ̇ [m/s] of actuator ``a``, in place."""
+    name = a.name
+    result.channels[f"{name}.stroke"] = Channel(
+        result[f"{name}.length"] - a.length_limits[0], "m", f"{name} stroke x = ℓ − ℓ₀"
+    )
+    result.channels[f"{name}.velocity"] = Channel(result[f"{name}.length_rate"], "m/s", f"{name} extension rate ℓ̇")
+
+
+def add_joint_channels(result: SimulationResult, model) -> None:
+    """``joint.<name>`` of every named hinge [rad] and slide [m] joint of ``model``, in place."""
+    ch = result.channels
     for j in range(model.njnt):
         kind = model.jnt_type[j]
         joint = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)

@@ -26,6 +26,9 @@ DX, DY = 2.4, 1.3
 """Spacing of the items of a layer and of the layers [drawing units]."""
 BOX = (1.9, 0.62)
 """Width and height of a component's box [drawing units]."""
+STAGGER = 8
+"""A layer of more items than this alternates them between two heights (DY/2 apart), so that
+the names of neighbours do not run into each other."""
 
 
 def _layers(parts: Mapping[str, tuple[Component, Mapping[str, str]]], bus: set[str]) -> dict[str, int]:
@@ -70,6 +73,7 @@ def layout(parts: Mapping[str, tuple[Component, Mapping[str, str]]]) -> tuple[di
     for item, level in layer.items():
         rows.setdefault(level, []).append(item)
     x: dict[str, float] = {}
+    lift: dict[str, float] = {}
     for level in sorted(rows):
         below = [
             np.mean([x[o] for o in neighbours[i] if o in x]) if any(o in x for o in neighbours[i]) else np.inf
@@ -78,7 +82,8 @@ def layout(parts: Mapping[str, tuple[Component, Mapping[str, str]]]) -> tuple[di
         order = [rows[level][k] for k in np.argsort(below, kind="stable")]
         for k, item in enumerate(order):
             x[item] = (k - (len(order) - 1) / 2) * DX
-    return {item: (x[item], (layer[item] + 1) * DY) for item in layer}, bus
+            lift[item] = DY / 2 if len(order) > STAGGER and k % 2 else 0.0
+    return {item: (x[item], (layer[item] + 1) * DY + lift[item]) for item in layer}, bus
 
 
 def _pump(ax, x: float, y: float) -> None:
@@ -98,7 +103,7 @@ def circuit_figure(parts: Mapping[str, tuple[Component, Mapping[str, str]]], tit
     xs = [p[0] for p in at.values()] or [0.0]
     width = max(xs) - min(xs) + DX
     height = max(p[1] for p in at.values()) + DY
-    fig = _figure((min(max(4.0, 0.75 * width), 11.0), min(max(3.0, 0.75 * height), 9.0)))
+    fig = _figure((min(max(4.0, 0.75 * width), 14.0), min(max(3.0, 0.75 * height), 9.0)))
     ax = fig.add_subplot()
     ax.set_axis_off()
     ax.set_aspect("equal")

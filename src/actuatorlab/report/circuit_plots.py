@@ -1,4 +1,5 @@
-"""Figures of a ``circuit`` run besides the time series: the inputs' panels and the energy bars."""
+"""Figures of a netlist run (``circuit`` kind, a machine on a netlist) besides the time series:
+the pressure and flow panels, the inputs' panels and the energy bars."""
 
 from __future__ import annotations
 
@@ -18,6 +19,34 @@ INPUT_PANELS = {
     "length": ("position [mm]", 1e3),
 }
 """Input dimension → (panel label, scale from SI)."""
+
+
+FLOW_SHOWN = 1e-3
+"""Share of the largest flow below which a branch is left out of the flow plots (closed edges)."""
+FLOW_GROUPS = {
+    "pumps, reliefs [L/min]": ("FixedPump", "VariablePump", "ReliefValve"),
+    "actuators, loads [L/min]": ("Cylinder", "CoupledCylinder", "Motor", "Tank"),
+}
+"""Flow panel → the component types it shows; every other type goes to ``valves [L/min]``."""
+
+
+def pressure_flow_panels(network, flows: Mapping[str, np.ndarray]) -> list[Panel]:
+    """The pressures [bar] of the nodes not held at 0 (columns ``pressure.NODE``), then the flows
+    [L/min] (columns ``flow.KEY``) of pumps and reliefs, valves, and actuators and tanks held at a
+    pressure; a branch whose flow stays below :data:`FLOW_SHOWN` of the largest is left out."""
+    free = [n for i, n in enumerate(network.nodes) if np.isnan(network.held[i]) or network.held[i] != 0.0]
+    panels = [Panel("pressure [bar]", [Line(f"pressure.{n}", n, 1e-5) for n in free])]
+    groups = {label: [] for label in (*FLOW_GROUPS, "valves [L/min]")}
+    largest = max((float(np.abs(q).max()) for q in flows.values()), default=0.0)
+    for key, q in flows.items():
+        component = network.parts[key.split(".")[0]][0]
+        kind = type(component).__name__
+        if not np.abs(q).max() > FLOW_SHOWN * largest or (kind == "Tank" and component.pressure == 0.0):
+            continue
+        group = next((label for label, kinds in FLOW_GROUPS.items() if kind in kinds), "valves [L/min]")
+        groups[group].append(Line(f"flow.{key}", key, 6e4))
+    order = ("pumps, reliefs [L/min]", "valves [L/min]", "actuators, loads [L/min]")
+    return panels + [Panel(label, groups[label]) for label in order if groups[label]]
 
 
 def input_panels(table: Mapping, inputs: Sequence[str], dimensions: Mapping[str, str]) -> list[Panel]:

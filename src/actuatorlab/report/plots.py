@@ -9,6 +9,8 @@ Builders return a :class:`~matplotlib.figure.Figure` and never write files;
 
 from __future__ import annotations
 
+import math
+
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -122,6 +124,10 @@ class GammaCurve:
         return v, f
 
 
+LEGEND_ROWS = 8
+"""Lines of a panel's legend in one column; more are set in columns of small print."""
+
+
 @mpl.rc_context(STYLE)
 def time_series_figure(df: Table, panels: list[Panel], title: str | None = None) -> Figure:
     """Stacked subplots over the shared time axis ``df["t"]`` [s], one per panel; ``df`` a
@@ -151,7 +157,10 @@ def time_series_figure(df: Table, panels: list[Panel], title: str | None = None)
             ax.axhline(value, label=label, **_REFERENCE)
         ax.set_ylabel(panel.ylabel)
         ax.grid(True)
-        if len(panel.lines) + len(panel.hlines) > 1:
+        shown = len(panel.lines) + len(panel.hlines)
+        if shown > LEGEND_ROWS:  # a netlist's many branches: columns of small print
+            ax.legend(loc="best", ncol=math.ceil(shown / LEGEND_ROWS), fontsize=5.5)
+        elif shown > 1:
             ax.legend(loc="best")
     axes[-1].set_xlabel("Time t [s]")  # plain text: mathtext costs each process 30 ms on first use
     for ax in axes:  # aligned at a fixed offset: matplotlib's align_ylabels measures every tick label

@@ -43,6 +43,21 @@ def _signal(key: str, value, dimension: str):
         raise FieldError(where, problem.replace("[signal]", f'[inputs."{key}"]')) from None
 
 
+def input_signals(netlist: Netlist | None, value: dict) -> dict:
+    """``inputs`` (``"component.input"`` → signal table or value) validated against the inputs of
+    ``netlist`` (None: the netlist failed and its error is reported; ``value`` is returned)."""
+    if netlist is None:
+        return value
+    known = netlist.inputs()
+    out = {}
+    for key, signal in value.items():
+        if key not in known:
+            valid = ", ".join(known) or "none (no component of this circuit reads an input)"
+            raise FieldError(f'"{key}"', f"not an input of the circuit; its inputs are {valid}")
+        out[key] = _signal(key, signal, known[key])
+    return out
+
+
 class CircuitScenario(Spec):
     """A hydraulic circuit as a netlist, simulated over ``duration`` in steps of ``timestep``
     with the quasistatic model (β → ∞) or pressure dynamics (node volumes at ``bulk_modulus``)."""
@@ -63,17 +78,7 @@ class CircuitScenario(Spec):
     @field_validator("inputs")
     @classmethod
     def _inputs(cls, value: dict, info):
-        netlist: Netlist | None = info.data.get("components")
-        if netlist is None:  # the netlist failed: its error is reported
-            return value
-        known = netlist.inputs()
-        out = {}
-        for key, signal in value.items():
-            if key not in known:
-                valid = ", ".join(known) or "none (no component of this circuit reads an input)"
-                raise FieldError(f'"{key}"', f"not an input of the circuit; its inputs are {valid}")
-            out[key] = _signal(key, signal, known[key])
-        return out
+        return input_signals(info.data.get("components"), value)
 
     @field_validator("initial_positions")
     @classmethod

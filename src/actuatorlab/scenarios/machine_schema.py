@@ -1,30 +1,37 @@
 """Schema of the ``machine`` scenario: the user's MJCF or URDF model with hydraulic cylinders,
 circuits, valve commands or closed loops, loads and an initial pose, all in one file.
 
-Tables: ``[relaxation]`` (quasistatic model), ``[[circuits]]`` (a supply: the papers'
-fixed-displacement pump with bleed and relief — shared by its cylinders (Sec. 6) or one per
-cylinder — or a constant-pressure supply; valve sizes, reliefs, fluid), ``[[cylinders]]`` (pins,
-size, circuit, and either an open-loop ``command`` or a ``[cylinders.control]`` closed loop),
-``[[loads]]`` and ``[[payloads]]``, ``initial_pose`` (joint values), ``[picture]``. The model file
-is read relative to the scenario file and never modified (:mod:`actuatorlab.multibody.model_file`).
+Tables: ``[relaxation]`` (quasistatic model); the hydraulics as either ``[[circuits]]`` (a
+supply: the papers' fixed-displacement pump with bleed and relief — shared by its cylinders
+(Sec. 6) or one per cylinder — or a constant-pressure supply; valve sizes, reliefs, fluid) or a
+netlist ``[components.NAME]`` (any circuit, the syntax of the ``circuit`` kind,
+:mod:`.netlist_schema`) with its ``[inputs]`` (spool positions, pump speeds as signals of time);
+``[[cylinders]]`` (pins, size, and either a ``circuit`` with an open-loop ``command`` or a
+``[cylinders.control]`` closed loop, or the netlist's nodes of its chambers, ``ports = { head =
+"A1", rod = "B1" }``); ``[[loads]]`` and ``[[payloads]]``, ``initial_pose`` (joint values),
+``[picture]``. The model file is read relative to the scenario file and never modified
+(:mod:`actuatorlab.multibody.model_file`).
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from ..control.pi import PIController
 from ..errors import ParameterError, ScenarioError
+from ..hydraulics.fluid import OIL_BULK_MODULUS
 from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..multibody.open_centre import OpenCentreBleed
 from ..validation import stroke_fits
+from .circuit_schema import input_signals
 from .loading import scenario_folder
+from .netlist_schema import NetlistField
 from .signal_specs import DimensionlessSignal, ForceSignal, signal_spec
 from .spec_base import (
     Area,
@@ -46,6 +53,9 @@ from .spec_base import (
     reported_at,
 )
 from .units import convert
+
+if TYPE_CHECKING:
+    from ..multibody.netlist_machine import NetlistCylinder
 
 LengthSignal = signal_spec("length")
 AngleSignal = signal_spec("angle")
@@ -200,11 +210,15 @@ class CylinderSpec(Spec):
     ``length_offset``: ℓ = qpos + offset), its size (``bore`` and ``rod_diameter`` with ``count``
     cylinders acting together, or ``head_area`` and ``rod_area``), ``stroke``,
     ``retracted_length`` (pin to pin, fully retracted), chamber dead volumes (hoses included),
-    its ``circuit``, and its valve: an open-loop ``command`` u_c ∈ [−1, 1] (> 0 extends) or a
-    ``control`` closed loop; ``regeneration`` u_a (pressure-dynamics model)."""
+    and its hydraulics: a ``circuit`` of ``[[circuits]]`` with its valve, an open-loop
+    ``command`` u_c ∈ [−1, 1] (> 0 extends) or a ``control`` closed loop, and ``regeneration``
+    u_a (pressure-dynamics model); or, on a netlist, ``ports`` naming the nodes of its ``head``
+    and ``rod`` chambers and a piston ``leakage`` [m³/(s Pa)] from head to rod chamber."""
 
     name: StrictStr
-    circuit: StrictStr
+    circuit: StrictStr | None = None
+    ports: dict[str, StrictStr] | None = None
+    leakage: FlowGain = 0.0
     base: PinSpec | None = None
     rod: PinSpec | None = None
     joint: StrictStr | None = None
@@ -222,6 +236,13 @@ class CylinderSpec(Spec):
     command: DimensionlessSignal = Field(0.0, validate_default=True)
     control: ControlSpec | None = None
     regeneration: DimensionlessSignal = Field(0.0, validate_default=True)
+
+    @field_validator("ports")
+    @classmethod
+    def _ports(cls, value):
+        if value is not None and set(value) != {"head", "rod"}:
+            raise ValueError(f'give the nodes of the two chambers, ports = {{ head = "A", rod = "B" }}, not {value}')
+        return value
 
     def areas(self) -> tuple[float, float]:
         """(A_h, A_r) [m²]."""
@@ -254,6 +275,39 @@ class CylinderSpec(Spec):
             raise ScenarioError(str(error)) from None
         if self.control is not None:
             self.control.check_at(f"{where}.control")
+
+    def valve_fields(self) -> dict[str, bool]:
+        """Whether each field of a cylinder on ``[[circuits]]`` is given (off its default)."""
+
+        def driven(signal) -> bool:
+            return signal.type != "constant" or signal.value != 0.0
+
+        return {
+            "circuit": self.circuit is not None,
+            "command": driven(self.command),
+            "control": self.control is not None,
+            "regeneration": driven(self.regeneration),
+        }
+
+    def netlist_cylinder(self, **pins) -> NetlistCylinder:
+        """This cylinder on a netlist (its ``ports``), at ``pins`` (none: for checking its size)."""
+        from ..multibody.netlist_machine import NetlistCylinder  # MuJoCo loads only when a netlist is used
+
+        head, rod = self.areas()
+        return NetlistCylinder(
+            self.name,
+            head_node=self.ports["head"],
+            rod_node=self.ports["rod"],
+            head_area=head,
+            rod_area=rod,
+            stroke=self.stroke,
+            retracted_length=self.retracted_length,
+            head_dead_volume=self.head_dead_volume,
+            rod_dead_volume=self.rod_dead_volume,
+            leakage=self.leakage,
+            initial_low_pressure=self.initial_low_pressure,
+            **pins,
+        )
 
 
 class LoadSpec(Spec):
@@ -315,12 +369,22 @@ class MachineScenario(Spec):
     initial_pose: dict[str, float | StrictStr] = Field(default_factory=dict)
     check_interval: Time = 0.05
     relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
-    circuits: list[CircuitSpec]
+    circuits: list[CircuitSpec] = Field(default_factory=list)
+    components: NetlistField | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    bulk_modulus: Pressure = OIL_BULK_MODULUS
+    """β [Pa] of the netlist's oil (node volumes, pressure-dynamics model); each of
+    ``[[circuits]]`` has its own."""
     cylinders: list[CylinderSpec]
     loads: list[LoadSpec] = Field(default_factory=list)
     payloads: list[PayloadSpec] = Field(default_factory=list)
     picture: PictureSpec = Field(default_factory=PictureSpec)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @field_validator("inputs")
+    @classmethod
+    def _inputs(cls, value: dict, info):
+        return input_signals(info.data.get("components"), value)
 
     @field_validator("model_file")
     @classmethod
@@ -341,30 +405,74 @@ class MachineScenario(Spec):
                 raise ParameterError(str(err)) from None
 
     def check(self) -> None:
-        circuits = [c.name for c in self.circuits]
-        if not self.circuits:
-            raise ScenarioError("circuits: empty; add at least one [[circuits]] table")
+        if (self.components is None) == (not self.circuits):
+            raise ScenarioError(
+                "give the hydraulics as [[circuits]] tables (the papers' valve circuits) or as a netlist of "
+                "[components.NAME] tables, one of the two"
+            )
         if not self.cylinders:
             raise ScenarioError("cylinders: empty; add at least one [[cylinders]] table")
-        for names, what in ((circuits, "circuits"), ([c.name for c in self.cylinders], "cylinders")):
-            repeated = sorted({n for n in names if names.count(n) > 1})
-            if repeated:
-                raise ScenarioError(f"{what}: the name {repeated[0]!r} is used twice; give each a distinct name")
-        for i, c in enumerate(self.circuits):
-            c.check_at(f"circuits[{i}]")
+        names = [c.name for c in self.cylinders]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ScenarioError(f"cylinders: the name {repeated[0]!r} is used twice; give each a distinct name")
         for i, c in enumerate(self.cylinders):
-            where = f"cylinders[{i}]"
-            c.check_at(where)
-            if c.circuit not in circuits:
-                raise ScenarioError(f"{where}.circuit = {c.circuit!r} is not a circuit; the circuits are {circuits}")
-            if self.model == "quasistatic" and (c.regeneration.type != "constant" or c.regeneration.value != 0.0):
-                raise ScenarioError(
-                    f"{where}.regeneration: the regeneration valve inside a multibody model needs "
-                    'model = "pressure-dynamics"; drop regeneration or change the model'
-                )
+            c.check_at(f"cylinders[{i}]")
+        if self.components is None:
+            self._check_circuits()
+        else:
+            self.netlist_network()
         for i, load in enumerate(self.loads):
             load.pin().check_at(f"loads[{i}]")
         with reported_at("relaxation"):
             Relaxation(self.relaxation.stiffness, self.relaxation.damping)
+
+    def _check_circuits(self) -> None:
+        """The cylinders on ``[[circuits]]``: each names one, with no netlist fields."""
+        for key, given in (("inputs", bool(self.inputs)), ("bulk_modulus", self.bulk_modulus != OIL_BULK_MODULUS)):
+            if given:
+                raise ScenarioError(f"{key}: applies to a netlist of [components]; the [[circuits]] have their own")
+        circuits = [c.name for c in self.circuits]
+        repeated = sorted({n for n in circuits if circuits.count(n) > 1})
+        if repeated:
+            raise ScenarioError(f"circuits: the name {repeated[0]!r} is used twice; give each a distinct name")
+        for i, c in enumerate(self.circuits):
+            c.check_at(f"circuits[{i}]")
+        for i, c in enumerate(self.cylinders):
+            where = f"cylinders[{i}]"
+            for key, given in (("ports", c.ports is not None), ("leakage", c.leakage != 0.0)):
+                if given:
+                    raise ScenarioError(
+                        f"{where}.{key}: applies to a cylinder on a netlist of [components]; on [[circuits]] drop it"
+                    )
+            if c.circuit not in circuits:
+                raise ScenarioError(f"{where}.circuit = {c.circuit!r} is not a circuit; the circuits are {circuits}")
+            if self.model == "quasistatic" and c.valve_fields()["regeneration"]:
+                raise ScenarioError(
+                    f"{where}.regeneration: the regeneration valve inside a multibody model needs "
+                    'model = "pressure-dynamics"; drop regeneration or change the model'
+                )
+
+    def netlist_network(self):
+        """The checked network of the netlist with the cylinders joined to their ports' nodes
+        (the cylinders' fields checked first, each error naming its table)."""
+        parts = {}
+        for i, c in enumerate(self.cylinders):
+            where = f"cylinders[{i}]"
+            for key, given in c.valve_fields().items():
+                if given:
+                    raise ScenarioError(
+                        f"{where}.{key}: a cylinder on a netlist moves with the netlist's valves; drop {key} and drive "
+                        'the valves in [inputs] (e.g. "spool.position")'
+                    )
+            if c.ports is None:
+                raise ScenarioError(f'{where}.ports: missing; add ports = {{ head = "A", rod = "B" }} (nodes)')
+            if c.name in self.components.parts():
+                raise ScenarioError(f"{where}.name = {c.name!r} is also a component's; give the cylinder another name")
+            try:
+                parts[c.name] = (c.netlist_cylinder().component(0.0), c.ports)
+            except ParameterError as error:
+                raise ScenarioError(f"{where} ({c.name}): {error}") from None
+        return self.components.network(self.bulk_modulus, extra=parts)
         if self.timestep is not None and not 0 < self.timestep <= 0.01:
             raise ScenarioError(f"timestep = {self.timestep} s: give a step in (0, 10 ms]")

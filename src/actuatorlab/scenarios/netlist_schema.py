@@ -19,7 +19,7 @@ entry a one-line error naming the component and the key: ``components.relief.set
 is a length; expected a pressure …``), and writes it back with every default filled in and
 quantities in display units. :meth:`Netlist.network` joins it into a checked
 :class:`~actuatorlab.hydraulics.circuits.Network` (its topology errors become ScenarioErrors).
-Any scenario table may hold a netlist: the ``circuit`` kind, a machine's circuits next.
+Any scenario table may hold a netlist: the ``circuit`` kind's and the ``machine`` kind's ``components``.
 """
 
 from __future__ import annotations
@@ -126,12 +126,16 @@ class Netlist:
         a value in them and the field validates them again)."""
         return netlist_tables(self, display=False)
 
-    def network(self, bulk_modulus: float, where: str = "components") -> circuits.Network:
-        """The checked :class:`~actuatorlab.hydraulics.circuits.Network`; a topology error (a node
-        with no path to a tank, a dead-headed pump …) is a ScenarioError naming ``where``."""
-        parts = {e.name: (e.component, dict(e.ports)) for e in self.entries}
+    def parts(self) -> dict[str, tuple[Component, dict[str, str]]]:
+        """Name → (component, {port: node}), as :class:`~actuatorlab.hydraulics.circuits.Network` takes them."""
+        return {e.name: (e.component, dict(e.ports)) for e in self.entries}
+
+    def network(self, bulk_modulus: float, where: str = "components", extra: Mapping | None = None) -> circuits.Network:
+        """The checked :class:`~actuatorlab.hydraulics.circuits.Network`, with the ``extra`` parts
+        (a machine's cylinders) joined in; a topology error (a node with no path to a tank, a
+        dead-headed pump …) is a ScenarioError naming ``where``."""
         try:
-            return circuits.Network(parts, bulk_modulus=bulk_modulus)
+            return circuits.Network({**self.parts(), **(extra or {})}, bulk_modulus=bulk_modulus)
         except ParameterError as error:
             raise ScenarioError(f"{where}: {error}") from None
 

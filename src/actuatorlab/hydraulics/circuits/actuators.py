@@ -39,6 +39,11 @@ class Cylinder(Component):
     PORTS = ("head", "rod")
     INPUTS = ("velocity", "position")
 
+    @property
+    def SEPARATES(self) -> bool:  # noqa: N802 (the class attribute's name)
+        """The chambers are joined only by the piston's leakage, if any."""
+        return self.leakage == 0.0
+
     def __post_init__(self) -> None:
         check_fields(
             self,
@@ -130,6 +135,7 @@ class Motor(Component):
     volumetric_efficiency: float = 1.0
     mechanical_efficiency: float = 1.0
     PORTS = ("inlet", "outlet")
+    SEPARATES = True
     INPUTS = ("speed",)
 
     def __post_init__(self) -> None:

@@ -42,7 +42,9 @@ class Component:
     ports: pressure only), ``INPUTS`` (names of the signals the component reads each step, e.g.
     a spool position or a speed); ``LIMITS`` the ports through which flow can always leave (a
     relief's inlet, an orifice's ports), ``DEAD_HEADS`` the ports of a displacement source that
-    needs such a path. Subclasses may make ``PILOTS`` and ``PORTS`` depend on their parameters.
+    needs such a path; ``SEPARATES``: its ports are separate oil spaces (an actuator's chambers,
+    joined only through its motion), so one gives the other no path to a tank. Subclasses may
+    make ``PILOTS``, ``PORTS`` and ``SEPARATES`` depend on their parameters.
     """
 
     PORTS: tuple[str, ...] = ()
@@ -50,6 +52,7 @@ class Component:
     INPUTS: tuple[str, ...] = ()
     LIMITS: tuple[str, ...] = ()
     DEAD_HEADS: tuple[str, ...] = ()
+    SEPARATES: bool = False
 
     def branches(self, nodes: Mapping[str, int], inputs: Mapping[str, int]) -> list[Branch]:
         """The component's laws as branch rows, given the node index of each port/pilot and the

@@ -141,7 +141,9 @@ def _check_tank_paths(parts, wiring, nodes: dict[str, int]) -> None:
             i = parent[i]
         return i
 
-    for flow, _ in wiring.values():
+    for name, (flow, _) in wiring.items():
+        if parts[name][0].SEPARATES:
+            continue
         ids = [nodes[n] for n in flow.values()]
         for other in ids[1:]:
             parent[root(other)] = root(ids[0])

@@ -64,9 +64,9 @@ def simulate_circuit(scenario: CircuitScenario):
 
 def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
     from ...hydraulics.circuits.ledger import energy_ledger, run_flows, tank_flows
-    from ...report.circuit_plots import energy_figure, input_panels
+    from ...report.circuit_plots import energy_figure, input_panels, pressure_flow_panels
     from ...report.circuit_picture import circuit_figure
-    from ...report.plots import Line, Panel, time_series_figure
+    from ...report.plots import time_series_figure
 
     network, t, u, p, wall = simulate_circuit(scenario)
     if progress is not None:
@@ -95,16 +95,14 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
     for i, key in enumerate(network.inputs):
         add(f"input.{key}", u[:, i], _si_unit(dimensions[key]), f"input {key} as applied")
 
-    summary = _energy_figures(ledger)
+    summary = energy_figures(ledger)
     for i, node in enumerate(network.nodes):
         summary.append(
             SummaryFigure(f"pressure.{node}.max_Pa", float(p[:, i].max()), "Pa", f"highest pressure at {node}")
         )
     summary.append(SummaryFigure("wall_time_s", wall, "s", "solver wall time"))
 
-    free = [n for i, n in enumerate(network.nodes) if np.isnan(network.held[i]) or network.held[i] != 0.0]
-    pressure_panel = Panel("pressure [bar]", [Line(f"pressure.{n}", n, 1e-5) for n in free])
-    flow_panels = _flow_panels(scenario, {**flows, **tanks})
+    panels = pressure_flow_panels(network, {**flows, **tanks})
     figures = [
         FigureSpec(
             "circuit.png",
@@ -115,7 +113,7 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
             "pressures_flows.png",
             "Node pressures (gauge; tanks at 0 left out) and the flows of the components [L/min] (branches "
             "that stay closed left out).",
-            lambda: time_series_figure(table, [pressure_panel, *flow_panels], scenario.name),
+            lambda: time_series_figure(table, panels, scenario.name),
         ),
         FigureSpec(
             "inputs.png",
@@ -152,17 +150,13 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
     )
 
 
-FLOW_SHOWN = 1e-3
-"""Share of the largest flow below which a branch is left out of the flow plots (closed edges)."""
-
-
 def _si_unit(dimension: str) -> str:
     """The SI unit of an input's dimension as a table column states it ("" for a pure number)."""
     si = DIMENSIONS[dimension].si
     return "" if si == "dimensionless" else si
 
 
-def _energy_figures(ledger) -> list[SummaryFigure]:
+def energy_figures(ledger) -> list[SummaryFigure]:
     out = []
     for what, values, label in (
         ("delivered", ledger.delivered, "energy delivered by"),
@@ -181,26 +175,3 @@ def _energy_figures(ledger) -> list[SummaryFigure]:
     for what, value in totals.items():
         out.append(SummaryFigure(f"energy.total.{what}_J", value, "J", f"total energy {what.replace('_', ' ')}"))
     return out
-
-
-def _flow_panels(scenario: CircuitScenario, flows: dict[str, np.ndarray]):
-    """Flows in L/min: sources and reliefs, valves, actuators and tanks held at a pressure;
-    a branch whose flow stays below :data:`FLOW_SHOWN` of the largest is left out."""
-    from ...report.plots import Line, Panel
-
-    kinds = {e.name: e.type for e in scenario.components.entries}
-    groups = {"pumps, reliefs [L/min]": [], "valves [L/min]": [], "actuators, loads [L/min]": []}
-    largest = max((float(np.abs(q).max()) for q in flows.values()), default=0.0)
-    for key, q in flows.items():
-        kind = kinds[key.split(".")[0]]
-        if not np.abs(q).max() > FLOW_SHOWN * largest:
-            continue
-        if kind in ("FixedPump", "VariablePump", "ReliefValve"):
-            group = "pumps, reliefs [L/min]"
-        elif kind in ("Cylinder", "Motor", "Tank"):
-            group = "actuators, loads [L/min]"
-        else:
-            group = "valves [L/min]"
-        if kind != "Tank" or scenario.components[key].component.pressure != 0.0:
-            groups[group].append(Line(f"flow.{key}", key, 6e4))
-    return [Panel(label, lines) for label, lines in groups.items() if lines]

@@ -1,0 +1,145 @@
+"""The ``machine`` kind on a netlist: the model's cylinders joined to the nodes of ``[components]``.
+
+The cylinders sit at their pins (or slide joints) and their chambers at the nodes their
+``ports`` name; :class:`actuatorlab.multibody.netlist_machine.NetlistMujocoSystem` steps the
+model and the whole network together (quasistatic with the ``[relaxation]``, or pressure
+dynamics at ``bulk_modulus``), from rest at the initial pose, with the ``[inputs]`` (spool
+positions, pump speeds) and the loads. The run reports the machine's channels (strokes, forces,
+joints, the picture), and the circuit's with the names of the ``circuit`` kind: every node's
+``pressure.NODE`` [Pa], every branch's ``flow.COMPONENT[.BRANCH]`` [m³/s] (q > 0 from its first
+port to its second), ``input.COMPONENT.INPUT`` as applied, and the energy ledger of
+:mod:`actuatorlab.hydraulics.circuits.ledger` per component (a cylinder's work ∫ f v dt at its
+rod's velocity v).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ParameterError, SimulationError
+from ...hydraulics.circuits.ledger import energy_ledger, run_flows, tank_flows
+from ...hydraulics.quasistatic.relaxation import Relaxation
+from ...multibody.machine import add_joint_channels, add_stroke_channels
+from ...multibody.netlist_machine import NetlistMujocoSystem
+from ...simulation.result import Channel
+from ..circuit_schema import MODELS
+from ..machine_schema import MachineScenario
+from ..output import FigureSpec, ScenarioOutput, SummaryFigure
+from .circuit import energy_figures
+from .machine_base import (
+    located_error,
+    build_model,
+    cylinder_pins,
+    motion_figures,
+    picture_figure,
+    start_note,
+    summary_figures,
+)
+
+
+def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, list[str]]:
+    """(the system, the keyword arguments of its ``simulate``, notes) of ``spec`` on a netlist."""
+    extra = []
+    cylinders = [c.netlist_cylinder(**cylinder_pins(c, extra, f"cylinders[{i}]")) for i, c in enumerate(spec.cylinders)]
+    relaxation = Relaxation(spec.relaxation.stiffness, spec.relaxation.damping)
+    parts = spec.components.parts()
+
+    def system(model):
+        return NetlistMujocoSystem(model, cylinders, parts, MODELS[spec.model], relaxation, spec.bulk_modulus)
+
+    built, loads, qpos, notes = build_model(spec, extra, system)
+    inputs = {key: signal.build(where=f'inputs."{key}"').sample for key, signal in spec.inputs.items()}
+    kwargs = dict(duration=spec.duration, inputs=inputs, loads=loads, qpos=qpos, check_interval=spec.check_interval)
+    return built, kwargs, notes
+
+
+def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> None:
+    """Node pressures, branch and tank flows, the inputs as applied and each cylinder's power."""
+    ch = result.channels
+    network = system.flow_network
+    for i, node in enumerate(network.nodes):
+        ch[f"pressure.{node}"] = Channel(p[:, i], "Pa", f"pressure at node {node} (gauge)")
+    for key, q in flows.items():
+        ch[f"flow.{key}"] = Channel(q, "m^3/s", f"flow of {key}")
+    for i, key in enumerate(network.inputs):
+        if key.split(".")[0] not in system.cylinders:
+            ch[f"input.{key}"] = Channel(u[:, i], "", f"input {key} as applied")
+    h = system.timestep
+    for a in system.actuators:
+        power = result[f"{a.name}.force"] * result[f"{a.name}.length_rate"]
+        ch[f"{a.name}.mechanical_power"] = Channel(power, "W", f"{a.name}: power to the machine f·ℓ̇")
+        ch[f"{a.name}.work"] = Channel(np.cumsum(power) * h, "J", f"{a.name}: work on the machine ∫f·ℓ̇ dt")
+
+
+def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
+    from ...report.circuit_picture import circuit_figure
+    from ...report.circuit_plots import energy_figure, pressure_flow_panels
+    from ...report.plots import time_series_figure
+
+    system, kwargs, notes = build_netlist(scenario)
+    try:
+        result, p, u = system.simulate(**kwargs)
+    except (ParameterError, SimulationError) as err:
+        raise located_error(err, scenario) from None
+    if progress is not None:
+        progress(1.0)
+    network = system.flow_network
+    flows = run_flows(network, p, u)
+    flows.update(tank_flows(network, flows))
+    ledger = energy_ledger(network, result.t, p, u, flows, MODELS[scenario.model])
+    for a in system.actuators:
+        add_stroke_channels(result, a)
+    _add_circuit_channels(result, system, p, u, flows)
+    add_joint_channels(result, system.model)
+
+    summary = {}
+    for a in system.actuators:
+        summary[f"{a.name}.peak_force_N"] = float(np.max(np.abs(result[f"{a.name}.force"])))
+        summary[f"{a.name}.stroke_range_m"] = float(np.ptp(result[f"{a.name}.stroke"]))
+    for i, node in enumerate(network.nodes):
+        summary[f"pressure.{node}.max_Pa"] = float(p[:, i].max())
+    summary["real_time_factor"] = float(result.counters["real_time_factor"])
+    summary["loop_time_s"] = float(result.counters["loop_time_s"])
+    figures_summary: list[SummaryFigure] = [*energy_figures(ledger), *summary_figures(summary)]
+
+    table = result.columns()
+    panels = pressure_flow_panels(network, flows)
+    strokes, forces, joints = motion_figures(result, system)
+    figures = [
+        strokes,
+        forces,
+        FigureSpec(
+            "circuit.png",
+            "The circuit: nodes (dots, named) and components (boxes, named and typed), the cylinders among them.",
+            lambda: circuit_figure(network.parts, scenario.name),
+        ),
+        FigureSpec(
+            "pressures_flows.png",
+            "Node pressures (gauge; tanks at 0 left out) and the flows of the components [L/min] (branches "
+            "that stay closed left out).",
+            lambda: time_series_figure(table, panels, scenario.name),
+        ),
+        FigureSpec(
+            "energy.png",
+            "Energy per component: delivered by the pumps, dissipated, work on the machine; the energy stored.",
+            lambda: energy_figure(ledger.delivered, ledger.dissipated, ledger.work, ledger.stored),
+        ),
+        joints,
+        picture_figure(scenario, system, result),
+    ]
+    notes = [
+        start_note(scenario, system),
+        *notes,
+        "Signs: a flow q > 0 goes from a component's first port to its second (spool edges PA, BT, PB, AT by "
+        "their names); a cylinder's force > 0 pushes its pins apart, its velocity > 0 extends it.",
+        f"Energy balance error of the ledger: {ledger.balance_error:.3g} J (delivered = dissipated + work + stored).",
+    ]
+    return ScenarioOutput(
+        table=table,
+        units={"t": "s", **result.units()},
+        labels={},
+        summary=figures_summary,
+        figures=figures,
+        notes=notes,
+        counters=dict(result.counters),
+    )
