@@ -47,8 +47,9 @@ def crane_output(tmp_path_factory):
 def test_shipped_excavator_model_is_the_documented_machine():
     from importlib import resources
 
-    shipped = (resources.files("actuatorlab.scenarios") / "builtin" / "models" / "excavator.xml").read_text()
-    assert shipped == excavator_mjcf()
+    models = resources.files("actuatorlab.scenarios") / "builtin" / "models"
+    assert (models / "excavator.xml").read_text() == excavator_mjcf()
+    assert (models / "excavator_slew.xml").read_text() == excavator_mjcf(slew=True)
 
 
 def test_excavator_file_builds_the_python_api_machine(excavator_run):

@@ -137,5 +137,5 @@ def test_cylinder_inputs_and_names_are_refused_with_one_line():
     with pytest.raises(ParameterError, match="cylinder 'lift': rod_area"):
         NetlistCylinder("lift", "A", "B", HEAD_AREA, HEAD_AREA, 1.0, 1.0, joint="lift")
     clash = NetlistCylinder("spool", "A", "B", HEAD_AREA, ROD_AREA, 1.0, 1.0, joint="lift", length_offset=1.5)
-    with pytest.raises(ParameterError, match="the netlist has a component of that name"):
+    with pytest.raises(ParameterError, match="the netlist or another actuator has that name"):
         NetlistMujocoSystem(XML, [clash], _parts())

@@ -124,6 +124,7 @@ _POINTS = (
     "bucket_com",
     "soil_point",
     "bucket_back",
+    "house_com",
 )
 """The (x, z) point fields of ``ExcavatorParameters``."""
 _POSITIVE = (
@@ -136,6 +137,8 @@ _POSITIVE = (
     ("stick_inertia", "kg m^2"),
     ("bucket_mass", "kg"),
     ("bucket_inertia", "kg m^2"),
+    ("house_mass", "kg"),
+    ("house_inertia", "kg m^2"),
     ("pump_flow", "m^3/s"),
     ("pump_relief_pressure", "Pa"),
     ("chamber_relief_pressure", "Pa"),
@@ -173,6 +176,13 @@ class ExcavatorParameters:
     its local −z (the side the tip moves to when curling), so its shell, centre of mass and the
     soil it holds (``soil_point``, the soil's centre) lie on the +z side of the pin–tip chord;
     ``bucket_back`` is a point of the shell (drawing only).
+
+    Upper structure (used by ``excavator_mjcf(slew=True)`` only; typical values, assumptions):
+    ``house_mass`` 9 000 kg (revolving frame, engine, cab and a ≈ 3.8 t counterweight; the
+    20 t class's ≈ 20 t less the undercarriage and the attachment), its centre of mass at
+    ``house_com`` (−0.8, 1.0) m (the counterweight pulls it behind the slew axis) and
+    ``house_inertia`` 4·10⁴ kg m² about the vertical through it (counterweight at ≈ 2.6 m,
+    the rest within ≈ 1.5 m).
 
     Cylinders (typical 20 t sizes, PC200-class shop-manual order of magnitude, assumption):
       boom 2 × Ø120/Ø85 mm, stroke 1.335 m; stick Ø135/Ø95 mm, stroke 1.49 m; bucket
@@ -217,6 +227,9 @@ class ExcavatorParameters:
     bucket_inertia: float = 250.0
     soil_point: Point = (0.75, 0.3)
     bucket_back: Point = (0.7, 0.6)
+    house_mass: float = 9000.0
+    house_com: Point = (-0.8, 1.0)
+    house_inertia: float = 4.0e4
     boom_cylinder: CylinderSize = CylinderSize(0.120, 0.085, 1.335, 1.85, count=2, dead_volume=2.0e-3)
     stick_cylinder: CylinderSize = CylinderSize(0.135, 0.095, 1.49, 2.2, dead_volume=2.5e-3)
     bucket_cylinder: CylinderSize = CylinderSize(0.115, 0.080, 1.12, 1.95, dead_volume=3.0e-3)
@@ -285,14 +298,16 @@ def _xz(p: Point) -> str:
     return f"{p[0]:.17g} 0 {p[1]:.17g}"
 
 
-def excavator_mjcf(params: ExcavatorParameters | None = None, timestep: float = 1e-3) -> str:
+def excavator_mjcf(params: ExcavatorParameters | None = None, timestep: float = 1e-3, slew: bool = False) -> str:
     """MJCF of the planar excavator: bodies ``boom``, ``stick``, ``bucket`` on hinges
     ``boom_joint``, ``stick_joint``, ``bucket_joint`` (axis −y, so angles are counter-clockwise in
     the x–z side view; all zero = every link along +x), sites ``boom_cyl_base`` (frame),
     ``boom_cyl_rod`` and ``stick_cyl_base`` (boom), ``stick_cyl_rod`` and ``bucket_cyl_base``
     (stick), ``bucket_cyl_rod``, ``bucket_tip``, ``bucket_soil`` and ``bucket_back`` (bucket), plus
     ``boom_foot``, ``stick_pin``, ``bucket_pin`` at the joints. Euler integrator at
-    ``timestep`` [s], gravity 9.81 m/s² along −z, contacts disabled."""
+    ``timestep`` [s], gravity 9.81 m/s² along −z, contacts disabled. ``slew``: the frame and the
+    attachment ride on body ``house`` (the upper structure's mass and inertia) turning on hinge
+    ``slew_joint`` about the vertical z through the origin (counter-clockwise seen from above)."""
     p = params or ExcavatorParameters()
     positive("timestep", timestep, "s")
     f = "{:.17g}".format
@@ -305,11 +320,19 @@ def excavator_mjcf(params: ExcavatorParameters | None = None, timestep: float = 
         return f'<geom type="capsule" fromto="{_xz(a)} {_xz(b)}" size="{f(r)}" mass="0" contype="0" conaffinity="0"/>'
 
     s = 0.05
+    house = house_end = ""
+    if slew:
+        house = (
+            '\n    <body name="house" pos="0 0 0">'
+            '\n      <joint name="slew_joint" type="hinge" axis="0 0 1" pos="0 0 0"/>'
+            f"\n      {inertial(p.house_mass, p.house_com, p.house_inertia)}"
+        )
+        house_end = "\n    </body>"
     return f"""<mujoco model="excavator_20t">
   <option timestep="{f(timestep)}" gravity="0 0 {-GRAVITY:g}" integrator="Euler">
     <flag contact="disable"/>
   </option>
-  <worldbody>
+  <worldbody>{house}
     <geom type="box" pos="-0.5 0 1.0" size="1.5 1.2 0.5" contype="0" conaffinity="0" mass="0"/>
     <site name="boom_cyl_base" pos="{_xz(p.boom_cylinder_base)}" size="{s}"/>
     <body name="boom" pos="{_xz(p.boom_foot)}">
@@ -339,7 +362,7 @@ def excavator_mjcf(params: ExcavatorParameters | None = None, timestep: float = 
           <site name="bucket_back" pos="{_xz(p.bucket_back)}" size="{s}"/>
         </body>
       </body>
-    </body>
+    </body>{house_end}
   </worldbody>
 </mujoco>
 """

@@ -14,7 +14,9 @@ A cylinder can instead sit on a **slide joint** (``joint`` = its name, ``length_
 d. Everything else (kernels, stability, initialisation) is the same with this ℓ and dℓ/dq;
 the rate (ℓ_k − ℓ_{k−1})/h equals qvel[d] of MuJoCo's Euler/implicit update to rounding. A
 slide-joint cylinder and the same cylinder between two sites along the slide axis give the
-same motion.
+same motion. With ``rotary = True`` the joint is a hinge and the actuator a rotary one (a
+hydraulic motor through its gear): ℓ is then an angle [rad], f a torque [N m] and the
+relaxation's K, B rotational [N m/rad, N m s/rad].
 
 Actuator models (all reuse the project's compiled kernels; no equation is repeated here):
 
@@ -128,7 +130,7 @@ class QuasistaticCylinder:
     a constant-pressure supply instead of a pump (no ``pump``; the circuit's pump flow, bleed
     and pump relief are not used); ``min_length``, ``max_length``
     [m]: optional pin-to-pin limits (fully retracted / extended), checked at the start and at
-    every step.
+    every step; ``rotary``: ``joint`` is a hinge (module docstring).
     """
 
     name: str
@@ -142,6 +144,7 @@ class QuasistaticCylinder:
     joint: str | None = None
     length_offset: float = 0.0
     supply_pressure: float | None = None
+    rotary: bool = False
 
     def __post_init__(self) -> None:
         _check_cylinder(self)
@@ -184,6 +187,7 @@ class PressureCylinder:
     joint: str | None = None
     length_offset: float = 0.0
     supply_pressure: float | None = None
+    rotary: bool = False
 
     def __post_init__(self) -> None:
         _check_cylinder(self)
@@ -280,27 +284,27 @@ def site_id(model: mujoco.MjModel, name: str, who: str = "") -> int:
     return site
 
 
-def slide_joint(model: mujoco.MjModel, name: str, who: str = "") -> tuple[int, int]:
-    """(qpos address, dof address) of slide joint ``name``; ``ParameterError`` listing the
-    model's slide joints if it is unknown or not a slide joint."""
-    slides = [
+def slide_joint(model: mujoco.MjModel, name: str, who: str = "", rotary: bool = False) -> tuple[int, int]:
+    """(qpos address, dof address) of slide joint ``name`` (hinge joint if ``rotary``);
+    ``ParameterError`` listing the model's joints of that type if it is unknown or of another."""
+    wanted, what = (mujoco.mjtJoint.mjJNT_HINGE, "hinge") if rotary else (mujoco.mjtJoint.mjJNT_SLIDE, "slide")
+    joints = [
         mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
         for j in range(model.njnt)
-        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_SLIDE
+        if model.jnt_type[j] == wanted
     ]
     joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
     where = f"actuator {who!r}: " if who else ""
     if joint < 0:
         problem = f"unknown joint {name!r}"
-    elif model.jnt_type[joint] != mujoco.mjtJoint.mjJNT_SLIDE:
+    elif model.jnt_type[joint] != wanted:
         kind = mujoco.mjtJoint(int(model.jnt_type[joint])).name.removeprefix("mjJNT_").lower()
-        problem = f"joint {name!r} is a {kind} joint, not a slide joint"
+        problem = f"joint {name!r} is a {kind} joint, not a {what} joint"
     else:
         return int(model.jnt_qposadr[joint]), int(model.jnt_dofadr[joint])
-    raise ParameterError(
-        f"{where}{problem}; the model's slide joints are {slides or 'none'}: name one of them, or attach the "
-        "cylinder between two sites (base_site, rod_site)"
-    )
+    remedy = "" if rotary else ", or attach the cylinder between two sites (base_site, rod_site)"
+    listed = f"the model's {what} joints are {joints or 'none'}"
+    raise ParameterError(f"{where}{problem}; {listed}: name one of them{remedy}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,7 +381,7 @@ def pack_cylinders(model: mujoco.MjModel, actuators: Sequence[Cylinder]) -> Cyli
     hps = np.zeros((n, N_PRESSURE))
     for i, a in enumerate(ordered):
         if a.joint is not None:
-            qadr, dadr = slide_joint(model, a.joint, a.name)
+            qadr, dadr = slide_joint(model, a.joint, a.name, a.rotary)
             base = rod = body_base = body_rod = -1
             gain[i, G_OFFSET] = a.length_offset
         else:

@@ -5,7 +5,8 @@ Per step k (t_k = k·h, h = ``model.opt.timestep`` [s]):
 1. ``mj_step1``; the pin lengths ℓ_k (``pin_lengths``); every ``n_check`` steps the closed-valve
    stability bound at the current pose (``loop._stable``);
 2. the netlist's inputs of the step: the table's row (spool positions, pump speeds), and per
-   cylinder its velocity and position inputs from the mechanics:
+   cylinder its velocity and position inputs from the mechanics (per motor its speed: a motor
+   is a rotary cylinder on its hinge, ℓ its angle, f its torque, :mod:`.netlist_machine`):
 
    - quasistatic: the rod is joined to the pins by the relaxation (K, B) of Kikuuwe et al.
      (68a); with β = B + hK and f̄ of algorithm (72) (``relaxation_terms_scalar``) the
@@ -41,8 +42,9 @@ from .kernels import apply_cylinder_force, pin_lengths, settle_force
 from .loop import _stable, apply_loads
 from .native import step1, step2
 
-# columns of the link tables of the cylinders (internal order): the integer table (their head and
-# rod nodes, their velocity and position inputs) and the float table (A_h, A_r [m²], the
+# columns of the link tables of the actuators (internal order): the integer table (their head and
+# rod nodes, their velocity and position inputs; a motor: inlet and outlet, speed and −1) and
+# the float table (A_h, A_r [m²] (a motor: its torque gain η_m i D/2π [m³/rad] twice), the
 # retracted length ℓ₀ [m], the coupling 1/β [m/(s N)]: 0 in the pressure-dynamics model)
 LINK_INTS = Layout("L_", "head", "rod", "velocity", "position")
 (L_HEAD, L_ROD, L_VELOCITY, L_POSITION) = LINK_INTS.indices
@@ -113,10 +115,12 @@ def _netlist_steps(
                     gain[i, G_STIFFNESS], gain[i, G_DAMPING], h, state[i, S_ROD], state[i, S_LENGTH], l_now[i]
                 )
                 u[velocity] = -fbar / impedance
-                u[position] = state[i, S_ROD] - coupling[i, F_RETRACTED]
+                moved = state[i, S_ROD]
             else:
                 u[velocity] = (l_now[i] - state[i, S_LENGTH]) / h
-                u[position] = l_now[i] - coupling[i, F_RETRACTED]
+                moved = l_now[i]
+            if position >= 0:  # a motor has no position input
+                u[position] = moved - coupling[i, F_RETRACTED]
         for j in range(n_nodes):
             guess[j] = 2.0 * p[j] - p_out[k - 2, j] if k > 1 else p[j]
         status, _, node = network_step(rows, vols, gas, held, compressibility, u, h, p, guess, work, dq)

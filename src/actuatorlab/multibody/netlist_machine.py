@@ -1,15 +1,22 @@
-"""Cylinders of a MuJoCo model driven by any hydraulic netlist (:mod:`actuatorlab.hydraulics.circuits`).
+"""Cylinders and motors of a MuJoCo model driven by any hydraulic netlist (:mod:`actuatorlab.hydraulics.circuits`).
 
 A ``NetlistCylinder`` sits between two sites (or on a slide joint) as the cylinders of
-:mod:`.cylinders` do, and joins its ``head`` and ``rod`` chambers to two nodes of the netlist.
-``NetlistMujocoSystem`` adds each as a component of the network and steps the model and the
-network together in one compiled loop (:mod:`.netlist_loop`), in either model:
+:mod:`.cylinders` do, and joins its ``head`` and ``rod`` chambers to two nodes of the netlist; a
+``NetlistMotor`` turns a hinge through its gear and joins its ``inlet`` and ``outlet`` ports to
+two nodes. ``NetlistMujocoSystem`` adds each as a component of the network and steps the model
+and the network together in one compiled loop (:mod:`.netlist_loop`), in either model:
 
 - ``"quasistatic"``: the rod is joined to the pins by the relaxation (K, B) of Kikuuwe et al.
   (68a), so each cylinder is a ``CoupledCylinder`` (admittance 1/(B + hK)) and each step is one
-  quasistatic solve of the whole network with the rods' velocities (β_oil → ∞);
-- ``"pressure"``: plain ``Cylinder`` components fed the pins' motion, node volumes at the bulk
-  modulus, one backward-Euler step per MuJoCo step.
+  quasistatic solve of the whole network with the rods' velocities (β_oil → ∞); a motor's shaft
+  is joined to its hinge by a rotational relaxation (its own K [N m/rad], B [N m s/rad]) in the
+  same way (``CoupledMotor``);
+- ``"pressure"``: plain ``Cylinder`` and ``Motor`` components fed the joints' motion, node
+  volumes at the bulk modulus, one backward-Euler step per MuJoCo step.
+
+A motor is a rotary actuator on its hinge exactly as a cylinder on a slide joint is a linear
+one: ℓ is the joint's angle [rad], f the torque T = η_m i D (p_in − p_out)/2π [N m] on it, the
+"areas" of both ports η_m i D/2π [m³/rad] (``rotary`` attachment of :mod:`.cylinders`).
 
 The pins, the length limits (ℓ₀ to ℓ₀ + stroke), the closed-valve stability check, the chatter
 test and the consistent initial state reuse the machinery of :class:`.system.HydraulicMujocoSystem`
@@ -29,14 +36,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from ..hydraulics.circuits import Cylinder, Network, ReliefValve, SpoolValve, Tank
-from ..hydraulics.circuits.actuators import CoupledCylinder
-from ..hydraulics.circuits.kernels import OK, SCRATCH_ROWS, solve_nodes
+from ..hydraulics.circuits import Cylinder, Motor, Network, ReliefValve, SpoolValve, Tank
+from ..hydraulics.circuits.kernels import OK, SCRATCH_ROWS, V_NODE, V_VOLUME, solve_nodes
 from ..hydraulics.circuits.solvers import raise_failed_solve
 from ..hydraulics.circuits.spools import spool_positions
 from ..hydraulics.fluid import OIL_BULK_MODULUS
@@ -45,11 +50,12 @@ from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..numerics.status import STATUS_OK
 from ..simulation.result import Channel, SimulationResult
-from ..validation import check_fields, non_negative, positive
-from .cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
+from ..validation import positive
+from .cylinders import G_MAX_LENGTH, G_MIN_LENGTH, PressureCylinder, QuasistaticCylinder, SiteLoad
 from .inputs import sample_signal
 from .kernels import N_OUT, N_STATE, O_FORCE, O_LENGTH, O_PH, O_PR, O_RATE, O_ROD, O_VEL, S_LENGTH, S_ROD
 from .native import MujocoCalls
+from .netlist_actuators import NetlistCylinder, NetlistMotor
 from .netlist_loop import LINK_FLOATS, LINK_INTS, run_netlist_loop
 from .point_forces import body_chains, dof_parents
 from .system import HydraulicMujocoSystem, loop_counters
@@ -59,50 +65,16 @@ MIN_FORCE_PRESSURE = 1.0e6
 """Least pressure [Pa] of the chatter test's force range A·P when the netlist has no relief."""
 
 
-@dataclass(frozen=True)
-class NetlistCylinder:
-    """A cylinder of the model joined to the netlist: pins ``base_site`` and ``rod_site`` (or a
-    slide ``joint``, ℓ = qpos + ``length_offset`` [m]), chambers at nodes ``head_node`` and
-    ``rod_node``; ``head_area``, ``rod_area`` (annulus) [m²], ``stroke`` [m],
-    ``retracted_length`` ℓ₀ [m] pin to pin, dead volumes [m³] (hoses included), piston
-    ``leakage`` [m³/(s Pa)], ``initial_low_pressure`` [Pa] of the less loaded chamber in the
-    pressure-dynamics model's holding state."""
+NO_VOLUME = 1e9
+"""The volume [m³] a motor's attachment gives a port whose node has no oil volume."""
 
-    name: str
-    head_node: str
-    rod_node: str
-    head_area: float
-    rod_area: float
-    stroke: float
-    retracted_length: float
-    base_site: str | None = None
-    rod_site: str | None = None
-    joint: str | None = None
-    length_offset: float = 0.0
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    leakage: float = 0.0
-    initial_low_pressure: float = 2.0e6
 
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("retracted_length", "m"),))
-        check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
-        self.component(0.0)  # areas, stroke, volumes and leakage checked as the network's cylinder, named
-
-    def component(self, admittance: float) -> Cylinder:
-        """The network's component of this cylinder (``CoupledCylinder`` when ``admittance`` > 0)."""
-        fields = dict(
-            head_area=self.head_area,
-            rod_area=self.rod_area,
-            stroke=self.stroke,
-            head_dead_volume=self.head_dead_volume,
-            rod_dead_volume=self.rod_dead_volume,
-            leakage=self.leakage,
-        )
-        try:
-            return CoupledCylinder(**fields, admittance=admittance) if admittance > 0.0 else Cylinder(**fields)
-        except ParameterError as error:
-            raise ParameterError(f"cylinder {self.name!r}: {error}") from None
+def _node_volume(network: Network, node: str) -> float:
+    """The oil volume [m³] the network gives ``node`` at rest (NO_VOLUME where it has none: the
+    node is algebraic, no oil spring)."""
+    rows = network.volumes
+    volume = float(rows[rows[:, V_NODE] == network.node(node), V_VOLUME].sum())
+    return volume if volume > 0.0 else NO_VOLUME
 
 
 def _force_pressure(parts: Mapping) -> float:
@@ -147,13 +119,68 @@ def _attachment(c: NetlistCylinder, model: str, relaxation: Relaxation, pressure
     return PressureCylinder(c.name, circuit=circuit, fluid=fluid, initial_low_pressure=c.initial_low_pressure, **pins)
 
 
+ROTARY_STROKE = 1e-9
+"""The stroke [m] of a motor's attachment: its ports' volumes are its dead volumes (the oil
+column's stiffness β k² (1/V_in + 1/V_out) of the stability check); its limits are none."""
+
+
+def _motor_attachment(m: NetlistMotor, model: str, pressure: float, bulk_modulus: float, network: Network):
+    """The rotary attachment of motor ``m`` on its hinge (module docstring): both port "areas"
+    its torque gain (the rod side's a hair less, as a cylinder's must be), ``rotary`` joint."""
+    k = m.torque_gain
+    circuit = ValveCircuit(
+        head_area=k,
+        rod_area=k * (1.0 - 1e-12),
+        head_relief_pressure=pressure,
+        rod_relief_pressure=pressure,
+        pump_relief_pressure=pressure,
+    )
+    if model == "quasistatic":
+        return QuasistaticCylinder(m.name, circuit=circuit, relaxation=m.relaxation(), joint=m.joint, rotary=True)
+    fluid = PressureDynamics(
+        bulk_modulus=bulk_modulus,
+        head_dead_volume=_node_volume(network, m.inlet_node),
+        rod_dead_volume=_node_volume(network, m.outlet_node),
+        stroke=ROTARY_STROKE,
+    )
+    return PressureCylinder(
+        m.name, circuit=circuit, fluid=fluid, initial_low_pressure=m.initial_low_pressure, joint=m.joint, rotary=True
+    )
+
+
+CYLINDER_CHANNELS = {
+    "length": (O_LENGTH, "m", "pin-to-pin length ℓ"),
+    "length_rate": (O_RATE, "m/s", "length rate (ℓ_k − ℓ_{k−1})/h"),
+    "force": (O_FORCE, "N", "cylinder force f = A_h p_h − A_r p_r (> 0 pushes the pins apart)"),
+    "head_pressure": (O_PH, "Pa", "head-side pressure p_h"),
+    "rod_pressure": (O_PR, "Pa", "rod-side pressure p_r"),
+    "rod_velocity": (O_VEL, "m/s", "rod velocity v"),
+    "rod_position": (O_ROD, "m", "rod displacement p"),
+    "stretch": (-1, "m", "relaxed element p − ℓ"),
+}
+"""A cylinder's channels: key → (row of the loop's output, or −1: p − ℓ; unit; label); the
+rows O_ROD and −1 (the relaxed element's) in the quasistatic model only."""
+MOTOR_CHANNELS = {
+    "angle": (O_LENGTH, "rad", "joint angle θ"),
+    "speed": (O_RATE, "rad/s", "joint speed (θ_k − θ_{k−1})/h"),
+    "torque": (O_FORCE, "N*m", "torque on the joint T = η_m i D (p_in − p_out)/2π"),
+    "inlet_pressure": (O_PH, "Pa", "inlet pressure p_in"),
+    "outlet_pressure": (O_PR, "Pa", "outlet pressure p_out"),
+    "shaft_speed": (O_VEL, "rad/s", "shaft speed ω at the joint (the flows' speed)"),
+    "shaft_angle": (O_ROD, "rad", "shaft angle at the joint"),
+    "twist": (-1, "rad", "relaxed element: shaft angle − θ"),
+}
+"""A motor's channels, as ``CYLINDER_CHANNELS`` (at the joint: the gear's ratio folded in)."""
+
+
 class NetlistMujocoSystem(HydraulicMujocoSystem):
-    """An MJCF model whose ``cylinders`` (``NetlistCylinder``) are driven by the netlist ``parts``
-    (name → (component, {port: node}), as :class:`~actuatorlab.hydraulics.circuits.Network`
-    takes them) in ``model`` ``"quasistatic"`` (with ``relaxation`` K, B) or ``"pressure"``
-    (oil at ``bulk_modulus`` [Pa]). ``network``: the network stepped (the cylinders added under
-    their names); ``flow_network``: the same with plain cylinders, whose flows at the recorded
-    rod velocities are the run's flows."""
+    """An MJCF model whose ``cylinders`` (``NetlistCylinder``) and ``motors`` (``NetlistMotor``)
+    are driven by the netlist ``parts`` (name → (component, {port: node}), as
+    :class:`~actuatorlab.hydraulics.circuits.Network` takes them) in ``model``
+    ``"quasistatic"`` (the cylinders with ``relaxation`` K, B; each motor with its own) or
+    ``"pressure"`` (oil at ``bulk_modulus`` [Pa]). ``network``: the network stepped (the
+    actuators added under their names); ``flow_network``: the same with plain cylinders and
+    motors, whose flows at the recorded rod and shaft velocities are the run's flows."""
 
     def __init__(
         self,
@@ -163,54 +190,76 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         model_kind: str = "quasistatic",
         relaxation: Relaxation | None = None,
         bulk_modulus: float = OIL_BULK_MODULUS,
+        motors: Sequence[NetlistMotor] = (),
     ):
         if model_kind not in MODELS:
             raise ParameterError(f"model = {model_kind!r}: choose one of {', '.join(MODELS)}")
         relaxation = relaxation or Relaxation()
-        pressure = _force_pressure(parts)
-        super().__init__(model, [_attachment(c, model_kind, relaxation, pressure, bulk_modulus) for c in cylinders])
-        self.model_kind = model_kind
-        self.relaxation = relaxation
         self.cylinders = {c.name: c for c in cylinders}
-        clash = sorted(set(self.cylinders) & set(parts))
+        self.motors = {m.name: m for m in motors}
+        names = [*self.cylinders, *self.motors]
+        clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(parts)))
         if clash:
             raise ParameterError(
-                f"cylinder {clash[0]!r}: the netlist has a component of that name; give the cylinder another name"
+                f"actuator {clash[0]!r}: the netlist or another actuator has that name; give each a name of its own"
             )
-        admittance = 1.0 / (relaxation.damping + self.timestep * relaxation.stiffness) if model_kind == MODELS[0] else 0
-        if model_kind == MODELS[0] and not math.isfinite(admittance):
-            raise ParameterError("relaxation: K = B = 0 leaves the rods free of the pins; give K > 0 or B > 0")
+        quasistatic = model_kind == MODELS[0]
 
-        def network(coupling: float) -> Network:
+        def network(coupling: Mapping[str, float]) -> Network:
             own = {
-                name: (c.component(coupling), {"head": c.head_node, "rod": c.rod_node})
+                name: (c.component(coupling[name]), {"head": c.head_node, "rod": c.rod_node})
                 for name, c in self.cylinders.items()
+            }
+            own |= {
+                name: (m.component(coupling[name]), {"inlet": m.inlet_node, "outlet": m.outlet_node})
+                for name, m in self.motors.items()
             }
             return Network({**parts, **own}, bulk_modulus=bulk_modulus)
 
-        self.network = network(admittance)
-        self.flow_network = network(0.0) if admittance > 0.0 else self.network
+        self.flow_network = network(dict.fromkeys(names, 0.0))
+        pressure = _force_pressure(parts)
+        attachments = [_attachment(c, model_kind, relaxation, pressure, bulk_modulus) for c in cylinders]
+        attachments += [_motor_attachment(m, model_kind, pressure, bulk_modulus, self.flow_network) for m in motors]
+        super().__init__(model, attachments)
+        self.model_kind = model_kind
+        self.relaxation = relaxation
+        admittance = {}
+        for name in names:
+            own = self.motors[name].relaxation() if name in self.motors else relaxation
+            admittance[name] = 1.0 / (own.damping + self.timestep * own.stiffness) if quasistatic else 0.0
+            if not math.isfinite(admittance[name]):
+                raise ParameterError(f"{name}: relaxation K = B = 0 leaves it free of its joint; give K > 0 or B > 0")
+        self.network = network(admittance) if quasistatic else self.flow_network
         n = len(self.actuators)
         self.link_ints = np.zeros((n, len(LINK_INTS)), dtype=np.int64)
         self.link_floats = np.zeros((n, len(LINK_FLOATS)))
+        inputs = self.network.inputs
         for i, a in enumerate(self.actuators):
+            if a.name in self.motors:
+                m = self.motors[a.name]
+                nodes = (self.network.node(m.inlet_node), self.network.node(m.outlet_node))
+                self.link_ints[i] = (*nodes, inputs.index(f"{a.name}.speed"), -1)
+                self.link_floats[i] = (m.torque_gain, m.torque_gain, 0.0, admittance[a.name])
+                self.gain[i, G_MIN_LENGTH], self.gain[i, G_MAX_LENGTH] = -math.inf, math.inf
+                continue
             c = self.cylinders[a.name]
             self.link_ints[i] = (
                 self.network.node(c.head_node),
                 self.network.node(c.rod_node),
-                self.network.inputs.index(f"{a.name}.velocity"),
-                self.network.inputs.index(f"{a.name}.position"),
+                inputs.index(f"{a.name}.velocity"),
+                inputs.index(f"{a.name}.position"),
             )
-            self.link_floats[i] = (c.head_area, c.rod_area, c.retracted_length, admittance)
+            self.link_floats[i] = (c.head_area, c.rod_area, c.retracted_length, admittance[a.name])
 
     def _inputs(self, inputs: Mapping, t: np.ndarray) -> np.ndarray:
         """The inputs table (len(t), n_u): ``inputs`` sampled, spools lagged by their time
         constant; the cylinders' columns are filled by the loop."""
         table = np.zeros((t.size, len(self.network.inputs)))
         own = {f"{name}.{s}" for name in self.cylinders for s in Cylinder.INPUTS}
+        own |= {f"{name}.{s}" for name in self.motors for s in Motor.INPUTS}
         for key, signal in inputs.items():
             if key in own:
-                raise ParameterError(f"input {key!r}: a machine's cylinder moves with the model; drop this input")
+                raise ParameterError(f"input {key!r}: a machine's actuator moves with the model; drop this input")
             if key not in self.network.inputs:
                 valid = ", ".join(k for k in self.network.inputs if k not in own) or "none"
                 raise ParameterError(f"input {key!r} is not an input of the circuit; its inputs are {valid}")
@@ -229,10 +278,14 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         network = self.network
         held = network.held.copy()
         for a in self.actuators:
-            c = self.cylinders[a.name]
-            head, rod = holding_pressures(a.circuit, init.forces[a.name], c.initial_low_pressure)
-            held[network.node(c.head_node)] = head
-            held[network.node(c.rod_node)] = rod
+            if a.name in self.motors:
+                m = self.motors[a.name]
+                nodes, low = (m.inlet_node, m.outlet_node), m.initial_low_pressure
+            else:
+                c = self.cylinders[a.name]
+                nodes, low = (c.head_node, c.rod_node), c.initial_low_pressure
+            for node, pressure in zip(nodes, holding_pressures(a.circuit, init.forces[a.name], low)):
+                held[network.node(node)] = pressure
         n = held.size
         p = np.where(np.isnan(held), 0.0, held)
         work, dq = np.empty((n + SCRATCH_ROWS, n)), np.empty(5)
@@ -329,22 +382,13 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
             channels[f"qpos_{i}"] = Channel(qpos[:, i], "m or rad", f"qpos[{i}]")
         for i in range(self.model.nv):
             channels[f"qvel_{i}"] = Channel(qvel[:, i], "m/s or rad/s", f"qvel[{i}]")
-        rows = {
-            "length": (O_LENGTH, "m", "pin-to-pin length ℓ"),
-            "length_rate": (O_RATE, "m/s", "length rate (ℓ_k − ℓ_{k−1})/h"),
-            "force": (O_FORCE, "N", "cylinder force f = A_h p_h − A_r p_r (> 0 pushes the pins apart)"),
-            "head_pressure": (O_PH, "Pa", "head-side pressure p_h"),
-            "rod_pressure": (O_PR, "Pa", "rod-side pressure p_r"),
-            "rod_velocity": (O_VEL, "m/s", "rod velocity v"),
-        }
-        if self.model_kind == MODELS[0]:
-            rows["rod_position"] = (O_ROD, "m", "rod displacement p")
+        quasistatic = self.model_kind == MODELS[0]
         for i, a in enumerate(self.actuators):
+            rows = MOTOR_CHANNELS if a.name in self.motors else CYLINDER_CHANNELS
             for key, (row, unit, label) in rows.items():
-                channels[f"{a.name}.{key}"] = Channel(out[:, i, row], unit, label)
-            if self.model_kind == MODELS[0]:
-                stretch = out[:, i, O_ROD] - out[:, i, O_LENGTH]
-                channels[f"{a.name}.stretch"] = Channel(stretch, "m", "relaxed element p − ℓ")
+                if quasistatic or row not in (O_ROD, -1):
+                    values = out[:, i, row] if row >= 0 else out[:, i, O_ROD] - out[:, i, O_LENGTH]
+                    channels[f"{a.name}.{key}"] = Channel(values, unit, label)
         return SimulationResult(
             t=t, channels=channels, counters=loop_counters(t, self.timestep, loop_time, compile_time)
         )

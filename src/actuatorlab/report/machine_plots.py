@@ -178,3 +178,16 @@ def plot_tracking(result: SimulationResult, loops: Sequence[str]) -> Figure:
     axes[0].set_ylabel("tracking error")
     axes[1].set_ylabel("valve command u_c")
     return _finish(fig, axes)
+
+
+def plot_motors(result: SimulationResult, motors: Sequence[str]) -> Figure:
+    """Hydraulic motors at their joints: angle [deg], speed [rpm] and torque [kN m]."""
+    fig, axes = _figure(3)
+    for name in motors:
+        _plot(axes[0], result, result[f"{name}.angle"] * 180.0 / np.pi, label=name)
+        _plot(axes[1], result, result[f"{name}.speed"] * 30.0 / np.pi, label=name)
+        _plot(axes[2], result, result[f"{name}.torque"] / 1e3, label=name)
+    axes[0].set_ylabel("angle [deg]")
+    axes[1].set_ylabel("speed [rpm]")
+    axes[2].set_ylabel("torque [kN m]")
+    return _finish(fig, axes)

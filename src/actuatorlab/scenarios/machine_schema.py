@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
@@ -27,6 +27,7 @@ from ..hydraulics.fluid import OIL_BULK_MODULUS
 from ..hydraulics.pressure_dynamics import PressureDynamics
 from ..hydraulics.quasistatic.circuit import ValveCircuit
 from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..multibody.netlist_actuators import NetlistCylinder, NetlistMotor
 from ..multibody.open_centre import OpenCentreBleed
 from ..validation import stroke_fits
 from .circuit_schema import input_signals
@@ -38,12 +39,15 @@ from .spec_base import (
     Damping,
     Density,
     Dimensionless,
+    Displacement,
     FlowGain,
     Length,
     Mass,
     OutputsSpec,
     PlainName,
     Pressure,
+    RotationalDamping,
+    RotationalStiffness,
     Spec,
     Stiffness,
     Time,
@@ -54,9 +58,6 @@ from .spec_base import (
 )
 from .units import convert
 
-if TYPE_CHECKING:
-    from ..multibody.netlist_machine import NetlistCylinder
-
 LengthSignal = signal_spec("length")
 AngleSignal = signal_spec("angle")
 TorqueSignal = signal_spec("torque")
@@ -64,6 +65,7 @@ _FLUID = defaults_of(PressureDynamics)
 _CIRCUIT = defaults_of(ValveCircuit)
 _RELAX = defaults_of(Relaxation)
 _BLEED = defaults_of(OpenCentreBleed)
+_MOTOR = defaults_of(NetlistMotor)
 
 
 def _three(value, what: str):
@@ -291,8 +293,6 @@ class CylinderSpec(Spec):
 
     def netlist_cylinder(self, **pins) -> NetlistCylinder:
         """This cylinder on a netlist (its ``ports``), at ``pins`` (none: for checking its size)."""
-        from ..multibody.netlist_machine import NetlistCylinder  # MuJoCo loads only when a netlist is used
-
         head, rod = self.areas()
         return NetlistCylinder(
             self.name,
@@ -308,6 +308,38 @@ class CylinderSpec(Spec):
             initial_low_pressure=self.initial_low_pressure,
             **pins,
         )
+
+
+class MotorSpec(Spec):
+    """A hydraulic motor of a netlist turning hinge ``joint`` through its gear: ``ports`` the
+    nodes of its ``inlet`` and ``outlet``; ``displacement`` D per motor revolution,
+    ``gear_ratio`` i (motor revolutions per joint revolution); efficiencies; the relaxation
+    joining its shaft to the joint (quasistatic model), ``stiffness`` [N m/rad] and
+    ``damping`` [N m s/rad]; ``initial_low_pressure`` of the less loaded port at the start.
+    Oil flowing inlet → outlet turns the joint positively about its axis."""
+
+    name: StrictStr
+    joint: StrictStr
+    ports: dict[str, StrictStr]
+    displacement: Displacement
+    gear_ratio: Dimensionless = _MOTOR["gear_ratio"]
+    volumetric_efficiency: Dimensionless = _MOTOR["volumetric_efficiency"]
+    mechanical_efficiency: Dimensionless = _MOTOR["mechanical_efficiency"]
+    stiffness: RotationalStiffness = _MOTOR["stiffness"]
+    damping: RotationalDamping = _MOTOR["damping"]
+    initial_low_pressure: Pressure = _MOTOR["initial_low_pressure"]
+
+    @field_validator("ports")
+    @classmethod
+    def _ports(cls, value):
+        if set(value) != {"inlet", "outlet"}:
+            raise ValueError(f'give the nodes of the two ports, ports = {{ inlet = "A", outlet = "B" }}, not {value}')
+        return value
+
+    def netlist_motor(self) -> NetlistMotor:
+        """This motor as the netlist machine takes it."""
+        fields = self.model_dump(exclude={"name", "joint", "ports"})
+        return NetlistMotor(self.name, self.joint, self.ports["inlet"], self.ports["outlet"], **fields)
 
 
 class LoadSpec(Spec):
@@ -375,7 +407,8 @@ class MachineScenario(Spec):
     bulk_modulus: Pressure = OIL_BULK_MODULUS
     """β [Pa] of the netlist's oil (node volumes, pressure-dynamics model); each of
     ``[[circuits]]`` has its own."""
-    cylinders: list[CylinderSpec]
+    cylinders: list[CylinderSpec] = Field(default_factory=list)
+    motors: list[MotorSpec] = Field(default_factory=list)
     loads: list[LoadSpec] = Field(default_factory=list)
     payloads: list[PayloadSpec] = Field(default_factory=list)
     picture: PictureSpec = Field(default_factory=PictureSpec)
@@ -410,12 +443,12 @@ class MachineScenario(Spec):
                 "give the hydraulics as [[circuits]] tables (the papers' valve circuits) or as a netlist of "
                 "[components.NAME] tables, one of the two"
             )
-        if not self.cylinders:
+        if not self.cylinders and not self.motors:
             raise ScenarioError("cylinders: empty; add at least one [[cylinders]] table")
-        names = [c.name for c in self.cylinders]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ScenarioError(f"cylinders: the name {repeated[0]!r} is used twice; give each a distinct name")
+        for what, names in (("cylinders", [c.name for c in self.cylinders]), ("motors", [m.name for m in self.motors])):
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            if repeated:
+                raise ScenarioError(f"{what}: the name {repeated[0]!r} is used twice; give each a distinct name")
         for i, c in enumerate(self.cylinders):
             c.check_at(f"cylinders[{i}]")
         if self.components is None:
@@ -426,10 +459,17 @@ class MachineScenario(Spec):
             load.pin().check_at(f"loads[{i}]")
         with reported_at("relaxation"):
             Relaxation(self.relaxation.stiffness, self.relaxation.damping)
+        if self.timestep is not None and not 0 < self.timestep <= 0.01:
+            raise ScenarioError(f"timestep = {self.timestep} s: give a step in (0, 10 ms]")
 
     def _check_circuits(self) -> None:
         """The cylinders on ``[[circuits]]``: each names one, with no netlist fields."""
-        for key, given in (("inputs", bool(self.inputs)), ("bulk_modulus", self.bulk_modulus != OIL_BULK_MODULUS)):
+        netlist_only = (
+            ("inputs", bool(self.inputs)),
+            ("bulk_modulus", self.bulk_modulus != OIL_BULK_MODULUS),
+            ("motors", bool(self.motors)),
+        )
+        for key, given in netlist_only:
             if given:
                 raise ScenarioError(f"{key}: applies to a netlist of [components]; the [[circuits]] have their own")
         circuits = [c.name for c in self.circuits]
@@ -454,8 +494,8 @@ class MachineScenario(Spec):
                 )
 
     def netlist_network(self):
-        """The checked network of the netlist with the cylinders joined to their ports' nodes
-        (the cylinders' fields checked first, each error naming its table)."""
+        """The checked network of the netlist with the cylinders and motors joined to their ports'
+        nodes (their fields checked first, each error naming its table)."""
         parts = {}
         for i, c in enumerate(self.cylinders):
             where = f"cylinders[{i}]"
@@ -473,6 +513,12 @@ class MachineScenario(Spec):
                 parts[c.name] = (c.netlist_cylinder().component(0.0), c.ports)
             except ParameterError as error:
                 raise ScenarioError(f"{where} ({c.name}): {error}") from None
+        for i, m in enumerate(self.motors):
+            where = f"motors[{i}]"
+            if m.name in self.components.parts() or m.name in parts:
+                raise ScenarioError(f"{where}.name = {m.name!r} is also a component's or a cylinder's; give it another")
+            try:
+                parts[m.name] = (m.netlist_motor().component(0.0), m.ports)
+            except ParameterError as error:
+                raise ScenarioError(f"{where} ({m.name}): {error}") from None
         return self.components.network(self.bulk_modulus, extra=parts)
-        if self.timestep is not None and not 0 < self.timestep <= 0.01:
-            raise ScenarioError(f"timestep = {self.timestep} s: give a step in (0, 10 ms]")

@@ -77,6 +77,9 @@ Stiffness = quantity("stiffness")
 Damping = quantity("damping")
 Volume = quantity("volume")
 FlowGain = quantity("flow_gain")
+Displacement = quantity("displacement")
+RotationalStiffness = quantity("rotational_stiffness")
+RotationalDamping = quantity("rotational_damping")
 
 
 # ---------------------------------------------------------------------------------------------

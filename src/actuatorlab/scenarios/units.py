@@ -68,6 +68,8 @@ DIMENSIONS: dict[str, Dimension] = {
     "torque": Dimension("N*m", "kN*m", '"10 kN m"'),
     "flow_gain": Dimension("m^3/(s*Pa)", "L/min/bar", '"300 L/min/bar"'),
     "displacement": Dimension("m^3/rev", "cm^3/rev", '"45 cm^3/rev"', radians=-1),
+    "rotational_stiffness": Dimension("N*m/rad", "N*m/rad", '"1e8 N m/rad"', radians=-1),
+    "rotational_damping": Dimension("N*m*s/rad", "N*m*s/rad", '"2e6 N m s/rad"', radians=-1),
 }
 """Dimensions a scenario field may declare, with SI unit, display unit and an example.
 
@@ -95,6 +97,8 @@ damping            N s/m       N*s/m
 torque             N m         kN*m
 flow_gain          m^3/(s Pa)  L/min/bar
 displacement       m^3/rev     cm^3/rev
+rotational_stiffness N m/rad   N*m/rad
+rotational_damping N m s/rad   N*m*s/rad
 =================  ==========  ============
 """
 
@@ -143,6 +147,8 @@ COMMON_UNITS: dict[str, tuple[str, float, float]] = {
     "L/min/bar": ("flow_gain", _LITRE / _MINUTE / _BAR, 6.0e9),
     "m^3/rev": ("displacement", 1.0, 1.0),
     "cm^3/rev": ("displacement", 1e-6, 1e6),
+    "N m/rad": ("rotational_stiffness", 1.0, 1.0),
+    "N m s/rad": ("rotational_damping", 1.0, 1.0),
 }
 """Units read and written without pint; ``_factors`` takes them from here."""
 

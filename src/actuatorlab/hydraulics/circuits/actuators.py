@@ -153,3 +153,33 @@ class Motor(Component):
     def torque(self, inlet_pressure, outlet_pressure):
         """T = η_m D (p_in − p_out) / 2π [N m]."""
         return self.mechanical_efficiency * self.displacement * (inlet_pressure - outlet_pressure) / (2.0 * math.pi)
+
+
+@dataclass(frozen=True)
+class CoupledMotor(Motor):
+    """A ``Motor`` whose shaft is joined to the mechanics through a rotational relaxation, as
+    ``CoupledCylinder``'s rod is: the shaft carries T = T̄ + β ω (β = B + hK [N m s/rad], T̄
+    [N m] from the last step's twist and the joint's motion, algorithm (72) of Kikuuwe et al.
+    read for rotation) and the ports give T = η_m D Δp / 2π, so the shaft turns at
+
+        ω = ω̄ + η_m D (p_in − p_out) / (2π β),  ω̄ = −T̄/β,
+
+    ``admittance`` 1/β [rad/(s N m)], the input ``speed`` the free speed ω̄ [rad/s]. Its flow
+    Q = D ω / (2π η_v) is then the source D ω̄ /(2π η_v) plus a laminar branch inlet → outlet of
+    conductance (D/2π)² η_m / (η_v β) [m³/(s Pa)]: symmetric and positive, so the network's
+    balance stays a convex gradient. A motor of a machine, built by
+    :mod:`actuatorlab.multibody.netlist_machine`; not a netlist type of its own."""
+
+    admittance: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_fields(self, non_negative, (("admittance", "rad/(s N m)"),))
+
+    def branches(self, nodes, inputs):
+        rows = super().branches(nodes, inputs)
+        if self.admittance > 0.0:
+            per_radian = self.displacement / (2.0 * math.pi)
+            conductance = per_radian**2 * self.mechanical_efficiency * self.admittance / self.volumetric_efficiency
+            rows.append(Branch(nodes["inlet"], nodes["outlet"], conductance, law=Law.LAMINAR))
+        return rows

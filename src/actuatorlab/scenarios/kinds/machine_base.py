@@ -35,8 +35,9 @@ def located_error(err: ActuatorlabError, spec: MachineScenario) -> ActuatorlabEr
     """``err`` naming the cylinder's table rather than the actuator: a ParameterError (a value of
     the file) as a ScenarioError, a SimulationError as itself."""
     message = str(err)
-    for i, c in enumerate(spec.cylinders):
-        message = message.replace(f"actuator {c.name!r}", f"cylinders[{i}] ({c.name})")
+    for what, actuators in (("cylinders", spec.cylinders), ("motors", spec.motors)):
+        for i, a in enumerate(actuators):
+            message = message.replace(f"actuator {a.name!r}", f"{what}[{i}] ({a.name})")
     return SimulationError(message) if isinstance(err, SimulationError) else ScenarioError(message)
 
 
@@ -87,7 +88,8 @@ def build_model(spec: MachineScenario, extra: list[PointSite], system: Callable)
 
 
 def _unit(key: str) -> str:
-    for suffix, unit in (("_J", "J"), ("_N", "N"), ("_m", "m"), ("_Pa", "Pa"), ("_s", "s"), ("_rad", "rad")):
+    suffixes = (("_J", "J"), ("_N", "N"), ("_Nm", "N*m"), ("_m", "m"), ("_Pa", "Pa"), ("_rad_s", "rad/s"))
+    for suffix, unit in (*suffixes, ("_s", "s"), ("_rad", "rad")):
         if key.endswith(suffix):
             return unit
     return ""
@@ -135,11 +137,11 @@ def picture_figure(scenario: MachineScenario, system: HydraulicMujocoSystem, res
     )
 
 
-def motion_figures(result, system: HydraulicMujocoSystem) -> list[FigureSpec]:
-    """Strokes, forces and joints: the figures of every machine run."""
+def motion_figures(result, system: HydraulicMujocoSystem, cylinders: list[str] | None = None) -> list[FigureSpec]:
+    """Strokes and forces of ``cylinders`` (default: every actuator), and the joints."""
     from ...report.machine_plots import plot_forces, plot_joints, plot_strokes
 
-    cylinders = [a.name for a in system.actuators]
+    cylinders = [a.name for a in system.actuators] if cylinders is None else cylinders
     joints = [key.removeprefix("joint.") for key in result.channels if key.startswith("joint.")]
     return [
         FigureSpec(

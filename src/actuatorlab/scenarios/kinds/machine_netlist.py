@@ -1,15 +1,17 @@
-"""The ``machine`` kind on a netlist: the model's cylinders joined to the nodes of ``[components]``.
+"""The ``machine`` kind on a netlist: the model's cylinders and motors joined to the nodes of ``[components]``.
 
 The cylinders sit at their pins (or slide joints) and their chambers at the nodes their
-``ports`` name; :class:`actuatorlab.multibody.netlist_machine.NetlistMujocoSystem` steps the
-model and the whole network together (quasistatic with the ``[relaxation]``, or pressure
+``ports`` name, the motors on their hinges with their ports at nodes;
+:class:`actuatorlab.multibody.netlist_machine.NetlistMujocoSystem` steps the model and the
+whole network together (quasistatic with the ``[relaxation]`` and each motor's own, or pressure
 dynamics at ``bulk_modulus``), from rest at the initial pose, with the ``[inputs]`` (spool
 positions, pump speeds) and the loads. The run reports the machine's channels (strokes, forces,
-joints, the picture), and the circuit's with the names of the ``circuit`` kind: every node's
+motors' angles, speeds and torques, joints, the picture), and the circuit's with the names of
+the ``circuit`` kind: every node's
 ``pressure.NODE`` [Pa], every branch's ``flow.COMPONENT[.BRANCH]`` [m³/s] (q > 0 from its first
 port to its second), ``input.COMPONENT.INPUT`` as applied, and the energy ledger of
 :mod:`actuatorlab.hydraulics.circuits.ledger` per component (a cylinder's work ∫ f v dt at its
-rod's velocity v).
+rod's velocity v, a motor's ∫ T ω dt at its shaft's speed).
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, lis
     relaxation = Relaxation(spec.relaxation.stiffness, spec.relaxation.damping)
     parts = spec.components.parts()
 
+    motors = [m.netlist_motor() for m in spec.motors]
+
     def system(model):
-        return NetlistMujocoSystem(model, cylinders, parts, MODELS[spec.model], relaxation, spec.bulk_modulus)
+        return NetlistMujocoSystem(model, cylinders, parts, MODELS[spec.model], relaxation, spec.bulk_modulus, motors)
 
     built, loads, qpos, notes = build_model(spec, extra, system)
     inputs = {key: signal.build(where=f'inputs."{key}"').sample for key, signal in spec.inputs.items()}
@@ -61,19 +65,24 @@ def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> N
         ch[f"pressure.{node}"] = Channel(p[:, i], "Pa", f"pressure at node {node} (gauge)")
     for key, q in flows.items():
         ch[f"flow.{key}"] = Channel(q, "m^3/s", f"flow of {key}")
+    own = {*system.cylinders, *system.motors}
     for i, key in enumerate(network.inputs):
-        if key.split(".")[0] not in system.cylinders:
+        if key.split(".")[0] not in own:
             ch[f"input.{key}"] = Channel(u[:, i], "", f"input {key} as applied")
     h = system.timestep
     for a in system.actuators:
-        power = result[f"{a.name}.force"] * result[f"{a.name}.length_rate"]
-        ch[f"{a.name}.mechanical_power"] = Channel(power, "W", f"{a.name}: power to the machine f·ℓ̇")
-        ch[f"{a.name}.work"] = Channel(np.cumsum(power) * h, "J", f"{a.name}: work on the machine ∫f·ℓ̇ dt")
+        if a.name in system.motors:
+            power, what = result[f"{a.name}.torque"] * result[f"{a.name}.speed"], "T·θ̇"
+        else:
+            power, what = result[f"{a.name}.force"] * result[f"{a.name}.length_rate"], "f·ℓ̇"
+        ch[f"{a.name}.mechanical_power"] = Channel(power, "W", f"{a.name}: power to the machine {what}")
+        ch[f"{a.name}.work"] = Channel(np.cumsum(power) * h, "J", f"{a.name}: work on the machine ∫{what} dt")
 
 
 def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     from ...report.circuit_picture import circuit_figure
     from ...report.circuit_plots import energy_figure, pressure_flow_panels
+    from ...report.machine_plots import plot_motors
     from ...report.plots import time_series_figure
 
     system, kwargs, notes = build_netlist(scenario)
@@ -88,14 +97,19 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     flows.update(tank_flows(network, flows))
     ledger = energy_ledger(network, result.t, p, u, flows, MODELS[scenario.model])
     for a in system.actuators:
-        add_stroke_channels(result, a)
+        if a.name in system.cylinders:
+            add_stroke_channels(result, a)
     _add_circuit_channels(result, system, p, u, flows)
     add_joint_channels(result, system.model)
 
     summary = {}
-    for a in system.actuators:
-        summary[f"{a.name}.peak_force_N"] = float(np.max(np.abs(result[f"{a.name}.force"])))
-        summary[f"{a.name}.stroke_range_m"] = float(np.ptp(result[f"{a.name}.stroke"]))
+    for name in system.cylinders:
+        summary[f"{name}.peak_force_N"] = float(np.max(np.abs(result[f"{name}.force"])))
+        summary[f"{name}.stroke_range_m"] = float(np.ptp(result[f"{name}.stroke"]))
+    for name in system.motors:
+        summary[f"{name}.peak_torque_Nm"] = float(np.max(np.abs(result[f"{name}.torque"])))
+        summary[f"{name}.angle_range_rad"] = float(np.ptp(result[f"{name}.angle"]))
+        summary[f"{name}.peak_speed_rad_s"] = float(np.max(np.abs(result[f"{name}.speed"])))
     for i, node in enumerate(network.nodes):
         summary[f"pressure.{node}.max_Pa"] = float(p[:, i].max())
     summary["real_time_factor"] = float(result.counters["real_time_factor"])
@@ -104,10 +118,18 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
 
     table = result.columns()
     panels = pressure_flow_panels(network, flows)
-    strokes, forces, joints = motion_figures(result, system)
-    figures = [
-        strokes,
-        forces,
+    strokes, forces, joints = motion_figures(result, system, list(system.cylinders))
+    motors = list(system.motors)
+    figures = [strokes, forces] if system.cylinders else []
+    if motors:
+        figures.append(
+            FigureSpec(
+                "motors.png",
+                "Motors: joint angles, speeds and torques (at the joint, the gear folded in).",
+                lambda: plot_motors(result, motors),
+            )
+        )
+    figures += [
         FigureSpec(
             "circuit.png",
             "The circuit: nodes (dots, named) and components (boxes, named and typed), the cylinders among them.",

@@ -1,0 +1,121 @@
+"""The actuators a netlist drives in a MuJoCo model, as values: ``NetlistCylinder`` (pins or a
+slide joint, chambers at two nodes) and ``NetlistMotor`` (a hinge through a gear, ports at two
+nodes), each with the component it adds to the network. Stepped by
+:class:`actuatorlab.multibody.netlist_machine.NetlistMujocoSystem`; this module loads no MuJoCo,
+so that a scenario's schema can check them and take their defaults.
+
+Signs: a cylinder's f = A_h p_h − A_r p_r > 0 pushes its pins apart, v > 0 extends; a motor's
+ω > 0 turns its joint positively about the joint's axis, with oil flowing inlet → outlet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ..hydraulics.circuits import Cylinder, Motor
+from ..hydraulics.circuits.actuators import CoupledCylinder, CoupledMotor
+from ..hydraulics.quasistatic.relaxation import Relaxation
+from ..validation import check_fields, non_negative, positive
+
+
+@dataclass(frozen=True)
+class NetlistCylinder:
+    """A cylinder of the model joined to the netlist: pins ``base_site`` and ``rod_site`` (or a
+    slide ``joint``, ℓ = qpos + ``length_offset`` [m]), chambers at nodes ``head_node`` and
+    ``rod_node``; ``head_area``, ``rod_area`` (annulus) [m²], ``stroke`` [m],
+    ``retracted_length`` ℓ₀ [m] pin to pin, dead volumes [m³] (hoses included), piston
+    ``leakage`` [m³/(s Pa)], ``initial_low_pressure`` [Pa] of the less loaded chamber in the
+    pressure-dynamics model's holding state."""
+
+    name: str
+    head_node: str
+    rod_node: str
+    head_area: float
+    rod_area: float
+    stroke: float
+    retracted_length: float
+    base_site: str | None = None
+    rod_site: str | None = None
+    joint: str | None = None
+    length_offset: float = 0.0
+    head_dead_volume: float = 0.5e-3
+    rod_dead_volume: float = 0.5e-3
+    leakage: float = 0.0
+    initial_low_pressure: float = 2.0e6
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("retracted_length", "m"),))
+        check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
+        self.component(0.0)  # areas, stroke, volumes and leakage checked as the network's cylinder, named
+
+    def component(self, admittance: float) -> Cylinder:
+        """The network's component of this cylinder (``CoupledCylinder`` when ``admittance`` > 0)."""
+        fields = dict(
+            head_area=self.head_area,
+            rod_area=self.rod_area,
+            stroke=self.stroke,
+            head_dead_volume=self.head_dead_volume,
+            rod_dead_volume=self.rod_dead_volume,
+            leakage=self.leakage,
+        )
+        try:
+            return CoupledCylinder(**fields, admittance=admittance) if admittance > 0.0 else Cylinder(**fields)
+        except ParameterError as error:
+            raise ParameterError(f"cylinder {self.name!r}: {error}") from None
+
+
+@dataclass(frozen=True)
+class NetlistMotor:
+    """A hydraulic motor of the netlist turning hinge ``joint`` of the model through a gear:
+    ports at nodes ``inlet_node`` and ``outlet_node``; ``displacement`` D [m³/rev] of the motor
+    and ``gear_ratio`` i (motor revolutions per revolution of the joint), so that at the joint it
+    is a motor of displacement i D: it takes Q = i D ω/(2π η_v) inlet → outlet at the joint's
+    speed ω [rad/s] (ω > 0 turns the joint positively about its axis) and gives the joint
+    T = η_m i D (p_in − p_out)/2π [N m] (the gear's losses counted in η_m);
+    ``volumetric_efficiency`` η_v, ``mechanical_efficiency`` η_m [-] in (0, 1]; the relaxation
+    joining its shaft to the joint, ``stiffness`` K [N m/rad] and ``damping`` B [N m s/rad]
+    (quasistatic model); ``initial_low_pressure`` [Pa] of the less loaded port at the start."""
+
+    name: str
+    joint: str
+    inlet_node: str
+    outlet_node: str
+    displacement: float
+    gear_ratio: float = 1.0
+    volumetric_efficiency: float = 1.0
+    mechanical_efficiency: float = 1.0
+    stiffness: float = 1.0e8
+    damping: float = 2.0e6
+    initial_low_pressure: float = 2.0e6
+
+    def __post_init__(self) -> None:
+        check_fields(self, positive, (("gear_ratio", ""),))
+        check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
+        self.component(0.0)
+        self.relaxation()
+
+    @property
+    def torque_gain(self) -> float:
+        """η_m i D/2π [m³/rad]: the torque per pressure difference at the joint, T = gain·Δp."""
+        return self.mechanical_efficiency * self.gear_ratio * self.displacement / (2.0 * math.pi)
+
+    def relaxation(self) -> Relaxation:
+        """The rotational relaxation (K [N m/rad], B [N m s/rad]) of its shaft."""
+        try:
+            return Relaxation(self.stiffness, self.damping)
+        except ParameterError as error:
+            raise ParameterError(f"motor {self.name!r}: {error} (rotational here: N m/rad, N m s/rad)") from None
+
+    def component(self, admittance: float) -> Motor:
+        """The network's component at the joint (``CoupledMotor`` when ``admittance`` > 0)."""
+        fields = dict(
+            displacement=self.gear_ratio * self.displacement,
+            volumetric_efficiency=self.volumetric_efficiency,
+            mechanical_efficiency=self.mechanical_efficiency,
+        )
+        try:
+            return CoupledMotor(**fields, admittance=admittance) if admittance > 0.0 else Motor(**fields)
+        except ParameterError as error:
+            raise ParameterError(f"motor {self.name!r}: {error}") from None
