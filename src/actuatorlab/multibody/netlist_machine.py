@@ -4,7 +4,7 @@ A ``NetlistCylinder`` sits between two sites (or on a slide joint) as the cylind
 :mod:`.cylinders` do, and joins its ``head`` and ``rod`` chambers to two nodes of the netlist; a
 ``NetlistMotor`` turns a hinge through its gear and joins its ``inlet`` and ``outlet`` ports to
 two nodes. ``NetlistMujocoSystem`` adds each as a component of the network and steps the model
-and the network together in one compiled loop (:mod:`.netlist_loop`), in either model:
+and the network together in one compiled loop (``netlist_loop``), in either model:
 
 - ``"quasistatic"``: the rod is joined to the pins by the relaxation (K, B) of Kikuuwe et al.
   (68a), so each cylinder is a ``CoupledCylinder`` (admittance 1/(B + hK)) and each step is one

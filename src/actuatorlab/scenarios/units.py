@@ -73,33 +73,33 @@ DIMENSIONS: dict[str, Dimension] = {
 }
 """Dimensions a scenario field may declare, with SI unit, display unit and an example.
 
-=================  ==========  ============
-dimension          SI unit     display unit
-=================  ==========  ============
-dimensionless      1           plain float
-length             m           m
-area               m^2         m^2
-volume             m^3         L
-mass               kg          kg
-inertia            kg m^2      kg*m^2
-time               s           s
-frequency          Hz          Hz
-angle              rad         deg
-angular_velocity   rad/s       deg/s
-velocity           m/s         m/s
-acceleration       m/s^2       m/s^2
-force              N           kN
-pressure           Pa          MPa
-volume_flow        m^3/s       L/min
-density            kg/m^3      kg/m^3
-stiffness          N/m         N/m
-damping            N s/m       N*s/m
-torque             N m         kN*m
-flow_gain          m^3/(s Pa)  L/min/bar
-displacement       m^3/rev     cm^3/rev
-rotational_stiffness N m/rad   N*m/rad
-rotational_damping N m s/rad   N*m*s/rad
-=================  ==========  ============
+====================  ==========  ============
+dimension             SI unit     display unit
+====================  ==========  ============
+dimensionless         1           plain float
+length                m           m
+area                  m^2         m^2
+volume                m^3         L
+mass                  kg          kg
+inertia               kg m^2      kg*m^2
+time                  s           s
+frequency             Hz          Hz
+angle                 rad         deg
+angular_velocity      rad/s       deg/s
+velocity              m/s         m/s
+acceleration          m/s^2       m/s^2
+force                 N           kN
+pressure              Pa          MPa
+volume_flow           m^3/s       L/min
+density               kg/m^3      kg/m^3
+stiffness             N/m         N/m
+damping               N s/m       N*s/m
+torque                N m         kN*m
+flow_gain             m^3/(s Pa)  L/min/bar
+displacement          m^3/rev     cm^3/rev
+rotational_stiffness  N m/rad     N*m/rad
+rotational_damping    N m s/rad   N*m*s/rad
+====================  ==========  ============
 """
 
 _MINUTE = 60.0

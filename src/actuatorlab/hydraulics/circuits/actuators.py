@@ -97,7 +97,7 @@ class CoupledCylinder(Cylinder):
     ``admittance`` 1/β [m/(s N)], the input ``velocity`` the free velocity v̄ [m/s]. The chamber
     flows A_h v and A_r v are then linear in p_h and p_r: the network's quasistatic solve finds
     the pressures and the rod's velocity together, as Λ(β, f̄) does for the papers' circuit
-    (:func:`actuatorlab.hydraulics.quasistatic.kernels.relaxed_step_scalar`). Their
+    (``actuatorlab.hydraulics.quasistatic.kernels.relaxed_step_scalar``). Their
     Jacobian block [A_h², −A_h A_r; −A_h A_r, A_r²]/β is symmetric and positive semidefinite:
     the co-content ½ (A_h p_h − A_r p_r)²/β keeps the network's balance a convex gradient. A
     cylinder of a machine, built by :mod:`actuatorlab.multibody.netlist_machine`; not a netlist

@@ -10,8 +10,8 @@ A branch carries the flow q [m³/s] from node ``a`` to node ``b`` (−1: outside
 - gain K (its unit is set by φ), multiplied by the input m(u) = u[``gain_input``] when that is
   ≥ 0 (pump or motor speed [rad/s], cylinder velocity [m/s]), else m = 1;
 - law φ: ``TURBULENT`` R_ε(Δp) = Δp/(Δp² + ε²)^{1/4} (the sharp-edged orifice √Δp with the
-  laminar transition ε = ``transition`` [Pa] of :mod:`..pressure_dynamics`), ``LAMINAR`` Δp,
-  ``SOURCE`` 1 (an imposed flow), ``AFFINE`` offset + Σ_j coef_j p_{pilot_j} [Pa] (a flow linear in
+  laminar transition ε = ``transition`` [Pa] of :mod:`actuatorlab.hydraulics.pressure_dynamics`),
+  ``LAMINAR`` Δp, ``SOURCE`` 1 (an imposed flow), ``AFFINE`` offset + Σ_j coef_j p_{pilot_j} [Pa] (a flow linear in
   several nodes' pressures: a cylinder coupled to the mechanics, :mod:`.actuators`; opening
   ``FIXED`` only);
 - opening o ∈ [0, 1]: ``FIXED`` 1; ``EDGE`` a spool's metering edge,

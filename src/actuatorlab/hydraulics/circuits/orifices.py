@@ -1,7 +1,7 @@
 """Fixed orifices: turbulent (sharp-edged, with a laminar transition) and laminar (capillary).
 
 Source: Merritt, *Hydraulic Control Systems*, §3.2 (orifice flow); the laminar transition is
-that of :mod:`..pressure_dynamics`. Flow q > 0 from ``inlet`` to ``outlet``.
+that of :mod:`actuatorlab.hydraulics.pressure_dynamics`. Flow q > 0 from ``inlet`` to ``outlet``.
 """
 
 from __future__ import annotations
