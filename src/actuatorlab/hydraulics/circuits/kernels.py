@@ -64,10 +64,10 @@ STALL_RTOL = 1.0e-8
 solve as converged (rounding floor); a larger one as not converged."""
 SINGULAR_RTOL = 1.0e-13
 """A pivot below this fraction of the Jacobian's largest entry counts as zero."""
-SCRATCH_ROWS = 6
+SCRATCH_ROWS = 7
 """Rows of the scratch array ``work`` (n + SCRATCH_ROWS, n) beyond the Jacobian's n: G, trial G,
 trial p, the Newton step (``solve_nodes``), a step's start and its first guess
-(``solvers.network_step``)."""
+(``solvers.network_step``), the pivots of the factorised Jacobian (``solve_nodes``)."""
 
 VOLUME_COLUMNS = Layout("V_", *Volume._fields)
 GAS_COLUMNS = Layout("S_", *GasStore._fields)
@@ -185,24 +185,30 @@ def stored_history(p, p0, v0, n, out) -> None:
 
 
 @nb.njit(cache=True)
-def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq) -> None:
-    """Node balances G (n,) [m³/s] into ``g`` and ∂G/∂p (n, n) into ``jac`` (module docstring);
-    a held node (``fixed`` not NaN) has G = 0 and a diagonal row (the free rows' largest entry, so
-    it does not set the scale of the singularity test)."""
+def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq, with_jacobian=True) -> None:
+    """Node balances G (n,) [m³/s] into ``g`` and, if ``with_jacobian``, ∂G/∂p (n, n) into
+    ``jac`` (module docstring; otherwise ``jac`` is left as it is); a held node (``fixed`` not
+    NaN) has G = 0 and a diagonal row (the free rows' largest entry, so it does not set the
+    scale of the singularity test)."""
     n = p.size
     g[:] = 0.0
-    jac[:, :] = 0.0
+    if with_jacobian:
+        jac[:, :] = 0.0
     for k in range(rows.shape[0]):
         q = branch_flow(rows, k, p, u, dq)
         a = int(rows[k, B.A])
         b = int(rows[k, B.B])
         if a >= 0:
             g[a] -= q
+        if b >= 0:
+            g[b] += q
+        if not with_jacobian:
+            continue
+        if a >= 0:
             jac[a, a] -= dq[0]
             if b >= 0:
                 jac[a, b] -= dq[1]
         if b >= 0:
-            g[b] += q
             jac[b, b] += dq[1]
             if a >= 0:
                 jac[b, a] += dq[0]
@@ -221,7 +227,8 @@ def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, d
             volume += vols[k, V_GAIN] * u[int(vols[k, V_INPUT])]
         c = compressibility * volume / h
         g[i] -= c * (p[i] - p_prev[i])
-        jac[i, i] -= c
+        if with_jacobian:
+            jac[i, i] -= c
     for k in range(gas.shape[0]):
         i = int(gas[k, S_NODE])
         s, ds = stored_volume(p[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX])
@@ -229,7 +236,13 @@ def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, d
             p_prev[i], gas[k, S_PRECHARGE_PRESSURE], gas[k, S_GAS_VOLUME], gas[k, S_POLYTROPIC_INDEX]
         )
         g[i] -= (s - s_prev) / h
-        jac[i, i] -= ds / h
+        if with_jacobian:
+            jac[i, i] -= ds / h
+    for i in range(n):
+        if not math.isnan(fixed[i]):
+            g[i] = 0.0
+    if not with_jacobian:
+        return
     scale = 0.0
     for i in range(n):
         if math.isnan(fixed[i]):
@@ -237,15 +250,16 @@ def balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, d
                 scale = max(scale, abs(jac[i, j]))
     for i in range(n):
         if not math.isnan(fixed[i]):
-            g[i] = 0.0
             jac[i, :] = 0.0
             jac[i, i] = scale if scale > 0.0 else 1.0
 
 
 @nb.njit(cache=True)
-def lu_solve(a, x) -> int:
-    """Solve a·y = x in place (``x`` becomes y; ``a`` is overwritten) by Gaussian elimination
-    with partial pivoting. Returns −1, or the column whose pivot is below SINGULAR_RTOL × max|a|."""
+def lu_solve(a, x, perm) -> int:
+    """Solve a·y = x in place (``x`` becomes y) by Gaussian elimination with partial pivoting;
+    ``a`` becomes its factors (U above the diagonal, the multipliers below) and ``perm`` (n,)
+    the pivot row of each step, so that ``lu_resolve`` solves for another right-hand side.
+    Returns −1, or the column whose pivot is below SINGULAR_RTOL × max|a|."""
     n = x.size
     scale = 0.0
     for i in range(n):
@@ -259,6 +273,7 @@ def lu_solve(a, x) -> int:
                 piv = i
         if not abs(a[piv, k]) > tiny:
             return k
+        perm[k] = piv
         if piv != k:
             for j in range(k, n):
                 a[k, j], a[piv, j] = a[piv, j], a[k, j]
@@ -266,6 +281,7 @@ def lu_solve(a, x) -> int:
         inv = 1.0 / a[k, k]
         for i in range(k + 1, n):
             f = a[i, k] * inv
+            a[i, k] = f
             if f != 0.0:
                 for j in range(k + 1, n):
                     a[i, j] -= f * a[k, j]
@@ -276,6 +292,26 @@ def lu_solve(a, x) -> int:
             s -= a[k, j] * x[j]
         x[k] = s / a[k, k]
     return -1
+
+
+@nb.njit(cache=True)
+def lu_resolve(a, perm, x) -> None:
+    """Solve with the factors ``a`` and pivots ``perm`` of ``lu_solve`` for the right-hand side
+    ``x``, in place (the same row exchanges and eliminations, in the same order)."""
+    n = x.size
+    for k in range(n):
+        piv = int(perm[k])
+        if piv != k:
+            x[k], x[piv] = x[piv], x[k]
+        for i in range(k + 1, n):
+            f = a[i, k]
+            if f != 0.0:
+                x[i] -= f * x[k]
+    for k in range(n - 1, -1, -1):
+        s = x[k]
+        for j in range(k + 1, n):
+            s -= a[k, j] * x[j]
+        x[k] = s / a[k, k]
 
 
 @nb.njit(cache=True)
@@ -315,8 +351,16 @@ def kink_fraction(rows, p, step) -> float:
 @nb.njit(cache=True)
 def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq) -> tuple[int, int, int]:
     """Solve G(p) = 0 (module docstring) in place from the guess ``p`` (n,). ``work``
-    (n + SCRATCH_ROWS, n) is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step. Returns (status,
-    iterations, node): ``node`` the node whose pressure is not unique (status SINGULAR), else −1."""
+    (n + SCRATCH_ROWS, n) is scratch: rows 0…n−1 the Jacobian, then G, trial G, trial p, step,
+    and row n + 6 the pivots. Returns (status, iterations, node): ``node`` the node whose
+    pressure is not unique (status SINGULAR), else −1.
+
+    Damped Newton: each iteration factorises the Jacobian at p, steps (cut at the first kink of
+    a piloted opening, then halved until the merit ‖G‖² falls) and evaluates only G at the trial
+    point. After a full step, the step the same factors give for the new G (a chord step) is
+    tried first: within the pressure tolerance it ends the solve without a new Jacobian, as the
+    next Newton step would (their difference is that step times the change of the Jacobian over
+    the step, far below the tolerance); otherwise the Jacobian is evaluated at the new p."""
     n = p.size
     if work.shape[0] < n + SCRATCH_ROWS or work.shape[1] != n:
         raise ValueError("solve_nodes: give work of shape (n + SCRATCH_ROWS, n)")
@@ -325,6 +369,7 @@ def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, 
     g_trial = work[n + 1]
     p_trial = work[n + 2]
     step = work[n + 3]
+    perm = work[n + 6]
     for i in range(n):
         if not math.isnan(fixed[i]):
             p[i] = fixed[i]
@@ -334,7 +379,7 @@ def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, 
     for it in range(MAX_ITER):
         for i in range(n):
             step[i] = -g[i]
-        singular = lu_solve(jac, step)
+        singular = lu_solve(jac, step, perm)
         biggest = 0.0
         for i in range(n):
             biggest = max(biggest, abs(step[i]))
@@ -350,7 +395,7 @@ def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, 
             for i in range(n):
                 if math.isnan(fixed[i]):
                     jac[i, i] -= shift
-            if shift == 0.0 or lu_solve(jac, step) >= 0:
+            if shift == 0.0 or lu_solve(jac, step, perm) >= 0:
                 return SINGULAR, it, max(singular, 0)
             t = kink_fraction(rows, p, step)
             for i in range(n):
@@ -360,20 +405,16 @@ def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, 
             merit = _norm2(g)
             continue
         trust = FIRST_TRUST
-        small = True
-        for i in range(n):
-            if not abs(step[i]) <= PRESSURE_ATOL + PRESSURE_RTOL * abs(p[i]):
-                small = False
-        if small:  # the Jacobian just factorised is that of p, within the tolerance of the solution
+        if _within_tolerance(step, p):  # the Jacobian just factorised is that of p
             for i in range(n):
                 p[i] += step[i]
             return OK, it + 1, -1
         t = kink_fraction(rows, p, step)
         decreased = False
-        for _ in range(40):  # the last trial's balances and Jacobian are those of the new p
+        for _ in range(40):  # G only: ``jac`` keeps the factors for the chord step
             for i in range(n):
                 p_trial[i] = p[i] + t * step[i]
-            balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p_trial, g_trial, jac, dq)
+            balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p_trial, g_trial, jac, dq, False)
             trial = _norm2(g_trial)
             if trial <= (1.0 - 1e-4 * t) * merit:
                 decreased = True
@@ -395,11 +436,28 @@ def solve_nodes(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, 
             return NOT_FINITE, it, -1
         for i in range(n):
             p[i] = p_trial[i]
-            g[i] = g_trial[i]
         merit = trial
         if merit == 0.0:
             return _certify(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq, it + 1)
+        if t == 1.0:
+            for i in range(n):
+                step[i] = -g_trial[i]
+            lu_resolve(jac, perm, step)
+            if _within_tolerance(step, p):
+                for i in range(n):
+                    p[i] += step[i]
+                return OK, it + 1, -1
+        balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
     return NOT_CONVERGED, MAX_ITER, -1
+
+
+@nb.njit(cache=True, inline="always")
+def _within_tolerance(step, p) -> bool:
+    """Every |step_i| ≤ PRESSURE_ATOL + PRESSURE_RTOL |p_i|: the solve has converged."""
+    for i in range(p.size):
+        if not abs(step[i]) <= PRESSURE_ATOL + PRESSURE_RTOL * abs(p[i]):
+            return False
+    return True
 
 
 @nb.njit(cache=True)
@@ -411,7 +469,7 @@ def _certify(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, work, dq,
     step = work[n + 3]
     balances(rows, vols, gas, fixed, compressibility, u, h, p_prev, p, g, jac, dq)
     step[:] = 0.0
-    node = lu_solve(jac, step)
+    node = lu_solve(jac, step, work[n + 6])
     if node >= 0:
         return SINGULAR, iterations, node
     return OK, iterations, -1
