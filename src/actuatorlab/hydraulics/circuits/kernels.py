@@ -286,11 +286,7 @@ def lu_solve(a, x, perm) -> int:
                 for j in range(k + 1, n):
                     a[i, j] -= f * a[k, j]
                 x[i] -= f * x[k]
-    for k in range(n - 1, -1, -1):
-        s = x[k]
-        for j in range(k + 1, n):
-            s -= a[k, j] * x[j]
-        x[k] = s / a[k, k]
+    _back_substitute(a, x)
     return -1
 
 
@@ -307,9 +303,15 @@ def lu_resolve(a, perm, x) -> None:
             f = a[i, k]
             if f != 0.0:
                 x[i] -= f * x[k]
-    for k in range(n - 1, -1, -1):
+    _back_substitute(a, x)
+
+
+@nb.njit(cache=True, inline="always")
+def _back_substitute(a, x) -> None:
+    """x ← U⁻¹ x in place, U the upper triangle of ``a`` (its diagonal included)."""
+    for k in range(x.size - 1, -1, -1):
         s = x[k]
-        for j in range(k + 1, n):
+        for j in range(k + 1, x.size):
             s -= a[k, j] * x[j]
         x[k] = s / a[k, k]
 

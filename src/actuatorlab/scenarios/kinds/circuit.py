@@ -64,8 +64,7 @@ def simulate_circuit(scenario: CircuitScenario):
 
 def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
     from ...hydraulics.circuits.ledger import energy_ledger, run_flows, tank_flows
-    from ...report.circuit_plots import energy_figure, input_panels, pressure_flow_panels
-    from ...report.circuit_picture import circuit_figure
+    from ...report.circuit_plots import input_panels
     from ...report.plots import time_series_figure
 
     network, t, u, p, wall = simulate_circuit(scenario)
@@ -102,30 +101,13 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
         )
     summary.append(SummaryFigure("wall_time_s", wall, "s", "solver wall time"))
 
-    panels = pressure_flow_panels(network, {**flows, **tanks})
-    figures = [
-        FigureSpec(
-            "circuit.png",
-            "The circuit: nodes (dots, named) and components (boxes, named and typed) joined to their ports.",
-            lambda: circuit_figure(network.parts, scenario.name),
-        ),
-        FigureSpec(
-            "pressures_flows.png",
-            "Node pressures (gauge; tanks at 0 left out) and the flows of the components [L/min] (branches "
-            "that stay closed left out).",
-            lambda: time_series_figure(table, panels, scenario.name),
-        ),
-        FigureSpec(
-            "inputs.png",
-            "The inputs as applied, and the cylinder forces and motor torques.",
-            lambda: time_series_figure(table, input_panels(table, network.inputs, dimensions), "inputs"),
-        ),
-        FigureSpec(
-            "energy.png",
-            "Energy per component: delivered by the pumps, dissipated, work on the loads; the energy stored.",
-            lambda: energy_figure(ledger.delivered, ledger.dissipated, ledger.work, ledger.stored),
-        ),
-    ]
+    circuit, pressures_flows, energy = netlist_figures(network, table, {**flows, **tanks}, ledger, scenario.name)
+    inputs = FigureSpec(
+        "inputs.png",
+        "The inputs as applied, and the cylinder forces and motor torques.",
+        lambda: time_series_figure(table, input_panels(table, network.inputs, dimensions), "inputs"),
+    )
+    figures = [circuit, pressures_flows, inputs, energy]
     channels = scenario.outputs.channels or list(table)[1:]
     unknown = [c for c in channels if c not in table]
     if unknown:
@@ -147,6 +129,34 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
         figures=figures,
         notes=notes,
         counters={"wall_time_s": wall},
+    )
+
+
+def netlist_figures(network, table, flows, ledger, title: str) -> tuple[FigureSpec, FigureSpec, FigureSpec]:
+    """The figures of every netlist run: the circuit's picture, its node pressures and branch
+    flows (columns ``pressure.*`` and ``flow.*`` of ``table``), the energy per component."""
+    from ...report.circuit_picture import circuit_figure
+    from ...report.circuit_plots import energy_figure, pressure_flow_panels
+    from ...report.plots import time_series_figure
+
+    panels = pressure_flow_panels(network, flows)
+    return (
+        FigureSpec(
+            "circuit.png",
+            "The circuit: nodes (dots, named) and components (boxes, named and typed) joined to their ports.",
+            lambda: circuit_figure(network.parts, title),
+        ),
+        FigureSpec(
+            "pressures_flows.png",
+            "Node pressures (gauge; tanks at 0 left out) and the flows of the components [L/min] (branches "
+            "that stay closed left out).",
+            lambda: time_series_figure(table, panels, title),
+        ),
+        FigureSpec(
+            "energy.png",
+            "Energy per component: delivered by the pumps, dissipated, work on the loads; the energy stored.",
+            lambda: energy_figure(ledger.delivered, ledger.dissipated, ledger.work, ledger.stored),
+        ),
     )
 
 

@@ -27,7 +27,7 @@ from ...simulation.result import Channel
 from ..circuit_schema import MODELS
 from ..machine_schema import MachineScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from .circuit import energy_figures
+from .circuit import energy_figures, netlist_figures
 from .machine_base import (
     located_error,
     build_model,
@@ -80,10 +80,7 @@ def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> N
 
 
 def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
-    from ...report.circuit_picture import circuit_figure
-    from ...report.circuit_plots import energy_figure, pressure_flow_panels
     from ...report.machine_plots import plot_motors
-    from ...report.plots import time_series_figure
 
     system, kwargs, notes = build_netlist(scenario)
     try:
@@ -117,7 +114,6 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     figures_summary: list[SummaryFigure] = [*energy_figures(ledger), *summary_figures(summary)]
 
     table = result.columns()
-    panels = pressure_flow_panels(network, flows)
     strokes, forces, joints = motion_figures(result, system, list(system.cylinders))
     motors = list(system.motors)
     figures = [strokes, forces] if system.cylinders else []
@@ -129,26 +125,8 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
                 lambda: plot_motors(result, motors),
             )
         )
-    figures += [
-        FigureSpec(
-            "circuit.png",
-            "The circuit: nodes (dots, named) and components (boxes, named and typed), the cylinders among them.",
-            lambda: circuit_figure(network.parts, scenario.name),
-        ),
-        FigureSpec(
-            "pressures_flows.png",
-            "Node pressures (gauge; tanks at 0 left out) and the flows of the components [L/min] (branches "
-            "that stay closed left out).",
-            lambda: time_series_figure(table, panels, scenario.name),
-        ),
-        FigureSpec(
-            "energy.png",
-            "Energy per component: delivered by the pumps, dissipated, work on the machine; the energy stored.",
-            lambda: energy_figure(ledger.delivered, ledger.dissipated, ledger.work, ledger.stored),
-        ),
-        joints,
-        picture_figure(scenario, system, result),
-    ]
+    figures += [*netlist_figures(network, table, flows, ledger, scenario.name), joints]
+    figures.append(picture_figure(scenario, system, result))
     notes = [
         start_note(scenario, system),
         *notes,
