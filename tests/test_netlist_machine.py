@@ -14,13 +14,16 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from actuatorlab.control.pi import PIController
 from actuatorlab.errors import ParameterError
 from actuatorlab.hydraulics import circuits as c
 from actuatorlab.hydraulics.circuits.actuators import CoupledCylinder
 from actuatorlab.hydraulics.circuits.orifices import orifice_gain
 from actuatorlab.hydraulics.circuits.solvers import solve
+from actuatorlab.hydraulics.circuits.spools import spool_positions
 from actuatorlab.hydraulics.fluid import OIL_DENSITY
 from actuatorlab.hydraulics.quasistatic.relaxation import Relaxation
+from actuatorlab.multibody.closed_loop import ClosedLoop
 from actuatorlab.multibody.netlist_machine import NetlistCylinder, NetlistMujocoSystem
 
 MASS, G = 1000.0, 9.81
@@ -139,3 +142,42 @@ def test_cylinder_inputs_and_names_are_refused_with_one_line():
     clash = NetlistCylinder("spool", "A", "B", HEAD_AREA, ROD_AREA, 1.0, 1.0, joint="lift", length_offset=1.5)
     with pytest.raises(ParameterError, match="the netlist or another actuator has that name"):
         NetlistMujocoSystem(XML, [clash], _parts())
+
+
+def test_a_closed_loop_drives_the_spool_to_track_a_stroke_ramp():
+    """PI on the stroke (kp 20 /m, kff 1/v_max: the spool's opening per m/s at half opening)
+    drives the spool through its lag τ: the applied spool position is the command filtered by
+    τ ẋ = u − x (the open-loop inputs' own filter, scipy's lfilter, as the reference), and the
+    stroke follows a 0.05 m/s ramp within 5 mm after the first half second."""
+    tau = 0.02
+    parts = _parts()
+    parts["spool"] = (c.SpoolValve(area=20e-6, leakage=1e-15, time_constant=tau), parts["spool"][1])
+    cylinder = NetlistCylinder(
+        "lift", "A", "B", HEAD_AREA, ROD_AREA, stroke=1.0, retracted_length=1.0, joint="lift", length_offset=1.5
+    )
+    system = NetlistMujocoSystem(XML, [cylinder], parts, "quasistatic", relaxation=Relaxation(1e7, 1e5))
+    start = 0.5  # the stroke at qpos = 0: 1.5 − 1.0 m
+
+    def target(t):
+        return start + 0.05 * np.clip(np.asarray(t) - 0.2, 0.0, None)
+
+    loop = ClosedLoop(target, PIController(kp=20.0, ki=0.0, kff=1.0, limit=1.0, sample_time=0.001))
+    result, _, u = system.simulate(
+        2.0, {"pump.speed": SPEED}, qpos=[0.0], controllers={"lift": loop}, drives={"lift": ["spool.position"]}
+    )
+    command = result["lift.valve_command"]
+    applied = u[:, system.network.inputs.index("spool.position")]
+    np.testing.assert_allclose(applied, spool_positions(command, 1e-3, tau), rtol=1e-12, atol=1e-15)
+    stroke = result["lift.length"] - 1.0
+    after = result.t > 0.7
+    assert np.abs(stroke - target(result.t))[after].max() < 5e-3
+    with pytest.raises(ParameterError, match="is driven by the inputs too"):
+        system.simulate(
+            0.01,
+            {"spool.position": 0.1},
+            qpos=[0.0],
+            controllers={"lift": loop},
+            drives={"lift": ["spool.position"]},
+        )
+    with pytest.raises(ParameterError, match="not a spool position of the netlist"):
+        system.simulate(0.01, {}, qpos=[0.0], controllers={"lift": loop}, drives={"lift": ["pump.speed"]})

@@ -90,9 +90,7 @@ def add_machine_channels(
         ch[f"{name}.mechanical_power"] = Channel(power_out, "W", f"{name}: power to the machine f·ℓ̇")
         ch[f"{name}.hydraulic_energy"] = Channel(np.cumsum(power_in) * h, "J", f"{name}: supply energy ∫P·Q_p dt")
         ch[f"{name}.work"] = Channel(np.cumsum(power_out) * h, "J", f"{name}: work on the machine ∫f·ℓ̇ dt")
-    for name, (target, measured, unit) in targets.items():
-        ch[f"{name}.target"] = Channel(target, unit, f"{name}: closed-loop target")
-        ch[f"{name}.tracking_error"] = Channel(target - measured, unit, f"{name}: target − measurement")
+    add_tracking_channels(result, targets)
     for s in supplies:
         first = s.cylinders[0]
         pressure = result[f"{first}.pump_pressure"]
@@ -105,6 +103,23 @@ def add_machine_channels(
         ch[f"supply.{s.name}.power"] = Channel(power, "W", f"{s.name}: hydraulic power delivered by the supply")
         ch[f"supply.{s.name}.losses"] = Channel(power - work, "W", f"{s.name}: power lost (valves, bleed, relief)")
     add_joint_channels(result, system.model)
+
+
+def add_tracking_channels(result: SimulationResult, targets: Mapping[str, tuple[np.ndarray, np.ndarray, str]]):
+    """``c.target`` and ``c.tracking_error`` (target − measurement) of each closed loop, in place."""
+    for name, (target, measured, unit) in targets.items():
+        result.channels[f"{name}.target"] = Channel(target, unit, f"{name}: closed-loop target")
+        result.channels[f"{name}.tracking_error"] = Channel(target - measured, unit, f"{name}: target − measurement")
+
+
+def tracking_summary(result: SimulationResult, closed_loops: Mapping[str, str]) -> dict[str, float]:
+    """The RMS and largest tracking error of each closed loop (name → unit, m or rad)."""
+    out = {}
+    for name, unit in closed_loops.items():
+        error = result[f"{name}.tracking_error"]
+        out[f"{name}.tracking_rms_{unit}"] = float(np.sqrt(np.mean(error**2)))
+        out[f"{name}.tracking_max_{unit}"] = float(np.max(np.abs(error)))
+    return out
 
 
 def add_stroke_channels(result: SimulationResult, a) -> None:
@@ -160,10 +175,7 @@ def machine_summary(
     out["total.work_J"] = total_work
     out["total.losses_J"] = total_energy - total_work
     out["total.efficiency"] = total_work / total_energy if total_energy > 0.0 else float("nan")
-    for name, unit in closed_loops.items():
-        error = result[f"{name}.tracking_error"]
-        out[f"{name}.tracking_rms_{unit}"] = float(np.sqrt(np.mean(error**2)))
-        out[f"{name}.tracking_max_{unit}"] = float(np.max(np.abs(error)))
+    out |= tracking_summary(result, closed_loops)
     out["real_time_factor"] = float(result.counters["real_time_factor"])
     out["loop_time_s"] = float(result.counters["loop_time_s"])
     return out

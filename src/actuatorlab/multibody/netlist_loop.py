@@ -4,7 +4,10 @@ Per step k (t_k = k·h, h = ``model.opt.timestep`` [s]):
 
 1. ``mj_step1``; the pin lengths ℓ_k (``pin_lengths``); every ``n_check`` steps the closed-valve
    stability bound at the current pose (``loop._stable``);
-2. the netlist's inputs of the step: the table's row (spool positions, pump speeds), and per
+2. the netlist's inputs of the step: the table's row (spool positions, pump speeds); the
+   commands of the closed loops, sampled every ``CT_EVERY`` steps (the PI law of
+   :mod:`actuatorlab.control.pi` on the stroke or joint error, as in :mod:`.loop`), into the
+   spool positions each drives, through the spool's lag x_k = u + (x_{k−1} − u) e^{−h/τ}; and per
    cylinder its velocity and position inputs from the mechanics (per motor its speed: a motor
    is a rotary cylinder on its hinge, ℓ its angle, f its torque, :mod:`.netlist_machine`):
 
@@ -35,11 +38,12 @@ from ..hydraulics.circuits.solvers import network_step
 from ..hydraulics.quasistatic.kernels import relaxation_terms_scalar
 from ..numerics.borrowed import borrowed
 from ..numerics.layout import Layout
+from ..control.pi import pi_step
 from ..numerics.status import MAX_STRETCH, STATUS_OK, STATUS_STRETCH
 from .cylinders import G_DAMPING, G_STIFFNESS
 from .kernels import O_FORCE, O_LENGTH, O_PH, O_PR, O_RATE, O_ROD, O_VEL, S_LENGTH, S_ROD
 from .kernels import apply_cylinder_force, pin_lengths, settle_force
-from .loop import _stable, apply_loads
+from .loop import CT_EVERY, CT_L0, CT_MODE, CT_PI, CT_QPOS, CTRL_OPEN, CTRL_STROKE, _stable, apply_loads
 from .native import step1, step2
 
 # columns of the link tables of the actuators (internal order): the integer table (their head and
@@ -53,13 +57,18 @@ LINK_FLOATS = Layout("F_", "head_area", "rod_area", "retracted", "admittance")
 
 
 @nb.njit(cache=True, error_model="numpy")
-def run_netlist_loop(calls, h, compressibility, n_check, data, tables, network, links, inputs, loads, states, outputs):
+def run_netlist_loop(
+    calls, h, compressibility, n_check, data, tables, network, links, inputs, control, loads, states, outputs
+):
     """Run ``n_steps`` steps (module docstring). ``calls``: ``MujocoCalls.as_tuple()``; ``h``:
     the step [s]; ``compressibility``: 1/β_oil [1/Pa] of the oil (0: quasistatic); ``data``: the views (site_xpos,
     cdof, subtree_com, qpos, qvel, qfrc_applied); ``tables``: (chains, dof_parent, ints, cps, hps,
     gain) of :mod:`.cylinders` and :mod:`.point_forces`; ``network``: (rows, volumes, gas, held)
     of the network; ``links``: (link_ints, link_floats) above; ``inputs``: the inputs table
-    (n_steps, n_u); ``loads``: (sites, their bodies, forces, moments (n_steps, n_loads, 3)
+    (n_steps, n_u); ``control``: (ctrl (n, N_CTRL) of :mod:`.loop`, targets and their rates
+    (n_steps, n), driven (n, m): the input columns each actuator's loop drives, −1 past the last,
+    decays (n_u,): e^{−h/τ} of each column's spool (0: none), commands (n_steps, n): the loops'
+    commands out); ``loads``: (sites, their bodies, forces, moments (n_steps, n_loads, 3)
     [N, N m]); ``states``: (state (n, N_STATE), node pressures p (n_nodes,)); ``outputs``: (out
     (n_steps, n, N_OUT), qpos_out, qvel_out, p_out (n_steps, n_nodes), u_out (n_steps, n_u): the
     inputs as applied, a cylinder's velocity column its rod's velocity)."""
@@ -78,19 +87,33 @@ def run_netlist_loop(calls, h, compressibility, n_check, data, tables, network, 
         np.zeros((3, nv)),
     )
     return _netlist_steps(
-        calls, h, compressibility, n_check, data, tables, network, links, inputs, loads, states, outputs, buffers
+        calls,
+        h,
+        compressibility,
+        n_check,
+        data,
+        tables,
+        network,
+        links,
+        inputs,
+        control,
+        loads,
+        states,
+        outputs,
+        buffers,
     )
 
 
 @nb.njit(cache=True, error_model="numpy")
 def _netlist_steps(
-    calls, h, compressibility, n_check, data, tables, network, links, table, loads, states, outputs, buffers
+    calls, h, compressibility, n_check, data, tables, network, links, table, control, loads, states, outputs, buffers
 ):
     """The time loop of ``run_netlist_loop`` with its buffers, on borrowed arrays."""
     site_xpos, cdof, subtree_com, qpos, qvel, qfrc = borrowed(data)
     chains, dof_parent, ints, cps, hps, gain = borrowed(tables)
     rows, vols, gas, held = borrowed(network)
     link, coupling = borrowed(links)
+    ctrl, targets, rates, driven, decays, commands = borrowed(control)
     loads = borrowed(loads)
     state, p = borrowed(states)
     out, qpos_out, qvel_out, p_out, u_out = borrowed(outputs)
@@ -98,6 +121,8 @@ def _netlist_steps(
     n_steps = table.shape[0]
     n = state.shape[0]
     n_nodes = p.size
+    command = np.zeros(n)
+    integral = np.zeros(n)
     for k in range(n_steps):
         step1(calls)
         pin_lengths(site_xpos, qpos, ints, gain, l_now, unit)
@@ -107,6 +132,23 @@ def _netlist_steps(
         u = u_out[k]
         for j in range(table.shape[1]):
             u[j] = table[k, j]
+        for i in range(n):
+            mode = ctrl[i, CT_MODE]
+            if mode == CTRL_OPEN:
+                continue
+            every = ctrl[i, CT_EVERY]
+            if k % int(every) == 0:
+                y = l_now[i] - ctrl[i, CT_L0] if mode == CTRL_STROKE else qpos[int(ctrl[i, CT_QPOS])]
+                command[i], integral[i] = pi_step(
+                    ctrl[i, CT_PI:], targets[k, i] - y, rates[k, i], integral[i], h * every
+                )
+            commands[k, i] = command[i]
+            for j in range(driven.shape[1]):
+                column = driven[i, j]
+                if column < 0:
+                    break
+                last = u_out[k - 1, column] if k > 0 else command[i]
+                u[column] = command[i] + (last - command[i]) * decays[column]
         for i in range(n):
             velocity = int(link[i, L_VELOCITY])
             position = int(link[i, L_POSITION])

@@ -54,8 +54,10 @@ from ..validation import positive
 from .cylinders import G_MAX_LENGTH, G_MIN_LENGTH, PressureCylinder, QuasistaticCylinder, SiteLoad
 from .inputs import sample_signal
 from .kernels import N_OUT, N_STATE, O_FORCE, O_LENGTH, O_PH, O_PR, O_RATE, O_ROD, O_VEL, S_LENGTH, S_ROD
+from .closed_loop import ClosedLoop
 from .native import MujocoCalls
 from .netlist_actuators import NetlistCylinder, NetlistMotor
+from .netlist_control import control_arrays
 from .netlist_loop import LINK_FLOATS, LINK_INTS, run_netlist_loop
 from .point_forces import body_chains, dof_parents
 from .system import HydraulicMujocoSystem, loop_counters
@@ -302,13 +304,17 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         qpos=None,
         check: bool = True,
         check_interval: float | None = 0.05,
+        controllers: Mapping[str, ClosedLoop] | None = None,
+        drives: Mapping[str, Sequence[str]] | None = None,
     ) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
         """Step the model and the netlist for ``duration`` [s] from rest at ``qpos`` (holding it).
 
         ``inputs``: a signal (constant, array per step, or callable of t) per network input
         ``"component.input"`` (spool positions in [−1, 1], pump speeds [rad/s]); the cylinders'
         own inputs come from the model. ``loads``, ``check``, ``check_interval``: as
-        :meth:`.system.HydraulicMujocoSystem.simulate`.
+        :meth:`.system.HydraulicMujocoSystem.simulate`. ``controllers``: a closed loop per
+        actuator name, whose command drives the spool positions ``drives[name]`` names
+        (:mod:`.netlist_control`); the result then has ``<name>.valve_command``.
 
         Returns (result, p, u): ``result`` with channels ``qpos_<i>``, ``qvel_<i>`` and per
         cylinder ``<name>.length`` ℓ [m], ``.length_rate`` [m/s], ``.force`` f [N],
@@ -322,6 +328,8 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         n_check = max(1, round(positive("check_interval", check_interval, "s") / h)) if check and check_interval else 0
         t = np.arange(n) * h
         table = self._inputs(inputs or {}, t)
+        control = control_arrays(self, controllers or {}, drives or {}, t, inputs or {})
+        commands = np.full((n, len(self.actuators)), np.nan)
         load_sites, load_bodies, load_forces, load_moments = self.sample_loads(loads, t)
         if check:
             self.check_stability(qpos)
@@ -352,6 +360,7 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
                 (network.rows, network.volumes, network.gas, network.held),
                 (self.link_ints, self.link_floats),
                 table[:steps],
+                (*control[:1], control[1][:steps], control[2][:steps], *control[3:], commands[:steps]),
                 (load_sites, load_bodies, load_forces[:steps], load_moments[:steps]),
                 states,
                 tuple(a[:steps] for a in outputs),
@@ -371,6 +380,10 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         if status != STATUS_OK:
             self._raise_failure(status, which, t[k_fail], out[k_fail, which])
         result = self._netlist_result(t, outputs, loop_time, compile_time)
+        for i, a in enumerate(self.actuators):
+            if a.name in (controllers or {}):
+                label = "closed-loop command u_c (the driven spools' position before their lag)"
+                result.channels[f"{a.name}.valve_command"] = Channel(commands[:, i], "", label)
         return result, outputs[3], outputs[4]
 
     def _netlist_result(self, t, outputs, loop_time, compile_time) -> SimulationResult:

@@ -184,7 +184,8 @@ class ControlSpec(Spec):
     """A closed loop: the target ``stroke`` [m] of the cylinder, or the ``angle`` [rad] of hinge
     ``joint``, as a signal of time; PI gains ``kp`` [1/m or 1/rad], ``ki`` [1/(m s) or
     1/(rad s)], feed-forward ``kff`` [s/m or s/rad], saturation ``limit`` of |u_c| and
-    ``sample_time`` (a multiple of the model's timestep)."""
+    ``sample_time`` (a multiple of the model's timestep). On a netlist, ``drives`` names the
+    spool positions the command u_c drives (``"boom_valve.position"``, …)."""
 
     stroke: LengthSignal | None = None
     joint: StrictStr | None = None
@@ -194,17 +195,32 @@ class ControlSpec(Spec):
     kff: float = 0.0
     limit: Dimensionless = 1.0
     sample_time: Time = 0.01
+    drives: list[StrictStr] = Field(default_factory=list)
 
-    def check_at(self, where: str) -> None:
+    def check_at(self, where: str, joint: str | None = None) -> None:
+        """Checks naming ``where``; ``joint``: the hinge an angle target is measured on when the
+        table names none (a motor's own)."""
         if (self.stroke is None) == (self.angle is None):
             raise ScenarioError(f"{where}: give the target stroke, or joint and angle (one of them)")
-        if (self.angle is None) != (self.joint is None):
+        if (self.angle is None) != (self.measured_joint(joint) is None):
             raise ScenarioError(f"{where}: an angle target needs joint = the hinge it is measured on, and back")
         with reported_at(where, own_prefix="controller."):
             self.controller()
 
     def controller(self) -> PIController:
         return PIController(self.kp, self.ki, self.kff, self.limit, self.sample_time)
+
+    def measured_joint(self, own: str | None = None) -> str | None:
+        """The joint an angle target is measured on: ``joint``, else ``own`` (a motor's)."""
+        return self.joint if self.joint is not None else (own if self.angle is not None else None)
+
+
+def _check_drives(control: ControlSpec | None, where: str) -> None:
+    """A closed loop on a netlist names the spools it drives."""
+    if control is not None and not control.drives:
+        raise ScenarioError(
+            f'{where}.drives: missing; name the spool positions the loop drives, drives = ["valve.position"]'
+        )
 
 
 class CylinderSpec(Spec):
@@ -287,7 +303,6 @@ class CylinderSpec(Spec):
         return {
             "circuit": self.circuit is not None,
             "command": driven(self.command),
-            "control": self.control is not None,
             "regeneration": driven(self.regeneration),
         }
 
@@ -315,8 +330,10 @@ class MotorSpec(Spec):
     nodes of its ``inlet`` and ``outlet``; ``displacement`` D per motor revolution,
     ``gear_ratio`` i (motor revolutions per joint revolution); efficiencies; the relaxation
     joining its shaft to the joint (quasistatic model), ``stiffness`` [N m/rad] and
-    ``damping`` [N m s/rad]; ``initial_low_pressure`` of the less loaded port at the start.
-    Oil flowing inlet → outlet turns the joint positively about its axis."""
+    ``damping`` [N m s/rad]; ``initial_low_pressure`` of the less loaded port at the start;
+    ``control``: a closed loop on an ``angle`` target (of its own joint unless ``joint`` is
+    given) driving the spools it names. Oil flowing inlet → outlet turns the joint positively
+    about its axis."""
 
     name: StrictStr
     joint: StrictStr
@@ -328,6 +345,7 @@ class MotorSpec(Spec):
     stiffness: RotationalStiffness = _MOTOR["stiffness"]
     damping: RotationalDamping = _MOTOR["damping"]
     initial_low_pressure: Pressure = _MOTOR["initial_low_pressure"]
+    control: ControlSpec | None = None
 
     @field_validator("ports")
     @classmethod
@@ -338,7 +356,7 @@ class MotorSpec(Spec):
 
     def netlist_motor(self) -> NetlistMotor:
         """This motor as the netlist machine takes it."""
-        fields = self.model_dump(exclude={"name", "joint", "ports"})
+        fields = self.model_dump(exclude={"name", "joint", "ports", "control"})
         return NetlistMotor(self.name, self.joint, self.ports["inlet"], self.ports["outlet"], **fields)
 
 
@@ -480,7 +498,12 @@ class MachineScenario(Spec):
             c.check_at(f"circuits[{i}]")
         for i, c in enumerate(self.cylinders):
             where = f"cylinders[{i}]"
-            for key, given in (("ports", c.ports is not None), ("leakage", c.leakage != 0.0)):
+            netlist_fields = (
+                ("ports", c.ports is not None),
+                ("leakage", c.leakage != 0.0),
+                ("control.drives", c.control is not None and bool(c.control.drives)),
+            )
+            for key, given in netlist_fields:
                 if given:
                     raise ScenarioError(
                         f"{where}.{key}: applies to a cylinder on a netlist of [components]; on [[circuits]] drop it"
@@ -507,6 +530,7 @@ class MachineScenario(Spec):
                     )
             if c.ports is None:
                 raise ScenarioError(f'{where}.ports: missing; add ports = {{ head = "A", rod = "B" }} (nodes)')
+            _check_drives(c.control, f"{where}.control")
             if c.name in self.components.parts():
                 raise ScenarioError(f"{where}.name = {c.name!r} is also a component's; give the cylinder another name")
             try:
@@ -515,6 +539,11 @@ class MachineScenario(Spec):
                 raise ScenarioError(f"{where} ({c.name}): {error}") from None
         for i, m in enumerate(self.motors):
             where = f"motors[{i}]"
+            if m.control is not None:
+                m.control.check_at(f"{where}.control", joint=m.joint)
+                if m.control.stroke is not None:
+                    raise ScenarioError(f"{where}.control.stroke: a motor has no stroke; give an angle target")
+            _check_drives(m.control, f"{where}.control")
             if m.name in self.components.parts() or m.name in parts:
                 raise ScenarioError(f"{where}.name = {m.name!r} is also a component's or a cylinder's; give it another")
             try:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import mujoco
-import numpy as np
 
 from ...errors import ParameterError, ScenarioError, SimulationError
 from ...hydraulics.pressure_dynamics import PressureDynamics
@@ -26,7 +24,7 @@ from ...multibody.system import HydraulicMujocoSystem
 from ..machine_schema import CylinderSpec, MachineScenario
 from ..output import FigureSpec, ScenarioOutput
 from .machine_base import build_model, cylinder_pins, located_error, motion_figures, picture_figure, start_note
-from .machine_base import summary_figures
+from .machine_base import loop_targets, summary_figures
 
 
 def _sampler(signal) -> Callable:
@@ -121,19 +119,6 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
     return system, kwargs, supplies, notes
 
 
-def _targets(result, system: HydraulicMujocoSystem, kwargs: dict) -> dict:
-    out = {}
-    for name, loop in kwargs["controllers"].items():
-        target = np.asarray(loop.target(result.t), dtype=np.float64)
-        if loop.joint is None:
-            a = system.actuators[system.index[name]]
-            out[name] = (target, result[f"{name}.length"] - a.length_limits[0], "m")
-        else:
-            joint = mujoco.mj_name2id(system.model, mujoco.mjtObj.mjOBJ_JOINT, loop.joint)
-            out[name] = (target, result[f"qpos_{system.model.jnt_qposadr[joint]}"], "rad")
-    return out
-
-
 def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     if scenario.components is not None:
         from .machine_netlist import run_netlist
@@ -148,7 +133,7 @@ def run(scenario: MachineScenario, progress=None) -> ScenarioOutput:
         raise located_error(err, scenario) from None
     if progress is not None:
         progress(1.0)
-    targets = _targets(result, system, kwargs)
+    targets = loop_targets(result, system, kwargs["controllers"])
     add_machine_channels(result, system, supplies, targets)
     summary = machine_summary(result, system, supplies, {name: unit for name, (_, _, unit) in targets.items()})
     table = result.columns()  # written without pandas

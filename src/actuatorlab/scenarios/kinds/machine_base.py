@@ -166,3 +166,18 @@ def start_note(scenario: MachineScenario, system: HydraulicMujocoSystem) -> str:
         f"Model file {scenario.model_file} ({scenario.model} cylinders, MuJoCo step {system.timestep:g} s); the "
         "machine starts held at rest at the initial pose (cylinder forces from MuJoCo's inverse dynamics)."
     )
+
+
+def loop_targets(result, system: HydraulicMujocoSystem, controllers: dict) -> dict:
+    """Per closed loop (name → ``ClosedLoop``): (target, measurement, unit) on ``result.t``: the
+    stroke ℓ − ℓ₀ [m], or the qpos of the loop's joint [rad]."""
+    out = {}
+    for name, loop in controllers.items():
+        target = np.asarray(loop.target(result.t), dtype=np.float64)
+        if loop.joint is None:
+            a = system.actuators[system.index[name]]
+            out[name] = (target, result[f"{name}.length"] - a.length_limits[0], "m")
+        else:
+            joint = mujoco.mj_name2id(system.model, mujoco.mjtObj.mjOBJ_JOINT, loop.joint)
+            out[name] = (target, result[f"qpos_{system.model.jnt_qposadr[joint]}"], "rad")
+    return out

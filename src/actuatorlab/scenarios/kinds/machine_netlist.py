@@ -21,7 +21,8 @@ import numpy as np
 from ...errors import ParameterError, SimulationError
 from ...hydraulics.circuits.ledger import energy_ledger, run_flows, tank_flows
 from ...hydraulics.quasistatic.relaxation import Relaxation
-from ...multibody.machine import add_joint_channels, add_stroke_channels
+from ...multibody.closed_loop import ClosedLoop
+from ...multibody.machine import add_joint_channels, add_stroke_channels, add_tracking_channels, tracking_summary
 from ...multibody.netlist_machine import NetlistMujocoSystem
 from ...simulation.result import Channel
 from ..circuit_schema import MODELS
@@ -29,9 +30,10 @@ from ..machine_schema import MachineScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from .circuit import energy_figures, netlist_figures
 from .machine_base import (
-    located_error,
     build_model,
     cylinder_pins,
+    located_error,
+    loop_targets,
     motion_figures,
     picture_figure,
     start_note,
@@ -53,7 +55,23 @@ def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, lis
 
     built, loads, qpos, notes = build_model(spec, extra, system)
     inputs = {key: signal.build(where=f'inputs."{key}"').sample for key, signal in spec.inputs.items()}
-    kwargs = dict(duration=spec.duration, inputs=inputs, loads=loads, qpos=qpos, check_interval=spec.check_interval)
+    controllers, drives = {}, {}
+    for actuator, joint in [*((c, None) for c in spec.cylinders), *((m, m.joint) for m in spec.motors)]:
+        control = actuator.control
+        if control is not None:
+            target = control.stroke if control.stroke is not None else control.angle
+            loop = ClosedLoop(target.build().sample, control.controller(), control.measured_joint(joint))
+            controllers[actuator.name] = loop
+            drives[actuator.name] = control.drives
+    kwargs = dict(
+        duration=spec.duration,
+        inputs=inputs,
+        loads=loads,
+        qpos=qpos,
+        check_interval=spec.check_interval,
+        controllers=controllers,
+        drives=drives,
+    )
     return built, kwargs, notes
 
 
@@ -80,7 +98,7 @@ def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> N
 
 
 def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
-    from ...report.machine_plots import plot_motors
+    from ...report.machine_plots import plot_motors, plot_tracking
 
     system, kwargs, notes = build_netlist(scenario)
     try:
@@ -98,6 +116,8 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
             add_stroke_channels(result, a)
     _add_circuit_channels(result, system, p, u, flows)
     add_joint_channels(result, system.model)
+    targets = loop_targets(result, system, kwargs["controllers"])
+    add_tracking_channels(result, targets)
 
     summary = {}
     for name in system.cylinders:
@@ -109,6 +129,7 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
         summary[f"{name}.peak_speed_rad_s"] = float(np.max(np.abs(result[f"{name}.speed"])))
     for i, node in enumerate(network.nodes):
         summary[f"pressure.{node}.max_Pa"] = float(p[:, i].max())
+    summary |= tracking_summary(result, {name: unit for name, (_, _, unit) in targets.items()})
     summary["real_time_factor"] = float(result.counters["real_time_factor"])
     summary["loop_time_s"] = float(result.counters["loop_time_s"])
     figures_summary: list[SummaryFigure] = [*energy_figures(ledger), *summary_figures(summary)]
@@ -126,6 +147,14 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
             )
         )
     figures += [*netlist_figures(network, table, flows, ledger, scenario.name), joints]
+    if targets:
+        figures.append(
+            FigureSpec(
+                "tracking.png",
+                "Tracking errors and commands of the closed loops (the command is the driven spools' position).",
+                lambda: plot_tracking(result, list(targets)),
+            )
+        )
     figures.append(picture_figure(scenario, system, result))
     notes = [
         start_note(scenario, system),
