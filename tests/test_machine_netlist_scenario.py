@@ -207,3 +207,53 @@ def test_a_bad_netlist_machine_gets_one_line_naming_its_table(folder, change, me
         parse_scenario(data, "lift.toml").check()
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def _crane(counterbalance: bool) -> dict:
+    """crane-counterbalance with its loops off, the pump at 300 rpm (20 L/min) and the lift's
+    spool opened fully to lower from 0.3 s; without the lift's counterbalance valve its head joins the
+    spool's A line directly."""
+    import tomllib
+    from importlib import resources
+
+    text = (resources.files("actuatorlab.scenarios") / "builtin" / "crane-counterbalance.toml").read_text()
+    data = tomllib.loads(text)
+    data["model_file"] = str(resources.files("actuatorlab.scenarios") / "builtin" / "models" / "knuckle_crane.xml")
+    data["duration"] = "1.5 s"
+    data.pop("loads")
+    for cylinder in data["cylinders"]:
+        cylinder.pop("control")
+    data["inputs"] = {
+        "pump.speed": "300 rpm",
+        "lift_valve.position": {"type": "piecewise-linear", "times": [0.3, 0.4], "values": [0, -1.0]},
+    }
+    if not counterbalance:
+        components = data["components"]
+        components.pop("lift_counterbalance")
+        components.pop("lift_valve_line")
+        for name in ("lift_relief_head", "lift_makeup_head"):
+            ports = components[name]["ports"]
+            for port, node in ports.items():
+                ports[port] = "A_lift" if node == "H_lift" else node
+        data["cylinders"][0]["ports"]["head"] = "A_lift"
+    return data
+
+
+def test_the_counterbalance_valve_lowers_the_boom_at_the_pumps_pace_where_the_bare_boom_runs_away():
+    """Lowering the lift (an overrunning load) on a 20 L/min pump: through its counterbalance
+    valve the boom descends no faster than the pump fills the rod side (Q/A_r) with the rod side
+    pressurised; without it the head meters straight to tank, the boom outruns the pump and
+    the rod side falls to the make-up check's vacuum (Kikuuwe et al.'s cavitation case)."""
+    pump = 66.7e-6 * 300.0 / 60.0  # m³/s
+    rod_area = math.pi / 4 * (0.100**2 - 0.060**2)
+    runs = {}
+    for counterbalance in (True, False):
+        spec = parse_scenario(_crane(counterbalance), "crane.toml")
+        runs[counterbalance] = actuatorlab.Scenario(spec).run().table
+    late = runs[True]["t"].to_numpy() > 0.8
+    held = runs[True]
+    assert np.all(-held["lift.rod_velocity"].to_numpy()[late] <= pump / rod_area)  # the flows' velocity
+    assert held["lift.rod_pressure"].to_numpy()[late].min() > 0.5e6
+    bare = runs[False]
+    assert -bare["lift.rod_velocity"].to_numpy()[late].min() > 1.5 * pump / rod_area
+    assert bare["lift.rod_pressure"].to_numpy()[late].min() < 0.0
