@@ -55,7 +55,8 @@ def public_names(module) -> list[str]:
 
 def undocumented(module) -> list[str]:
     """Public names of ``module`` without a docstring of their own, and public methods and
-    properties of its public classes without one."""
+    properties of its public classes without one (an override of a documented method has the
+    docstring of the method it overrides)."""
     missing = []
     for name in public_names(module):
         obj = getattr(module, name)
@@ -72,6 +73,12 @@ def undocumented(module) -> list[str]:
                     target = target.__func__
                 if not inspect.isfunction(target) or (target.__doc__ or "").strip():
                     continue
+                if any(
+                    (getattr(base, attr, None).__doc__ or "").strip()
+                    for base in obj.__mro__[1:]
+                    if inspect.isfunction(getattr(base, attr, None))
+                ):
+                    continue  # an override: documented by the method it overrides (as autodoc shows it)
                 if target.__name__ == "<lambda>" and re.search(rf"\b{attr}\b", obj.__doc__ or ""):
                     continue  # a one-line property alias, documented in its class's docstring
                 missing.append(f"{name}.{attr}")

@@ -1,12 +1,12 @@
 """Closed loops of a netlist machine: each actuator's PI loop drives spool positions of the netlist.
 
-A loop (:class:`.closed_loop.ClosedLoop`: a stroke or joint target and a sampled PI controller)
-of a cylinder or motor of :class:`.netlist_machine.NetlistMujocoSystem` turns its error into a
-command u_c ∈ [−limit, limit] that becomes the position of every spool it ``drives`` (the
-network inputs ``"spool.position"``: a section's meter-in and directional lands, say), each
-through its spool's first-order lag τ ẋ = u_c − x (exact for the command held over a step, as
-:func:`actuatorlab.hydraulics.circuits.spools.spool_positions`). The compiled loop
-(:mod:`.netlist_loop`) samples the controllers; this module checks and packs them.
+A loop (``ClosedLoop`` of ``multibody.closed_loop``: a stroke or joint target and a sampled PI
+controller) of a cylinder or motor of :class:`.netlist_machine.NetlistMujocoSystem` turns its
+error into a command u_c ∈ [−limit, limit] that becomes the position of every spool it
+``drives`` (the network inputs ``"spool.position"``: a section's meter-in and directional
+lands, say), each through its spool's first-order lag τ ẋ = u_c − x (exact for the command held
+over a step, as :func:`actuatorlab.hydraulics.circuits.spools.spool_positions`). The compiled
+loop (``netlist_loop``) samples the controllers; this module checks and packs them.
 """
 
 from __future__ import annotations

@@ -85,6 +85,7 @@ class Ledger:
 
     @property
     def balance_error(self) -> float:
+        """Σ delivered − Σ dissipated − Σ work − stored [J]: what the solver's tolerance leaves."""
         total = sum(self.delivered.values()) - sum(self.dissipated.values()) - sum(self.work.values())
         return total - self.stored
 

@@ -54,6 +54,7 @@ class Compensator(Component):
 
     @property
     def PILOTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
+        """``high`` and ``low`` (the edge's two sides) before the edge; ``ls`` after it."""
         return ("high", "low") if self.position == "before" else ("ls",)
 
     def branches(self, nodes, inputs):
@@ -101,6 +102,7 @@ class Shuttle(Component):
 
     @property
     def PORTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
+        """``out``, ``drain`` and ``in1`` … ``inN`` (N = ``count``)."""
         return ("out", "drain", *(f"in{i + 1}" for i in range(self.count)))
 
     def branches(self, nodes, inputs):

@@ -106,6 +106,7 @@ class VariablePump(Component):
 
     @property
     def PILOTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
+        """``ls`` (the LS line) under load-sensing control, none under pressure control."""
         return ("ls",) if self.control == "load_sensing" else ()
 
     def branches(self, nodes: Mapping[str, int], inputs: Mapping[str, int]) -> list[Branch]:

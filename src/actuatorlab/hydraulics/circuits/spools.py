@@ -77,6 +77,7 @@ class SpoolValve(Component):
 
     @property
     def LIMITS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)
+        """``P`` of an open centre (its neutral passage lets the pump's flow out), else none."""
         return ("P",) if self.centre == "open" else ()
 
     def branches(self, nodes, inputs):
