@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ...validation import check_fields, non_negative, positive
-from .branch import Branch
+from .branch import Branch, Opening
 
 
 class Volume(NamedTuple):
@@ -75,6 +75,26 @@ class Component:
 def orifice_gain(discharge_coefficient: float, area: float, oil_density: float) -> float:
     """K = C_d·a·√(2/ρ) [m^{7/2} kg^{-1/2}] of a sharp-edged orifice, Q = K √Δp."""
     return discharge_coefficient * area * math.sqrt(2.0 / oil_density)
+
+
+def piloted_branch(valve, a: int, b: int, offset: float, pilots, leakage: float) -> Branch:
+    """A valve's sharp-edged passage a → b (its ``area``, ``discharge_coefficient``,
+    ``oil_density``, ``transition``) opened by o = clamp((offset + Σ coef·p_node)/band) over the
+    (node, coef) ``pilots`` (up to three; the valve's ``band``), with ``leakage`` a → b."""
+    law = {}
+    for j, (node, coef) in enumerate(pilots, start=1):
+        law[f"pilot{j}"], law[f"coef{j}"] = node, coef
+    return Branch(
+        a,
+        b,
+        orifice_gain(valve.discharge_coefficient, valve.area, valve.oil_density),
+        transition=valve.transition,
+        opening=Opening.PILOTED,
+        offset=offset,
+        band=valve.band,
+        leakage=leakage,
+        **law,
+    )
 
 
 def check_orifice(instance, prefix: str = "") -> None:

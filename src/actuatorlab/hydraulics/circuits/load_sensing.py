@@ -21,7 +21,7 @@ from ...errors import ParameterError
 from ...validation import check_fields, positive
 from ..fluid import OIL_DENSITY
 from .branch import Branch, Law, Opening
-from .component import Component, check_orifice, check_valve_fields, orifice_gain
+from .component import Component, check_orifice, check_valve_fields, piloted_branch
 
 POSITIONS = ("before", "after")
 
@@ -59,23 +59,10 @@ class Compensator(Component):
 
     def branches(self, nodes, inputs):
         if self.position == "before":
-            law = dict(pilot1=nodes["high"], coef1=-1.0, pilot2=nodes["low"], coef2=1.0)
+            pilots = ((nodes["high"], -1.0), (nodes["low"], 1.0))
         else:
-            law = dict(pilot1=nodes["inlet"], coef1=1.0, pilot2=nodes["ls"], coef2=-1.0)
-        gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
-        return [
-            Branch(
-                nodes["inlet"],
-                nodes["outlet"],
-                gain,
-                transition=self.transition,
-                opening=Opening.PILOTED,
-                offset=self.spring_pressure,
-                band=self.band,
-                leakage=self.leakage,
-                **law,
-            )
-        ]
+            pilots = ((nodes["inlet"], 1.0), (nodes["ls"], -1.0))
+        return [piloted_branch(self, nodes["inlet"], nodes["outlet"], self.spring_pressure, pilots, self.leakage)]
 
 
 @dataclass(frozen=True)

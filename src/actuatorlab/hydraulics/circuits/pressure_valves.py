@@ -15,12 +15,8 @@ from dataclasses import dataclass
 
 from ...validation import check_fields, non_negative, positive
 from ..fluid import OIL_DENSITY
-from .branch import Branch, Opening
-from .component import Component, check_orifice, check_valve_fields, orifice_gain
-
-
-def _gain(valve) -> float:
-    return orifice_gain(valve.discharge_coefficient, valve.area, valve.oil_density)
+from .branch import Branch
+from .component import Component, check_orifice, check_valve_fields, piloted_branch
 
 
 @dataclass(frozen=True)
@@ -48,22 +44,7 @@ class ReliefValve(Component):
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
-        return [
-            Branch(
-                i,
-                o,
-                _gain(self),
-                transition=self.transition,
-                opening=Opening.PILOTED,
-                offset=-self.setting,
-                band=self.band,
-                pilot1=i,
-                coef1=1.0,
-                pilot2=o,
-                coef2=-1.0,
-                leakage=self.leakage,
-            )
-        ]
+        return [piloted_branch(self, i, o, -self.setting, ((i, 1.0), (o, -1.0)), self.leakage)]
 
 
 @dataclass(frozen=True)
@@ -89,20 +70,8 @@ class ReducingValve(Component):
         check_valve_fields(self)
 
     def branches(self, nodes, inputs):
-        return [
-            Branch(
-                nodes["inlet"],
-                nodes["outlet"],
-                _gain(self),
-                transition=self.transition,
-                opening=Opening.PILOTED,
-                offset=self.setting,
-                band=self.band,
-                pilot1=nodes["outlet"],
-                coef1=-1.0,
-                leakage=self.leakage,
-            )
-        ]
+        i, o = nodes["inlet"], nodes["outlet"]
+        return [piloted_branch(self, i, o, self.setting, ((o, -1.0),), self.leakage)]
 
 
 @dataclass(frozen=True)
@@ -132,20 +101,7 @@ class CheckValve(Component):
 
 def _check_branch(valve, inlet: int, outlet: int, leakage: float = 0.0) -> Branch:
     """The free-flow check branch inlet → outlet of a check, pilot-check or counterbalance valve."""
-    return Branch(
-        inlet,
-        outlet,
-        _gain(valve),
-        transition=valve.transition,
-        opening=Opening.PILOTED,
-        offset=-valve.cracking_pressure,
-        band=valve.band,
-        pilot1=inlet,
-        coef1=1.0,
-        pilot2=outlet,
-        coef2=-1.0,
-        leakage=leakage,
-    )
+    return piloted_branch(valve, inlet, outlet, -valve.cracking_pressure, ((inlet, 1.0), (outlet, -1.0)), leakage)
 
 
 @dataclass(frozen=True)
@@ -177,23 +133,8 @@ class PilotCheckValve(Component):
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
-        return [
-            _check_branch(self, i, o),
-            Branch(
-                o,
-                i,
-                _gain(self),
-                transition=self.transition,
-                opening=Opening.PILOTED,
-                offset=-self.cracking_pressure,
-                band=self.band,
-                pilot1=nodes["pilot"],
-                coef1=self.pilot_ratio,
-                pilot2=o,
-                coef2=-1.0,
-                leakage=self.leakage,
-            ),
-        ]
+        pilots = ((nodes["pilot"], self.pilot_ratio), (o, -1.0))
+        return [_check_branch(self, i, o), piloted_branch(self, o, i, -self.cracking_pressure, pilots, self.leakage)]
 
 
 @dataclass(frozen=True)
@@ -232,20 +173,5 @@ class CounterbalanceValve(Component):
 
     def branches(self, nodes, inputs):
         v, ld = nodes["valve"], nodes["load"]
-        return [
-            _check_branch(self, v, ld),
-            Branch(
-                ld,
-                v,
-                _gain(self),
-                transition=self.transition,
-                opening=Opening.PILOTED,
-                offset=-self.setting,
-                band=self.band,
-                pilot1=ld,
-                coef1=1.0,
-                pilot2=nodes["pilot"],
-                coef2=self.pilot_ratio,
-                leakage=self.leakage,
-            ),
-        ]
+        pilots = ((ld, 1.0), (nodes["pilot"], self.pilot_ratio))
+        return [_check_branch(self, v, ld), piloted_branch(self, ld, v, -self.setting, pilots, self.leakage)]
