@@ -181,10 +181,19 @@ drives = ["spool.position"]
     assert np.abs(error[t > 0.7]).max() < 5e-3
     assert result.summary["lift.tracking_rms_m"].value < 5e-3
     assert "tracking.png" in result.save(folder / "loop-run")
-    data = _tables(folder, text)
-    data["cylinders"][0]["control"].pop("drives")
-    with pytest.raises(ScenarioError, match=r"cylinders\[0\]\.control\.drives: missing"):
-        parse_scenario(data, "loop.toml")
+    for drives, message in (
+        (None, "missing"),
+        (["spol.position"], "'spol.position' is not a spool position of the netlist; its spools are spool.position"),
+        (["pump.speed"], "'pump.speed' is not a spool position"),
+    ):
+        data = _tables(folder, text)
+        if drives is None:
+            data["cylinders"][0]["control"].pop("drives")
+        else:
+            data["cylinders"][0]["control"]["drives"] = drives
+        with pytest.raises(ScenarioError) as error:
+            parse_scenario(data, "loop.toml")
+        assert f"cylinders[0].control.drives: {message}" in str(error.value)
 
 
 @pytest.mark.parametrize(

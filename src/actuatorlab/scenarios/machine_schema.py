@@ -215,12 +215,23 @@ class ControlSpec(Spec):
         return self.joint if self.joint is not None else (own if self.angle is not None else None)
 
 
-def _check_drives(control: ControlSpec | None, where: str) -> None:
-    """A closed loop on a netlist names the spools it drives."""
-    if control is not None and not control.drives:
+def _check_drives(control: ControlSpec | None, where: str, spools: list[str], inputs) -> None:
+    """A closed loop on a netlist names the spools it drives: spool positions of the netlist
+    (``spools``) that ``inputs`` does not give."""
+    if control is None:
+        return
+    if not control.drives:
         raise ScenarioError(
             f'{where}.drives: missing; name the spool positions the loop drives, drives = ["valve.position"]'
         )
+    for key in control.drives:
+        if key not in spools:
+            raise ScenarioError(
+                f"{where}.drives: {key!r} is not a spool position of the netlist; its spools are "
+                f"{', '.join(spools) or 'none'}"
+            )
+        if key in inputs:
+            raise ScenarioError(f'{where}.drives: {key!r} is also given in [inputs]; drop inputs."{key}"')
 
 
 class CylinderSpec(Spec):
@@ -519,6 +530,7 @@ class MachineScenario(Spec):
     def netlist_network(self):
         """The checked network of the netlist with the cylinders and motors joined to their ports'
         nodes (their fields checked first, each error naming its table)."""
+        spools = [f"{e.name}.position" for e in self.components.entries if e.type == "SpoolValve"]
         parts = {}
         for i, c in enumerate(self.cylinders):
             where = f"cylinders[{i}]"
@@ -530,7 +542,7 @@ class MachineScenario(Spec):
                     )
             if c.ports is None:
                 raise ScenarioError(f'{where}.ports: missing; add ports = {{ head = "A", rod = "B" }} (nodes)')
-            _check_drives(c.control, f"{where}.control")
+            _check_drives(c.control, f"{where}.control", spools, self.inputs)
             if c.name in self.components.parts():
                 raise ScenarioError(f"{where}.name = {c.name!r} is also a component's; give the cylinder another name")
             try:
@@ -543,7 +555,7 @@ class MachineScenario(Spec):
                 m.control.check_at(f"{where}.control", joint=m.joint)
                 if m.control.stroke is not None:
                     raise ScenarioError(f"{where}.control.stroke: a motor has no stroke; give an angle target")
-            _check_drives(m.control, f"{where}.control")
+            _check_drives(m.control, f"{where}.control", spools, self.inputs)
             if m.name in self.components.parts() or m.name in parts:
                 raise ScenarioError(f"{where}.name = {m.name!r} is also a component's or a cylinder's; give it another")
             try:
