@@ -122,3 +122,15 @@ def test_an_arm_run_imports_only_what_it_uses(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_mistyped_key_figure_names_the_closest_and_compare_takes_a_list():
+    result = actuatorlab.load("gamma-map").run()
+    key = next(iter(result.summary))
+    with pytest.raises(KeyError) as error:
+        result.summary[key[:-1]]  # one character short
+    assert f"did you mean {key!r}" in str(error.value)
+    with pytest.raises(KeyError, match="the keys are"):
+        result.summary["nothing like it at all, not even close"]
+    both = actuatorlab.compare([result, result], ["f_low"])
+    assert list(both.columns) == [("gamma-map", "f_low"), ("gamma-map #2", "f_low")]

@@ -41,6 +41,18 @@ class KeyFigure(NamedTuple):
     note: str = ""
 
 
+class KeyFigures(dict):
+    """Key figures by key (a ``dict`` of ``KeyFigure``); an unknown key is a ``KeyError`` naming
+    the closest keys, so that a typo says what was meant."""
+
+    def __missing__(self, key):
+        import difflib
+
+        close = difflib.get_close_matches(str(key), list(self), n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(map(repr, close))}?" if close else f"the keys are {', '.join(self)}"
+        raise KeyError(f"no key figure {key!r}; {hint}")
+
+
 class RunResult:
     """The result of a run or an identification, in memory.
 
@@ -49,8 +61,9 @@ class RunResult:
     table : pandas.DataFrame
         One row per sample (column ``t`` [s]) or grid point; ``table.attrs["units"]`` and
         ``table.attrs["labels"]`` map each column to its SI unit and plot label.
-    summary : dict[str, KeyFigure]
-        Key figures by key (the key ends with its unit, as in ``summary.json``).
+    summary : KeyFigures
+        Key figures by key (the key ends with its unit, as in ``summary.json``); a mistyped key
+        raises a ``KeyError`` naming the closest keys.
     notes : list[str]
         Modelling choices and readings the run took, as in the report.
 
@@ -78,7 +91,7 @@ class RunResult:
         self._title, self._description, self._source = title, description, source_toml
         self._csv, self._plots = csv, plots
         self._table: pd.DataFrame | None = None
-        self.summary = {s.key: KeyFigure(s.value, s.unit, s.label, s.note) for s in output.summary}
+        self.summary = KeyFigures({s.key: KeyFigure(s.value, s.unit, s.label, s.note) for s in output.summary})
         self.notes = list(output.notes)
 
     @property
@@ -156,9 +169,11 @@ class RunResult:
         return f"<RunResult {self._title!r}: {row_count(self._output.table)} rows, {len(self.summary)} key figures>"
 
 
-def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None) -> pd.DataFrame:
+def compare(runs: Mapping[str, RunResult] | Sequence[RunResult], columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Several runs side by side in one DataFrame: index ``t`` (the first column), columns
-    (run name, channel) for the ``columns`` chosen (default: those every run has).
+    (run name, channel) for the ``columns`` chosen (default: those every run has). ``runs``: a
+    mapping name → run, or a sequence of runs named by their titles (``#2``, ``#3`` … where two
+    share one).
 
     Examples
     --------
@@ -173,6 +188,15 @@ def compare(runs: Mapping[str, RunResult], columns: Sequence[str] | None = None)
 
     if not runs:
         raise ValueError("compare: give at least one run, e.g. {'base': result}")
+    if not isinstance(runs, Mapping):
+        named: dict[str, RunResult] = {}
+        for run in runs:
+            name, k = run.title, 1
+            while name in named:
+                k += 1
+                name = f"{run.title} #{k}"
+            named[name] = run
+        runs = named
     tables = {name: run.table.set_index(run.table.columns[0]) for name, run in runs.items()}
     if columns is None:
         common = set.intersection(*(set(t.columns) for t in tables.values()))
