@@ -134,3 +134,13 @@ def test_a_mistyped_key_figure_names_the_closest_and_compare_takes_a_list():
         result.summary["nothing like it at all, not even close"]
     both = actuatorlab.compare([result, result], ["f_low"])
     assert list(both.columns) == [("gamma-map", "f_low"), ("gamma-map #2", "f_low")]
+
+
+def test_set_takes_a_pint_quantity_of_the_users_own_registry():
+    import pint
+
+    ureg = pint.UnitRegistry()  # not actuatorlab's: the value travels as its quantity string
+    scenario = actuatorlab.load("arm-relief").set("circuit.pump_flow", ureg.Quantity(300, "L/min"))
+    assert scenario.get("circuit.pump_flow") == pytest.approx(300 / 60000, rel=1e-15)
+    with pytest.raises(ScenarioError, match="is a pressure; expected a volume flow"):
+        actuatorlab.load("arm-relief").set("circuit.pump_flow", ureg.Quantity(300, "bar"))

@@ -76,8 +76,9 @@ class Scenario:
 
         ``set("circuit.pump_flow", "300 L/min")``, ``set({"inputs.bleed": 0.2, "arm.mass": "2.5 t"})``
         or ``set(inputs__bleed=0.2)`` (``__`` for the dots). A value is written as in a scenario file
-        (a quantity string with its unit, or a number in SI). Raises ``ScenarioError`` naming the
-        field path and what to change.
+        (a quantity string with its unit, or a number in SI), or as a pint ``Quantity``
+        (``ureg.Quantity(300, "L/min")``). Raises ``ScenarioError`` naming the field path and what
+        to change.
 
         Examples
         --------
@@ -102,6 +103,7 @@ class Scenario:
             raise ScenarioError(
                 "set: no field given; e.g. set('circuit.pump_flow', '300 L/min') or set(inputs__bleed=0.2)"
             )
+        changes = {field_path: _as_written(new) for field_path, new in changes.items()}
         data = self._spec.model_dump()
         for field_path, new in changes.items():
             data = set_path(data, field_path, new)
@@ -174,3 +176,11 @@ def load(source: str | os.PathLike[str]) -> Scenario:
     actuatorlab.errors.ScenarioError: no built-in scenario or file named 'no-such-scenario'; ...
     """
     return Scenario(load_scenario(source), os.fspath(source))
+
+
+def _as_written(value: Any) -> Any:
+    """A pint ``Quantity`` as the quantity string a file would hold ("300.0 liter / minute");
+    anything else as it is (checked without importing pint)."""
+    if hasattr(value, "magnitude") and hasattr(value, "units") and hasattr(value, "dimensionality"):
+        return f"{value.magnitude!r} {value.units}"
+    return value
