@@ -144,3 +144,26 @@ def test_set_takes_a_pint_quantity_of_the_users_own_registry():
     assert scenario.get("circuit.pump_flow") == pytest.approx(300 / 60000, rel=1e-15)
     with pytest.raises(ScenarioError, match="is a pressure; expected a volume flow"):
         actuatorlab.load("arm-relief").set("circuit.pump_flow", ureg.Quantity(300, "bar"))
+
+
+def test_a_run_without_progress_says_when_kernels_compile(monkeypatch, capsys):
+    """Scenario.run with no progress callback prints one line on stderr when numba compiles (as
+    the command line does): the runner's compile hook, called here as numba's listener would."""
+    import actuatorlab.scenarios.runner as runner
+
+    class Stop(Exception):
+        pass
+
+    def compiling_simulate(spec, progress, on_compile, processes):
+        on_compile()
+        progress(0.5)
+        raise Stop
+
+    monkeypatch.setattr(runner, "simulate", compiling_simulate)
+    with pytest.raises(Stop):
+        actuatorlab.load("gamma-map").run()
+    err = capsys.readouterr().err
+    assert err.count("compiling kernels, once per machine") == 1
+    with pytest.raises(Stop):
+        actuatorlab.load("gamma-map").run(progress=lambda stage, fraction: None)
+    assert capsys.readouterr().err == ""

@@ -8,6 +8,7 @@ from one base without copying files. Values are written as in scenario files (``
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,8 @@ class Scenario:
     def run(self, progress: StageProgress | None = None, *, processes: int = 1) -> RunResult:
         """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``
         with the stages ``"simulate"`` and, when numba compiles kernels its cache does not hold
-        (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0.
+        (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0. Without
+        ``progress``, that compiling is said in one line on stderr, as the command line does.
 
         In this process unless ``processes=2``: then the ``arm`` kind simulates in a forked child
         (Linux, a process with one thread) while this one loads the output's libraries, as
@@ -139,7 +141,7 @@ class Scenario:
         from ..scenarios.runner import simulate
 
         check_processes(processes)
-        report = progress or (lambda stage, fraction: None)
+        report = progress or _say_compiling
         output = simulate(
             self._spec,
             lambda fraction: report("simulate", fraction),
@@ -184,3 +186,11 @@ def _as_written(value: Any) -> Any:
     if hasattr(value, "magnitude") and hasattr(value, "units") and hasattr(value, "dimensionality"):
         return f"{value.magnitude!r} {value.units}"
     return value
+
+
+def _say_compiling(stage: str, fraction: float) -> None:
+    """The default progress of ``Scenario.run``: one line on stderr when kernels compile."""
+    from ..numerics.kernel_loading import COMPILING
+
+    if stage == COMPILING:
+        print("compiling kernels, once per machine (later runs load them from the cache) …", file=sys.stderr)
