@@ -167,3 +167,13 @@ def test_a_run_without_progress_says_when_kernels_compile(monkeypatch, capsys):
     with pytest.raises(Stop):
         actuatorlab.load("gamma-map").run(progress=lambda stage, fraction: None)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", ["arm-relief", "excavator-ls", "ieha-step"])
+def test_a_scenario_pickles_and_comes_back_equal(name):
+    import pickle
+
+    scenario = actuatorlab.load(name).set("description", "changed before pickling")
+    back = pickle.loads(pickle.dumps(scenario))
+    assert back.show() == scenario.show()
+    assert back.get("description") == "changed before pickling"

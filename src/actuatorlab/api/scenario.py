@@ -40,6 +40,11 @@ class Scenario:
         self._spec = spec
         self._source = source
 
+    def __reduce__(self):
+        """Pickled as its fields (plain values, as ``set`` rebuilds it), validated again on loading:
+        the schema's signal classes are made at run time and cannot be pickled themselves."""
+        return _from_fields, (self._spec.model_dump(), self._source)
+
     @property
     def name(self) -> str:
         """The scenario's ``name``."""
@@ -178,6 +183,11 @@ def load(source: str | os.PathLike[str]) -> Scenario:
     actuatorlab.errors.ScenarioError: no built-in scenario or file named 'no-such-scenario'; ...
     """
     return Scenario(load_scenario(source), os.fspath(source))
+
+
+def _from_fields(data: Mapping[str, Any], source: str) -> Scenario:
+    """A scenario from the fields of ``Scenario.__reduce__``."""
+    return Scenario(parse_scenario(data, source), source)
 
 
 def _as_written(value: Any) -> Any:
