@@ -177,3 +177,9 @@ def test_a_scenario_pickles_and_comes_back_equal(name):
     back = pickle.loads(pickle.dumps(scenario))
     assert back.show() == scenario.show()
     assert back.get("description") == "changed before pickling"
+
+
+def test_a_run_keeps_the_scenario_it_ran():
+    scenario = actuatorlab.load("gamma-map").set("description", "kept")
+    result = scenario.run()
+    assert result.scenario is scenario and result.scenario.get("description") == "kept"

@@ -66,6 +66,8 @@ class RunResult:
         raises a ``KeyError`` naming the closest keys.
     notes : list[str]
         Modelling choices and readings the run took, as in the report.
+    scenario : Scenario or None
+        The scenario that ran (None for an identification from logs).
 
     Examples
     --------
@@ -86,6 +88,7 @@ class RunResult:
         source_toml: str,
         csv: bool = False,
         plots: bool = True,
+        scenario=None,
     ):
         self._output = output
         self._title, self._description, self._source = title, description, source_toml
@@ -93,6 +96,7 @@ class RunResult:
         self._table: pd.DataFrame | None = None
         self.summary = KeyFigures({s.key: KeyFigure(s.value, s.unit, s.label, s.note) for s in output.summary})
         self.notes = list(output.notes)
+        self.scenario = scenario
 
     @property
     def table(self) -> pd.DataFrame:

@@ -155,9 +155,8 @@ class Scenario:
         )
         from .results import RunResult
 
-        return RunResult(
-            output, self.name, self._spec.description, self.show(), self._spec.outputs.csv, self._spec.outputs.plots
-        )
+        spec = self._spec
+        return RunResult(output, self.name, spec.description, self.show(), spec.outputs.csv, spec.outputs.plots, self)
 
     def __str__(self) -> str:
         return self.show()
