@@ -183,3 +183,14 @@ def test_a_run_keeps_the_scenario_it_ran():
     scenario = actuatorlab.load("gamma-map").set("description", "kept")
     result = scenario.run()
     assert result.scenario is scenario and result.scenario.get("description") == "kept"
+
+
+def test_a_sweep_into_a_folder_holding_one_says_what_to_pass_in_python(tmp_path):
+    short = actuatorlab.load("arm-relief").set("simulation.duration", "0.2 s")
+    actuatorlab.sweep(short, grid={"inputs.bleed": [0.2]}, workers=1, out=tmp_path / "s")
+    with pytest.raises(ScenarioError) as error:
+        actuatorlab.sweep(short, grid={"inputs.bleed": [0.2]}, workers=1, out=tmp_path / "s")
+    assert "holds a sweep already; pass resume=True to finish it, or give another out=" in str(error.value)
+    assert "--" not in str(error.value)
+    again = actuatorlab.sweep(short, grid={"inputs.bleed": [0.2]}, workers=1, out=tmp_path / "s", resume=True)
+    assert again.skipped == 1

@@ -43,10 +43,8 @@ def _friendly(command):
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
-        except ActuatorlabError as exc:
-            from .io.output_target import OutputTaken
-
-            message = exc.for_command_line() if isinstance(exc, OutputTaken) else str(exc)
+        except ActuatorlabError as exc:  # an error worded for Python has its command-line wording too
+            message = exc.for_command_line() if hasattr(exc, "for_command_line") else str(exc)
             err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(2) from None
 

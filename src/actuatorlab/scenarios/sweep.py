@@ -241,6 +241,19 @@ def _manifest(scenario, variants: Variants, keep: Collection[int], batched: bool
     }
 
 
+class SweepThere(ScenarioError):
+    """The output folder holds a sweep that this one may not resume. Worded for Python
+    (``out=``, ``resume=True``); :meth:`for_command_line` with the command's options."""
+
+    def __init__(self, folder: Path, problem: str, python_remedy: str, command_remedy: str):
+        self.folder, self.problem, self.command_remedy = folder, problem, command_remedy
+        super().__init__(f"out={os.fspath(folder)!r}: {problem}; {python_remedy}")
+
+    def for_command_line(self) -> str:
+        """The message with the command's options (``--out``, ``--resume``)."""
+        return f"--out {self.folder}: {self.problem}; {self.command_remedy}"
+
+
 def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
     """Whether ``out_dir`` holds this sweep already (to resume); raises if it holds another, or
     this one without ``resume``. Writes nothing."""
@@ -252,19 +265,26 @@ def _existing_sweep(out_dir: Path, manifest: dict, resume: bool) -> bool:
     except (OSError, ValueError) as exc:
         held = exc
     if not isinstance(held, dict) or set(held) != set(manifest):  # left as it is: it describes the files beside it
-        raise ScenarioError(
-            f"--out {out_dir}: its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there "
-            "cannot be resumed and is left as it is; move the folder away or choose another --out to "
-            "run the sweep again"
+        raise SweepThere(
+            out_dir,
+            f"its {MANIFEST} is damaged (not a sweep's manifest), so the sweep there cannot be resumed and is "
+            "left as it is",
+            "move the folder away or give another out= to run the sweep again",
+            "move the folder away or choose another --out to run the sweep again",
         )
     if not resume:
-        raise ScenarioError(
-            f"--out {out_dir}: holds a sweep already; add --resume to finish it or choose another directory"
+        raise SweepThere(
+            out_dir,
+            "holds a sweep already",
+            "pass resume=True to finish it, or give another out=",
+            "add --resume to finish it or choose another directory",
         )
     if held != json.loads(json.dumps(manifest)):
-        raise ScenarioError(
-            f"--out {out_dir}: holds a different sweep (scenario, variants or kept series differ); "
-            "resume it with the same arguments or choose another directory"
+        raise SweepThere(
+            out_dir,
+            "holds a different sweep (scenario, variants or kept series differ)",
+            "resume it with the same arguments, or give another out=",
+            "resume it with the same arguments or choose another directory",
         )
     return True
 
