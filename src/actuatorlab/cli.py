@@ -102,6 +102,7 @@ class DelayedProgress:
 
 
 OVERWRITE_HELP = "Write into an --out that holds other files: only this command's files are replaced."
+Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
 
 
 @app.command()
@@ -110,7 +111,7 @@ def run(
     scenario: Annotated[str, typer.Argument(help="A built-in scenario name or a TOML file.")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: runs/NAME].")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Run a scenario: writes results.parquet, scenario.toml, plots, summary.json and report.html."""
     from .io.output_target import check_run_folder
@@ -204,7 +205,7 @@ def sweep(
         list[int], typer.Option("--keep-variant", help="Batched kinds: keep this variant's time series; repeatable.")
     ] = [],  # noqa: B006
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no summary.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Run a scenario for a grid of parameter values or Monte Carlo samples, on local worker
     processes or a Dask cluster."""
@@ -273,7 +274,7 @@ def sensitivity(
         bool, typer.Option("--resume", help="Finish an interrupted analysis: skip complete runs.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar and no table.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Which parameter matters: Sobol' or Morris indices of key figures over the --vary ranges
     (SALib's designs run as a sweep); writes sensitivity.parquet/.csv and report.html."""
@@ -428,6 +429,8 @@ Bootstrap = Annotated[
 ]
 
 
+IdentifiedOut = Annotated[Optional[Path], typer.Option("--out", help="Output directory.")]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No summary.")]
 LogLayout = Optional[dict]
 """A command's ``layout`` parameter: :func:`_log_layout_options` puts the log-layout options in its place."""
 
@@ -513,9 +516,9 @@ def identify_hydraulic_robot(
     ] = None,
     bootstrap: Bootstrap = None,
     dry_run: DryRun = False,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
-    quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+    out_dir: IdentifiedOut = Path("identified"),
+    quiet: Quiet = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Identify every parameter of a hydraulic robot from logs (Sakai & Maeshima): writes
     parameters.toml/.json, results.parquet (Table III style) and report.html with validation plots."""
@@ -551,9 +554,9 @@ def identify_transfer_function(
     ] = None,
     layout: LogLayout = None,
     dry_run: DryRun = False,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory.")] = Path("identified"),
-    quiet: Annotated[bool, typer.Option("--quiet", help="No summary.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+    out_dir: IdentifiedOut = Path("identified"),
+    quiet: Quiet = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Fit continuous-time transfer functions to a logged record by output error: writes the
     parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an
