@@ -130,6 +130,7 @@ def test_a_run_reports_the_circuit_with_the_machine(folder):
     assert np.allclose(table["flow.pump"].to_numpy(), DISPLACEMENT * SPEED / (2 * math.pi), rtol=1e-12)
     assert np.allclose(table["pressure.A"].to_numpy(), table["lift.head_pressure"].to_numpy(), rtol=1e-12)
     assert table["input.spool.position"].to_numpy()[steady].min() == 0.5
+    assert table.attrs["units"]["input.pump.speed"] == "rad/s"  # SI, as the circuit kind's
     summary = {key: figure.value for key, figure in result.summary.items()}
     delivered = summary["energy.total.delivered_J"]
     assert abs(summary["energy.total.balance_error_J"]) < 1e-6 * delivered

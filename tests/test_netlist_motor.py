@@ -146,3 +146,22 @@ def test_a_machine_timestep_outside_its_range_is_refused(tmp_path):
     data = {**MACHINE, "model_file": str(tmp_path / "disk.xml"), "timestep": "20 ms"}
     with pytest.raises(ScenarioError, match=r"timestep = 0.02 s: give a step in \(0, 10 ms\]"):
         parse_scenario(data, "disk.toml")
+
+
+def test_a_motors_closed_loop_needs_an_angle_target_and_follows_it():
+    """A motor's loop measured on its hinge follows a 0.2 rad/s ramp within 0.01 rad after the
+    first half second (quasistatic; the pressure model's lightly damped oil column rings under
+    this gain); a loop with no joint (a stroke target) is refused."""
+    from actuatorlab.control.pi import PIController
+    from actuatorlab.multibody.closed_loop import ClosedLoop
+
+    system = NetlistMujocoSystem(XML, [], _parts(), "quasistatic", motors=[_motor()])
+    drives = {"drive": ["spool.position"]}
+    loop = ClosedLoop(0.0, PIController(kp=1.0, sample_time=0.001))
+    with pytest.raises(ParameterError, match="a motor has no stroke; give its loop a joint angle target"):
+        system.simulate(0.01, {"pump.speed": SPEED}, qpos=[0.0], controllers={"drive": loop}, drives=drives)
+    turning = ClosedLoop(lambda t: 0.2 * np.asarray(t), PIController(kp=20.0, sample_time=0.001), joint="turn")
+    controllers = {"drive": turning}
+    result, _, _ = system.simulate(1.0, {"pump.speed": SPEED}, qpos=[0.0], controllers=controllers, drives=drives)
+    error = result["drive.angle"] - 0.2 * result.t
+    assert np.abs(error[result.t > 0.5]).max() < 0.01

@@ -55,6 +55,9 @@ def control_arrays(system, controllers: Mapping[str, ClosedLoop], drives: Mappin
     rates, driven, decays) on the step grid ``t`` [s]."""
     network = system.network
     owner = driven_columns(network, controllers, drives, inputs)
+    for name, loop in controllers.items():
+        if name in system.motors and loop.joint is None:
+            raise ParameterError(f"actuator {name!r}: a motor has no stroke; give its loop a joint angle target")
     ctrl, targets, rates = control_tables(system, controllers, t)
     names = [a.name for a in system.actuators]
     width = max([len(list(drives.get(n, ()))) for n in names] + [1])

@@ -122,8 +122,9 @@ def _attachment(c: NetlistCylinder, model: str, relaxation: Relaxation, pressure
 
 
 ROTARY_STROKE = 1e-9
-"""The stroke [m] of a motor's attachment: its ports' volumes are its dead volumes (the oil
-column's stiffness β k² (1/V_in + 1/V_out) of the stability check); its limits are none."""
+"""The stroke of a motor's attachment (an angle there [rad]): next to nothing, so that its ports'
+volumes are its dead volumes (the oil column's stiffness β k² (1/V_in + 1/V_out) of the stability
+check); its length limits are removed (a motor turns without end)."""
 
 
 def _motor_attachment(m: NetlistMotor, model: str, pressure: float, bulk_modulus: float, network: Network):

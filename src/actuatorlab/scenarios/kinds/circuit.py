@@ -92,7 +92,7 @@ def run(scenario: CircuitScenario, progress=None) -> ScenarioOutput:
             add(f"torque.{name}", component.torque(*pressures), "N*m", f"{name}: torque on its shaft")
     dimensions = scenario.components.inputs()
     for i, key in enumerate(network.inputs):
-        add(f"input.{key}", u[:, i], _si_unit(dimensions[key]), f"input {key} as applied")
+        add(f"input.{key}", u[:, i], input_unit(dimensions[key]), f"input {key} as applied")
 
     summary = energy_figures(ledger)
     for i, node in enumerate(network.nodes):
@@ -160,7 +160,7 @@ def netlist_figures(network, table, flows, ledger, title: str) -> tuple[FigureSp
     )
 
 
-def _si_unit(dimension: str) -> str:
+def input_unit(dimension: str) -> str:
     """The SI unit of an input's dimension as a table column states it ("" for a pure number)."""
     si = DIMENSIONS[dimension].si
     return "" if si == "dimensionless" else si

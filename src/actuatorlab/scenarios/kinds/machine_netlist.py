@@ -28,7 +28,7 @@ from ...simulation.result import Channel
 from ..circuit_schema import MODELS
 from ..machine_schema import MachineScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
-from .circuit import energy_figures, netlist_figures
+from .circuit import energy_figures, input_unit, netlist_figures
 from .machine_base import (
     build_model,
     cylinder_pins,
@@ -75,8 +75,9 @@ def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, lis
     return built, kwargs, notes
 
 
-def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> None:
-    """Node pressures, branch and tank flows, the inputs as applied and each cylinder's power."""
+def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows, dimensions) -> None:
+    """Node pressures, branch and tank flows, the inputs as applied (``dimensions``: each
+    input's, for its SI unit) and each actuator's power."""
     ch = result.channels
     network = system.flow_network
     for i, node in enumerate(network.nodes):
@@ -86,7 +87,7 @@ def _add_circuit_channels(result, system: NetlistMujocoSystem, p, u, flows) -> N
     own = {*system.cylinders, *system.motors}
     for i, key in enumerate(network.inputs):
         if key.split(".")[0] not in own:
-            ch[f"input.{key}"] = Channel(u[:, i], "", f"input {key} as applied")
+            ch[f"input.{key}"] = Channel(u[:, i], input_unit(dimensions[key]), f"input {key} as applied")
     h = system.timestep
     for a in system.actuators:
         if a.name in system.motors:
@@ -114,7 +115,7 @@ def run_netlist(scenario: MachineScenario, progress=None) -> ScenarioOutput:
     for a in system.actuators:
         if a.name in system.cylinders:
             add_stroke_channels(result, a)
-    _add_circuit_channels(result, system, p, u, flows)
+    _add_circuit_channels(result, system, p, u, flows, scenario.components.inputs())
     add_joint_channels(result, system.model)
     targets = loop_targets(result, system, kwargs["controllers"])
     add_tracking_channels(result, targets)
