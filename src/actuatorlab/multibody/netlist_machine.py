@@ -91,17 +91,22 @@ def _force_pressure(parts: Mapping) -> float:
     return max(pressures)
 
 
-def _attachment(c: NetlistCylinder, model: str, relaxation: Relaxation, pressure: float, bulk_modulus: float):
-    """The papers'-family cylinder with the pins, areas and limits of ``c``: its tables carry the
-    attachment, the stability bound and the chatter test's force range (module docstring)."""
-    pins = dict(base_site=c.base_site, rod_site=c.rod_site, joint=c.joint, length_offset=c.length_offset)
-    circuit = ValveCircuit(
-        head_area=c.head_area,
-        rod_area=c.rod_area,
+def _force_range(head_area: float, rod_area: float, pressure: float) -> ValveCircuit:
+    """The attachment's circuit: its areas and every relief at ``pressure`` (the force range)."""
+    return ValveCircuit(
+        head_area=head_area,
+        rod_area=rod_area,
         head_relief_pressure=pressure,
         rod_relief_pressure=pressure,
         pump_relief_pressure=pressure,
     )
+
+
+def _attachment(c: NetlistCylinder, model: str, relaxation: Relaxation, pressure: float, bulk_modulus: float):
+    """The papers'-family cylinder with the pins, areas and limits of ``c``: its tables carry the
+    attachment, the stability bound and the chatter test's force range (module docstring)."""
+    pins = dict(base_site=c.base_site, rod_site=c.rod_site, joint=c.joint, length_offset=c.length_offset)
+    circuit = _force_range(c.head_area, c.rod_area, pressure)
     if model == "quasistatic":
         return QuasistaticCylinder(
             c.name,
@@ -131,13 +136,7 @@ def _motor_attachment(m: NetlistMotor, model: str, pressure: float, bulk_modulus
     """The rotary attachment of motor ``m`` on its hinge (module docstring): both port "areas"
     its torque gain (the rod side's a hair less, as a cylinder's must be), ``rotary`` joint."""
     k = m.torque_gain
-    circuit = ValveCircuit(
-        head_area=k,
-        rod_area=k * (1.0 - 1e-12),
-        head_relief_pressure=pressure,
-        rod_relief_pressure=pressure,
-        pump_relief_pressure=pressure,
-    )
+    circuit = _force_range(k, k * (1.0 - 1e-12), pressure)
     if model == "quasistatic":
         return QuasistaticCylinder(m.name, circuit=circuit, relaxation=m.relaxation(), joint=m.joint, rotary=True)
     fluid = PressureDynamics(
