@@ -545,9 +545,18 @@ def identify_transfer_function(
     structure: Annotated[
         list[str],
         typer.Option(
-            "--structure", help="G1, G2, I+N (integrator and N lags) or N (N lags): one per --input, or one for all."
+            "--structure",
+            help=(
+                "G1, G2, I+N (integrator and N lags), N (N lags), NpMz (N poles, M zeros; I+ before it for an "
+                "integrator, +d after it for a delay: 2p0z, I+3p1z+d), arx(na,nb,nk) or oe(nb,nf,nk): one per "
+                "--input, one for all, or several for one input (candidates: the best is chosen)."
+            ),
         ),
     ] = ["G1"],  # noqa: B006
+    validate: Annotated[
+        Optional[Path],
+        typer.Option("--validate", help="A second log the fitted model is checked on (validation fit)."),
+    ] = None,
     layout_file: Annotated[
         Optional[Path],
         typer.Option("--layout", help="TOML file with a [log] table: the log's columns, units, time (as in --known)."),
@@ -558,9 +567,10 @@ def identify_transfer_function(
     quiet: Quiet = False,
     overwrite: Overwrite = False,
 ) -> None:
-    """Fit continuous-time transfer functions to a logged record by output error: writes the
-    parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit, an
-    overlay plot and report.html."""
+    """Fit transfer functions of any order to a logged record by output error: writes the
+    parameters with 95 % intervals that hold for correlated residuals (results.parquet), the fit
+    (and the validation fit), the order table of candidate structures (orders.csv), overlay,
+    Bode and step-response plots with their bands, and report.html."""
     from .api.identify import identify_transfer_function, inspect_transfer_function_log
     from .io.output_target import check_run_folder
 
@@ -568,7 +578,7 @@ def identify_transfer_function(
         print(inspect_transfer_function_log(data, inputs, output, layout_file, layout))
         return
     check_run_folder(out_dir, overwrite)
-    result = identify_transfer_function(data, inputs, output, structure, layout_file, layout)
+    result = identify_transfer_function(data, inputs, output, structure, layout_file, layout, validate)
     _save_identified(result, out_dir, overwrite, quiet, "transfer-function fit")
 
 

@@ -117,14 +117,19 @@ def identify_transfer_function(
     structures: str | Sequence[str] = "G1",
     layout_file: str | os.PathLike | None = None,
     layout: Mapping | None = None,
+    validate: Log | None = None,
 ) -> RunResult:
-    """Fit continuous-time transfer functions (an integrator and first-order lags: ``G1``,
-    ``G2``, ``I+N``, ``N``), one per input, to a logged record by output error, as
+    """Fit transfer functions, one per input, to a logged record by output error, as
     ``actuatorlab identify transfer-function``, with standard errors and 95 % intervals that
-    account for correlated residuals (an autoregressive model of the residual). ``record``: time ``t``
-    [s], the inputs and the output (taken from its first sample), each from the column of its
-    name or as the layout maps it (``layout_file``: a TOML file with a ``[log]`` table;
-    ``layout``: keys of a ``[log]`` table over it).
+    account for correlated residuals (an autoregressive model of the residual). ``structures``:
+    ``G1``, ``G2``, ``I+N``, ``N`` (an integrator and first-order lags), ``NpMz`` (N poles,
+    complex allowed, M zeros; ``I+`` before it for an integrator, ``+d`` after it for an input
+    delay), ``arx(na,nb,nk)`` or ``oe(nb,nf,nk)``; several for one input are candidates, the one
+    of best validation fit (else least AIC) is reported, all in ``orders.csv``. ``record``: time
+    ``t`` [s], the inputs and the output (taken from its first sample), each from the column of
+    its name or as the layout maps it (``layout_file``: a TOML file with a ``[log]`` table;
+    ``layout``: keys of a ``[log]`` table over it); ``validate``: a second record read the same
+    way, on which the model's fit is reported (summary ``validation_fit_percent``).
 
     Examples
     --------
@@ -141,11 +146,18 @@ def identify_transfer_function(
     inputs = [inputs] if isinstance(inputs, str) else list(inputs)
     structures = [structures] if isinstance(structures, str) else list(structures)
     mapped = _record(record, inputs, output, layout_file, layout)
-    result = fit_record(mapped, inputs, output, structures)
+    checked = (
+        None if validate is None else _record(validate, inputs, output, layout_file, layout, "the validation record")
+    )
+    result = fit_record(mapped, inputs, output, structures, checked)
     source = mapped.source
     command = (
         f"# actuatorlab identify transfer-function {source} --output {output} "
-        + " ".join([f"--input {i}" for i in inputs] + [f"--structure {s}" for s in structures])
+        + " ".join(
+            [f"--input {i}" for i in inputs]
+            + [f"--structure '{s}'" for s in structures]
+            + ([] if checked is None else [f"--validate {checked.source}"])
+        )
         + "\n"
     )
     return RunResult(
@@ -179,7 +191,7 @@ def inspect_transfer_function_log(
     return "\n".join(describe(_record(record, inputs, output, layout_file, layout)))
 
 
-def _record(record, inputs, output, layout_file, layout):
+def _record(record, inputs, output, layout_file, layout, name="the record"):
     from ..errors import ParameterError
     from ..scenarios.log_layout import check_windows, merge_layout, read_layout_file, read_mapped_log
 
@@ -191,7 +203,7 @@ def _record(record, inputs, output, layout_file, layout):
             "with --unit and its gain with --scale"
         )
     check_windows(spec, [record])
-    source = "the record" if isinstance(record, pd.DataFrame) else os.fspath(record)
+    source = name if isinstance(record, pd.DataFrame) else os.fspath(record)
     return read_mapped_log(record, spec, {name: None for name in [*inputs, output]}, source=source)
 
 

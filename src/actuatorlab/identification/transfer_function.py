@@ -38,6 +38,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
@@ -45,6 +46,7 @@ from scipy.optimize import least_squares
 from scipy.signal import cont2discrete, lfilter, ss2tf
 
 from ..errors import ParameterError
+from .discrete import ARXStructure, fit_arx
 from .uncertainty import Z95, output_error_covariance
 
 
@@ -94,6 +96,36 @@ class LagStructure:
         c[0, -1] = 1.0
         return a, b, c, np.zeros((1, 1))
 
+    def __str__(self) -> str:
+        return NAMES.get(self, f"{'I+' if self.integrator else ''}{self.n_lags}")
+
+    def to_free(self, theta: np.ndarray) -> np.ndarray:
+        """θ → the fitted variables q = (K, ln λ_1 …)."""
+        theta = np.asarray(theta, float)
+        return np.concatenate([[theta[0]], np.log(np.maximum(theta[1:], 1e-12))])
+
+    def from_free(self, q: np.ndarray) -> np.ndarray:
+        """q → θ (ln λ clipped to [−40, 5]: a trial step cannot overflow)."""
+        return np.concatenate([[q[0]], np.exp(np.clip(q[1:], -40.0, 5.0))])
+
+    def chain(self, theta: np.ndarray) -> np.ndarray:
+        """dθ/dq: 1 for K, λ_k for the lags."""
+        return np.concatenate([[1.0], theta[1:]])
+
+    def bounds(self, n_samples: int, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """No bounds on q."""
+        return np.full(self.n_params, -np.inf), np.full(self.n_params, np.inf)
+
+    def unresolved(self, theta: np.ndarray, dt: float) -> np.ndarray:
+        """Lags below ``LAG_RESOLUTION`` of the sample period: bounded by the record, not measured."""
+        return np.concatenate([[False], theta[1:] < LAG_RESOLUTION * dt])
+
+    def frequency_response(self, theta: np.ndarray, omega: np.ndarray, dt: float = 0.0) -> np.ndarray:
+        """G(jω) at angular frequencies ``omega`` [rad/s] (``dt`` unused: continuous time)."""
+        num, den = self.polynomials(np.asarray(theta, float))
+        s = 1j * np.asarray(omega, float)
+        return np.polyval(num, s) / np.polyval(den, s)
+
     def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
         """Response to samples ``u`` every ``dt`` [s] from rest (inputs linear between samples;
         the input ramps from 0 at −dt to u[0], so a record starting with u[0] ≠ 0 gains an
@@ -109,18 +141,53 @@ G1_STRUCTURE = LagStructure(3)
 """K/(s(1+λ1 s)(1+λ2 s)(1+λ3 s)), valve command X → rod position Y (27)."""
 G2_STRUCTURE = LagStructure(1)
 """K′/(s(1+λ′ s)), external force F_ext → rod position Y (28)."""
+NAMES = {G1_STRUCTURE: "G1", G2_STRUCTURE: "G2"}
+
+
+class Structure(Protocol):
+    """What the output-error fit needs of a structure (:class:`LagStructure`,
+    :class:`~.rational.RationalStructure`, :class:`~.discrete.OEStructure`): θ ↔ the fitted
+    variables q, dθ/dq, bounds on q, the simulated response, the parameters a record leaves
+    unresolved, and G at given frequencies."""
+
+    n_params: int
+
+    def names(self, prefix: str = "") -> list[str]:
+        """The parameters' names in the order of θ, numbered with ``prefix``."""
+
+    def to_free(self, theta: np.ndarray) -> np.ndarray:
+        """θ → the fitted variables q."""
+
+    def from_free(self, q: np.ndarray) -> np.ndarray:
+        """q → θ."""
+
+    def chain(self, theta: np.ndarray) -> np.ndarray:
+        """dθ/dq per parameter at θ."""
+
+    def bounds(self, n_samples: int, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) bounds on q for a record of ``n_samples`` every ``dt`` [s]."""
+
+    def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
+        """The response to samples ``u`` every ``dt`` [s] from rest."""
+
+    def unresolved(self, theta: np.ndarray, dt: float) -> np.ndarray:
+        """True for the parameters the record bounds but does not measure."""
+
+    def frequency_response(self, theta: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
+        """G at angular frequencies ``omega`` [rad/s] (discrete ones at e^{jωΔt})."""
 
 
 @dataclass
 class TransferFunctionFit:
     """Result of :func:`fit_transfer_functions`: per input channel the structure and its
-    parameters (K in output/input units [·s⁻¹ with an integrator], λ [s]) with standard errors;
+    parameters (K in output/input units [·s⁻¹ with an integrator], λ [s], …) with standard errors;
     ``fit_percent`` NRMSE fit [%]; ``y_model`` the simulated output; ``cost`` ½‖y − ŷ‖²;
     ``nfev``; ``wall_time_s``; ``correlation_lags``: the order of the residual's autoregressive
     model that the standard errors account for (0: white residuals); ``white_std_errors``: what
-    the formula that takes the residuals as white would give, for comparison."""
+    the formula that takes the residuals as white would give, for comparison; ``covariance``: of
+    all parameters in θ, channel after channel (rows and columns of unresolved ones are NaN)."""
 
-    structures: tuple[LagStructure, ...]
+    structures: tuple[Structure, ...]
     params: tuple[np.ndarray, ...]
     std_errors: tuple[np.ndarray, ...]
     fit_percent: float
@@ -130,6 +197,7 @@ class TransferFunctionFit:
     wall_time_s: float
     correlation_lags: int = 0
     white_std_errors: tuple[np.ndarray, ...] = ()
+    covariance: np.ndarray | None = None
 
     def table(self) -> list[dict]:
         """Rows ``name``, ``value``, ``std_error``, ``ci95_low``, ``ci95_high`` (channels numbered from 1)."""
@@ -146,6 +214,11 @@ class TransferFunctionFit:
                     }
                 )
         return rows
+
+    def simulate(self, inputs: np.ndarray, dt: float) -> np.ndarray:
+        """The fitted model's response to ``inputs`` (n,) or (n, channels) from rest."""
+        u = np.asarray(inputs, float).reshape(len(inputs), -1)
+        return sum(s.simulate(theta, u[:, j], dt) for j, (s, theta) in enumerate(zip(self.structures, self.params)))
 
 
 def nrmse_fit(y: np.ndarray, y_model: np.ndarray) -> float:
@@ -175,19 +248,33 @@ def initial_guess(structures: Sequence[LagStructure], inputs: np.ndarray, y: np.
     return guesses
 
 
+def starting_values(structures: Sequence[Structure], inputs: np.ndarray, y: np.ndarray, dt: float) -> list[np.ndarray]:
+    """θ per channel: the lag structures together by :func:`initial_guess`, every other one from
+    its own ``initial`` on the whole output (exact for one input; a start for several)."""
+    lags = [j for j, s in enumerate(structures) if isinstance(s, LagStructure)]
+    guesses: dict[int, np.ndarray] = {}
+    if lags:
+        guesses.update(zip(lags, initial_guess([structures[j] for j in lags], inputs[:, lags], y, dt)))
+    for j, structure in enumerate(structures):
+        if j not in guesses:
+            guesses[j] = structure.initial(inputs[:, j], y, dt)
+    return [guesses[j] for j in range(len(structures))]
+
+
 def fit_transfer_functions(
     t: np.ndarray,
     inputs: np.ndarray,
     y: np.ndarray,
-    structures: Sequence[LagStructure] = (G1_STRUCTURE,),
+    structures: Sequence[Structure] = (G1_STRUCTURE,),
     initial: Sequence[np.ndarray] | None = None,
     names: Sequence[str] | None = None,
 ) -> TransferFunctionFit:
-    """Output-error fit of y ≈ Σ_j G_j(θ_j) u_j on a uniform grid ``t`` [s].
+    """Output-error fit of y ≈ Σ_j G_j(θ_j) u_j on a uniform grid ``t`` [s]; an
+    :class:`~.discrete.ARXStructure` (one input) is fitted by least squares on its equation error.
 
     inputs: shape (n,) or (n, n_inputs), one column per structure; y: (n,) output from rest
     (y[0] and the inputs before t[0] are taken as 0: subtract an operating point first).
-    initial: optional (K, λ…) per channel, else :func:`initial_guess`; names: the inputs' names
+    initial: optional θ per channel, else :func:`starting_values`; names: the inputs' names
     for messages.
 
     Raises ``ParameterError`` for data that cannot identify the structures: fewer than
@@ -229,6 +316,8 @@ def fit_transfer_functions(
             "the output does not respond (it stays at its first sample throughout): there is no "
             "response to fit; check the output column and that the record covers the motion"
         )
+    if any(isinstance(s, ARXStructure) for s in structures) and len(structures) > 1:
+        raise ParameterError("an arx structure fits one input: give one --input, or use oe(nb,nf,nk) for several")
     start = time.perf_counter()
     try:
         with np.errstate(over="raise", invalid="raise"):
@@ -244,14 +333,47 @@ def fit_transfer_functions(
 
 
 def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
-    """The output-error fit itself (``fit_transfer_functions`` has checked the data)."""
-    guesses = initial_guess(structures, u, y, dt) if initial is None else [np.asarray(g, float) for g in initial]
+    """The fit itself (``fit_transfer_functions`` has checked the data)."""
+    if isinstance(structures[0], ARXStructure):
+        theta, residual, jac = fit_arx(structures[0], u[:, 0], y)
+        thetas, nfev = [theta], 1
+    else:
+        thetas, residual, jac, nfev = _output_error(u, y, dt, structures, initial)
     sizes = [s.n_params for s in structures]
     splits = np.cumsum(sizes)[:-1]
+    unresolved = np.concatenate([s.unresolved(th, dt) for s, th in zip(structures, thetas)])
+    _refuse_undetermined(jac[:, ~unresolved], [lab for lab, u in zip(_labels(structures, names), unresolved) if not u])
+    cov, lags = output_error_covariance(jac, residual)
+    white = np.sqrt(np.maximum(np.diag(output_error_covariance(jac, residual, 0)[0]), 0.0))
+    cov[unresolved, :] = np.nan  # a lag far below the sample period: the record bounds it, it does not measure it
+    cov[:, unresolved] = np.nan
+    std = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    white[unresolved] = np.nan
+    y_model = sum(s.simulate(theta, u[:, j], dt) for j, (s, theta) in enumerate(zip(structures, thetas)))
+    return TransferFunctionFit(
+        structures,
+        tuple(thetas),
+        tuple(np.split(std, splits)),
+        nrmse_fit(y, y_model),
+        y_model,
+        0.5 * float(np.sum((y - y_model) ** 2)),
+        nfev,
+        time.perf_counter() - start,
+        lags,
+        tuple(np.split(white, splits)),
+        cov,
+    )
+
+
+def _output_error(u, y, dt, structures, initial):
+    """(θ per channel, residual y − ŷ, Jacobian of the residual in θ, evaluations) of the
+    output-error least squares in the structures' free variables."""
+    guesses = starting_values(structures, u, y, dt) if initial is None else [np.asarray(g, float) for g in initial]
+    splits = np.cumsum([s.n_params for s in structures])[:-1]
     scale_y = max(float(np.std(y)), 1e-300)
 
     def unpack(q: np.ndarray) -> list[np.ndarray]:
-        return [np.concatenate([[p[0]], np.exp(np.clip(p[1:], -40.0, 5.0))]) for p in np.split(q, splits)]
+        return [s.from_free(p) for s, p in zip(structures, np.split(q, splits))]
 
     def model(q: np.ndarray) -> np.ndarray:
         return sum(s.simulate(theta, u[:, j], dt) for j, (s, theta) in enumerate(zip(structures, unpack(q))))
@@ -261,46 +383,36 @@ def _fit(t, u, y, dt, structures, initial, names, start) -> TransferFunctionFit:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             try:
                 r = (model(q) - y) / scale_y
-            except np.linalg.LinAlgError:
+            except (np.linalg.LinAlgError, ValueError):
                 return np.full(y.size, np.inf)
         return r if np.all(np.isfinite(r)) else np.full(y.size, np.inf)
 
-    q0 = np.concatenate([np.concatenate([[g[0]], np.log(np.maximum(g[1:], 1e-12))]) for g in guesses])
-    sol = least_squares(residual, q0, jac="3-point", x_scale="jac", method="trf", xtol=1e-12, ftol=1e-12)
-    thetas = unpack(sol.x)
-    y_model = model(sol.x)
-    # Jacobian in (K, λ): ∂r/∂λ = ∂r/∂q / λ
-    jac = sol.jac * scale_y
-    chain = np.concatenate([np.concatenate([[1.0], th[1:]]) for th in thetas])
-    jac = jac / chain
-    unresolved = np.concatenate([np.concatenate([[False], th[1:] < LAG_RESOLUTION * dt]) for th in thetas])
-    _refuse_undetermined(jac[:, ~unresolved], [lab for lab, u in zip(_labels(structures, names), unresolved) if not u])
-    cov, lags = output_error_covariance(jac, y - y_model)
-    std = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    white = np.sqrt(np.maximum(np.diag(output_error_covariance(jac, y - y_model, 0)[0]), 0.0))
-    white[unresolved] = np.nan
-    std[unresolved] = np.nan  # a lag far below the sample period: the record bounds it, it does not measure it
-    std = np.split(std, splits)
-    return TransferFunctionFit(
-        structures,
-        tuple(thetas),
-        tuple(std),
-        nrmse_fit(y, y_model),
-        y_model,
-        float(sol.cost) * scale_y**2,
-        int(sol.nfev),
-        time.perf_counter() - start,
-        lags,
-        tuple(np.split(white, splits)),
+    q0 = np.concatenate([s.to_free(g) for s, g in zip(structures, guesses)])
+    low, high = (np.concatenate(b) for b in zip(*(s.bounds(y.size, dt) for s in structures)))
+    q0 = np.clip(q0, low, high)
+    bounded = np.any(np.isfinite(low) | np.isfinite(high))
+    sol = least_squares(
+        residual,
+        q0,
+        jac="3-point",
+        x_scale="jac",
+        method="trf",
+        xtol=1e-12,
+        ftol=1e-12,
+        bounds=(low, high) if bounded else (-np.inf, np.inf),
     )
+    thetas = unpack(sol.x)
+    chain = np.concatenate([s.chain(th) for s, th in zip(structures, thetas)])
+    # the residual y − ŷ's Jacobian in θ: ∂r/∂θ = −scale · ∂((ŷ − y)/scale)/∂q / (dθ/dq)
+    return thetas, y - model(sol.x), -sol.jac * scale_y / chain, int(sol.nfev)
 
 
-def _labels(structures: Sequence[LagStructure], names: Sequence[str]) -> list[str]:
-    return [f"{name} {'K' if i == 0 else f'λ{i}'}" for name, s in zip(names, structures) for i in range(s.n_params)]
+def _labels(structures: Sequence[Structure], names: Sequence[str]) -> list[str]:
+    return [f"{name} {label}" for name, s in zip(names, structures) for label in s.names()]
 
 
 def _refuse_undetermined(jac: np.ndarray, labels: list[str]) -> None:
-    """Raise if the Jacobian (in K, λ; columns ``labels``) at the optimum has a direction the data
+    """Raise if the Jacobian (in θ; columns ``labels``) at the optimum has a direction the data
     do not see: a zero column, or a smallest singular value of the column-scaled Jacobian below
     RANK_TOLERANCE of the largest. Lags below the sample period are left out by the caller:
     the record resolves them as "far shorter than a sample", which is reported, not refused."""
@@ -317,15 +429,8 @@ def _refuse_undetermined(jac: np.ndarray, labels: list[str]) -> None:
         condition = f"condition {singular[0] / singular[-1]:.3g}" if singular[-1] > 0.0 else "a singular Jacobian"
     raise ParameterError(
         f"the record does not determine {labels[worst]} (the output error has {condition}); "
-        "excite the input over more frequencies (a chirp) or fit a structure with fewer lags"
+        "excite the input over more frequencies (a chirp) or fit a structure with fewer parameters"
     )
-
-
-def frequency_response(structure: LagStructure, theta: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    """G(jω) at angular frequencies ``omega`` [rad/s]."""
-    num, den = structure.polynomials(np.asarray(theta, float))
-    s = 1j * np.asarray(omega, float)
-    return np.polyval(num, s) / np.polyval(den, s)
 
 
 def interval_coverage(
