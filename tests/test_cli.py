@@ -229,6 +229,10 @@ def test_every_help_text_is_printed_as_written():
             "--bootstrap -5: give the number of bootstrap re-identifications, 0 or more",
         ),
         (
+            ["identify", "hydraulic-robot", "log.csv", "--known", "known.toml", "--seed", "-2"],
+            "--seed -2: give a seed >= 0",
+        ),
+        (
             ["sweep", "arm-relief", "--samples", "2", "--vary", "arm.mass=uniform(1, 2)", "--seed", "-1"],
             "--seed -1: give a seed >= 0",
         ),
@@ -254,3 +258,5 @@ def test_a_negative_bootstrap_seed_in_the_known_file_is_refused():
 
     with pytest.raises(ScenarioError, match=r"known.toml: uncertainty.seed: -3: give a seed >= 0"):
         parse_known("[uncertainty]\nseed = -3\n", "known.toml")
+    assert parse_known("", "known.toml").uncertainty.seed is None  # derived from the logs
+    assert parse_known("[uncertainty]\nseed = 3\n", "known.toml").uncertainty.seed == 3

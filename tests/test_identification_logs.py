@@ -354,20 +354,49 @@ def test_the_report_and_parameters_json_carry_estimates_intervals_bias_and_diagn
             str(tmp_path / "out"),
             "--bootstrap",
             "20",
+            "--seed",
+            "7",
         ],
     )
     assert result.exit_code == 0, result.output
     import json
 
     record = json.loads((tmp_path / "out" / "parameters.json").read_text())
+    assert record["bootstrap_seed"] == 7
     low, high = record["M1_ci95"]
     assert low < record["M1"] < high and record["M1_reported_as"] in ("bias-corrected", "least squares")
     assert set(record) >= {"M1_least_squares", "M1_bias", "M1_se", "b_ci95", "diagnosis", "uncertainty"}
     assert record["uncertainty"].startswith("parametric bootstrap: 20 re-identifications")
     report = (tmp_path / "out" / "report.html").read_text()
     assert "95 % [" in report and "bias" in report and "Diagnosis: " in report and "Noise estimated in step1" in report
+    assert "Bootstrap seed 7 (given)" in report
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert {"reported", "reported_as", "least_squares", "bias_percent", "ci95_low", "ci95_high"} <= set(table.columns)
+
+
+def test_the_bootstrap_repeats_on_the_same_logs_and_its_seed_is_reported_and_honoured(logger, tmp_path):
+    """The default seed is derived from the logs: the same logs give the same intervals, the
+    notes name the seed, and that seed given back (``seed=`` or ``[uncertainty] seed``)
+    repeats the run while another changes it."""
+    import actuatorlab
+
+    folder, files, _ = logger
+    (tmp_path / "known.toml").write_text(LOGGER_LAYOUT + "\n[uncertainty]\nseed = 5\n")
+
+    def run(known=folder / "known.toml", **seed):
+        result = actuatorlab.identify_hydraulic_robot(files, known, bootstrap=3, **seed)
+        return result.table[["reported", "bootstrap_sd", "ci95_low", "ci95_high"]], result.notes
+
+    derived, notes = run()
+    said = next(n for n in notes if n.startswith("Bootstrap seed "))
+    assert "(derived from the logs)" in said, said
+    seed = int(said.split()[2])
+    pd.testing.assert_frame_equal(run()[0], derived, check_exact=True)
+    pd.testing.assert_frame_equal(run(seed=seed)[0], derived, check_exact=True)
+    other, notes = run(seed=5)
+    assert "Bootstrap seed 5 (given); give it as --seed" in " ".join(notes)
+    assert not np.allclose(other["bootstrap_sd"], derived["bootstrap_sd"], rtol=1e-6, atol=0.0)
+    pd.testing.assert_frame_equal(run(tmp_path / "known.toml")[0], other, check_exact=True)
 
 
 def _shifted(experiments, offset):

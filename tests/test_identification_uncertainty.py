@@ -8,6 +8,7 @@ probability > 99 % (binomial) while the least-squares formula fails them.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +19,13 @@ from actuatorlab.identification.robot_least_squares import IdentificationOptions
 from actuatorlab.identification.transfer_function import LagStructure, fit_transfer_functions
 from actuatorlab.identification.uncertainty import Z95, denoised, noise_levels, summarize
 from actuatorlab.machines.sakai_robot import table2_robot, table3_parameters
-from actuatorlab.simulation.robot_bootstrap import add_noise, coverage, replay
+from actuatorlab.simulation.robot_bootstrap import (
+    add_noise,
+    bootstrap_identification,
+    coverage,
+    replay,
+    seed_from_logs,
+)
 from actuatorlab.simulation.robot_experiments import Excitation, make_experiments, paper_steps
 
 ROBOT, TRUTH = table2_robot(), table3_parameters()  # Table II robot, Table III means
@@ -81,6 +88,24 @@ def test_bootstrap_intervals_cover_the_truth_where_the_formula_does_not(clean):
     assert result.bootstrap.mean() >= 0.85, table
     assert min(result.formula) < 0.70, dict(zip(result.names, result.formula))
     assert result.corrected[result.names.index("M1")] >= 0.5  # M1's errors-in-variables bias is corrected
+
+
+def test_the_bootstrap_seed_is_derived_from_the_logs_unless_given(clean):
+    """Issue: one fixed seed for every data set let the intervals' errors repeat (over 150
+    realisations b covered 90.7 %, Fv1 98.7 %). The same logs must give the same draws, another
+    noise realisation another seed, and a given seed must be used as given."""
+    options = IdentificationOptions()
+    first, again, second = ([add_noise(e, NOISE, np.random.default_rng(r)) for e in clean] for r in (21, 21, 22))
+    assert seed_from_logs(again) == seed_from_logs(first) != seed_from_logs(second)
+    assert seed_from_logs([replace(e, q=np.asfortranarray(e.q)) for e in first]) == seed_from_logs(first)
+    assert 0 <= seed_from_logs(first) < 2**63  # a TOML integer
+    fit = identify(ROBOT, first, options)
+    derived, repeated = (bootstrap_identification(ROBOT, logs, options, fit, 4) for logs in (first, again))
+    assert derived.seed == seed_from_logs(first)
+    assert np.array_equal(derived.summary.replicates, repeated.summary.replicates)
+    given = bootstrap_identification(ROBOT, first, options, fit, 4, seed=derived.seed + 1)
+    assert given.seed == derived.seed + 1
+    assert not np.allclose(given.summary.replicates, derived.summary.replicates, rtol=1e-9, atol=0.0)
 
 
 def test_diagnosis_names_the_collinear_pair_and_the_joint_angles_that_fix_it():

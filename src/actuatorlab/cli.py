@@ -427,6 +427,9 @@ Bootstrap = Annotated[
         help="Parametric bootstrap re-identifications for bias and 95 % intervals (0: none) [default: 200].",
     ),
 ]
+BootstrapSeed = Annotated[
+    Optional[int], typer.Option("--seed", help="Seed of the bootstrap's draws [default: derived from the logs].")
+]
 
 
 IdentifiedOut = Annotated[Optional[Path], typer.Option("--out", help="Output directory.")]
@@ -515,6 +518,7 @@ def identify_hydraulic_robot(
         typer.Option("--spool-unit", help="The unit the flow gains are per, that u is converted to [default: mm]."),
     ] = None,
     bootstrap: Bootstrap = None,
+    seed: BootstrapSeed = None,
     dry_run: DryRun = False,
     out_dir: IdentifiedOut = Path("identified"),
     quiet: Quiet = False,
@@ -531,7 +535,7 @@ def identify_hydraulic_robot(
         print(inspect_hydraulic_robot_logs(data, known, validate, layout))
         return
     check_run_folder(out_dir, overwrite)
-    result = identify_hydraulic_robot(data, known, validate, layout, bootstrap)
+    result = identify_hydraulic_robot(data, known, validate, layout, bootstrap, seed)
     _save_identified(result, out_dir, overwrite, quiet, "identification: key figures")
 
 

@@ -23,6 +23,7 @@ def identify_hydraulic_robot(
     validate: Sequence[Log] = (),
     layout: Mapping | None = None,
     bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> RunResult:
     """Identify every parameter of a hydraulic robot (Sakai & Maeshima) from logs of locked-joint
     experiments by one coupled least-squares solve, as ``actuatorlab identify hydraulic-robot``.
@@ -34,7 +35,9 @@ def identify_hydraulic_robot(
     ``layout``: keys of a ``[log]`` table over the known file's (e.g. ``{"columns": {"q1":
     {"column": "ANGLE_1", "unit": "deg"}}, "sample_rate": "500 Hz"}``); ``bootstrap``: the
     replicates of the parametric bootstrap (None: the known file's ``[uncertainty]``, default 200;
-    0: the least-squares formula only).
+    0: the least-squares formula only); ``seed``: of the bootstrap's draws, ≥ 0 (None: the known
+    file's, else derived from the logs, so that the same logs give the same result; the notes
+    say which seed was used).
 
     Examples
     --------
@@ -45,14 +48,22 @@ def identify_hydraulic_robot(
     actuatorlab.errors.ParameterError: give at least one log of a locked-joint experiment
     """
     from ..scenarios.robot_identification import identify_logs
+    from ..scenarios.variants import check_seed
 
     if bootstrap is not None and bootstrap < 0:
         raise ParameterError(
             f"--bootstrap {bootstrap}: give the number of bootstrap re-identifications, 0 or more (0: none)"
         )
+    if seed is not None:
+        check_seed(seed)
     spec, text, experiments, held_out = _robot_logs(logs, known, validate, layout)
     output, _ = identify_logs(
-        spec, [e for e, _ in experiments], [e for e, _ in held_out], [m for _, m in experiments + held_out], bootstrap
+        spec,
+        [e for e, _ in experiments],
+        [e for e, _ in held_out],
+        [m for _, m in experiments + held_out],
+        bootstrap,
+        seed,
     )
     return RunResult(
         output, "hydraulic-robot identification", f"Coupled least squares on {len(experiments)} logs", text

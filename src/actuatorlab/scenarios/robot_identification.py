@@ -166,13 +166,16 @@ def identify_logs(
     held_out: Sequence[Experiment],
     read: Sequence[MappedLog] = (),
     replicates: int | None = None,
+    seed: int | None = None,
 ) -> tuple[ScenarioOutput, Identification]:
     """Identify from ``logs`` (pooled, and per repetition group if there are several), bootstrap
-    its uncertainty (``replicates``: None the known file's), diagnose, and validate on
-    ``held_out`` (or, if none, on the logs themselves); ``read`` tells how each log was read.
-    Pressures about one atmosphere off gauge are refused unless ``known.log.check_gauge`` is false."""
+    its uncertainty (``replicates``, ``seed``: None the known file's; no seed there: derived from
+    the logs), diagnose, and validate on ``held_out`` (or, if none, on the logs themselves);
+    ``read`` tells how each log was read. Pressures about one atmosphere off gauge are refused
+    unless ``known.log.check_gauge`` is false."""
     robot, options = known.build("known"), known.identification.build()
     replicates = known.uncertainty.replicates if replicates is None else replicates
+    seed = known.uncertainty.seed if seed is None else seed
     start = time.perf_counter()
     pooled = identify(robot, logs, options)
     seconds = time.perf_counter() - start
@@ -183,9 +186,7 @@ def identify_logs(
     boot, notes = None, []
     if replicates > 0 and pooled.parameters is not None:
         try:
-            boot = bootstrap_identification(
-                robot, logs, options, pooled, replicates, known.uncertainty.seed, known.uncertainty.workers
-            )
+            boot = bootstrap_identification(robot, logs, options, pooled, replicates, seed, known.uncertainty.workers)
         except ParameterError as error:  # a model that cannot replay a log: report without intervals that hold
             notes.append(f"No bootstrap: {error}.")
     elif replicates > 0:
@@ -214,6 +215,10 @@ def identify_logs(
             SummaryFigure("bootstrap_replicates", boot.replicates, "", "bootstrap re-identifications"),
             SummaryFigure("bootstrap_time_s", boot.seconds, "s", f"bootstrap wall time on {boot.workers} threads"),
         ]
+        notes.append(
+            f"Bootstrap seed {boot.seed} ({'derived from the logs' if seed is None else 'given'}); "
+            "give it as --seed (seed= in Python, [uncertainty] seed) to repeat these draws."
+        )
         notes += [
             f"Noise estimated in {e.name}: "
             + ", ".join(f"{k}{j + 1} {v[j]:.3g}" for k, v in levels.items() for j in range(len(v)) if v[j] > 0)
@@ -272,7 +277,7 @@ def identify_logs(
 def _parameters_json(rows: list[dict], diagnosis: list[str], boot, replicates: int) -> dict:
     """parameters.json: per parameter ``NAME`` (reported), ``NAME_se`` (bootstrap standard deviation,
     else the formula's), ``NAME_least_squares``, ``NAME_bias``, ``NAME_ci95`` [low, high],
-    ``NAME_reported_as``; the method and the diagnosis."""
+    ``NAME_reported_as``; the method, the bootstrap's seed and the diagnosis."""
     out: dict = {}
     for r in rows:
         name = r["parameter"]
@@ -287,5 +292,7 @@ def _parameters_json(rows: list[dict], diagnosis: list[str], boot, replicates: i
             }
         )
     out["uncertainty"] = METHOD.format(replicates=replicates) if boot is not None else FORMULA
+    if boot is not None:
+        out["bootstrap_seed"] = boot.seed
     out["diagnosis"] = diagnosis
     return out

@@ -93,17 +93,18 @@ class IdentificationSpec(Spec):
 class UncertaintySpec(Spec):
     """The parametric bootstrap of an identification from logs
     (:mod:`~actuatorlab.simulation.robot_bootstrap`): ``replicates`` (0: the least-squares
-    formula only, which is too narrow on filtered noisy data), their ``seed`` and the ``workers``
-    (threads) they run on."""
+    formula only, which is too narrow on filtered noisy data), their ``seed`` (absent: derived
+    from the logs, :func:`~actuatorlab.simulation.robot_bootstrap.seed_from_logs`) and the
+    ``workers`` (threads) they run on."""
 
     replicates: StrictInt = 200
-    seed: StrictInt = 0
+    seed: StrictInt | None = None
     workers: StrictInt = 2
 
     @field_validator("replicates", "workers", "seed")
     @classmethod
-    def _count(cls, value: int, info) -> int:
-        if value < 0:
+    def _count(cls, value: int | None, info) -> int | None:
+        if value is not None and value < 0:
             raise ValueError(f"{value}: give a {'seed' if info.field_name == 'seed' else 'count'} >= 0")
         return value
 

@@ -19,11 +19,14 @@ standard errors that hold on noisy logs (the statistics in
 3. Each replicate adds fresh Gaussian noise at those levels to every channel of the replays and
    identifies again with the same options; replicates run on ``workers`` threads (numpy, SciPy
    and the compiled row kernels share the cores), each from its own seed so the result does not
-   depend on the threads' order.
+   depend on the threads' order. Those seeds are spawned from one seed, by default derived from
+   the logs (:func:`seed_from_logs`): a run is reproducible on its data, and runs on other data
+   draw independent noise.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -55,13 +58,31 @@ transient of the oil column that adds excitation the real experiment did not hav
 class RobotBootstrap:
     """The bootstrap's summary (per parameter of :meth:`Identification.values`, b in Pa), the
     noise levels used (per experiment: channel → std per joint, SI / spool unit), the
-    replicate count, threads and wall time [s]."""
+    replicate count, the seed of the draws (given or :func:`seed_from_logs`), threads and wall
+    time [s]."""
 
     summary: BootstrapSummary
     noise: list[dict[str, np.ndarray]]
     replicates: int
+    seed: int
     workers: int
     seconds: float
+
+
+def seed_from_logs(experiments: Sequence[Experiment]) -> int:
+    """The bootstrap's default seed: a 63-bit integer (it fits a TOML integer) from the BLAKE2b
+    hash of t [s], q [rad], p+, p− [Pa] and u [spool unit] of each experiment in order (shapes
+    and values as little-endian float64, whatever the memory layout). The same logs give the
+    same draws; other logs (another noise realisation) independent ones, where one seed for all
+    would reuse the same draws on every data set and let the intervals' errors repeat instead of
+    averaging out."""
+    digest = hashlib.blake2b(digest_size=8)
+    for experiment in experiments:
+        for name in ("t", *CHANNELS):
+            values = np.ascontiguousarray(getattr(experiment, name), dtype="<f8")
+            digest.update(np.array(values.shape, dtype="<i8").tobytes())
+            digest.update(values.tobytes())
+    return int.from_bytes(digest.digest(), "little") >> 1
 
 
 def channel_noise(experiment: Experiment) -> dict[str, np.ndarray]:
@@ -115,11 +136,12 @@ def bootstrap_identification(
     options: IdentificationOptions,
     fit: Identification,
     replicates: int = 200,
-    seed: int = 0,
+    seed: int | None = None,
     workers: int = 2,
 ) -> RobotBootstrap:
     """Bias, standard errors and 95 % intervals of ``fit`` (the identification of
-    ``experiments``) by ``replicates`` re-identifications of replayed, re-noised logs."""
+    ``experiments``) by ``replicates`` re-identifications of replayed, re-noised logs; ``seed``
+    of their noise (≥ 0; None: :func:`seed_from_logs` of ``experiments``)."""
     if fit.parameters is None:
         raise ParameterError(
             "the bootstrap re-simulates the identified robot, which gravity = 'unknown' does not "
@@ -127,6 +149,7 @@ def bootstrap_identification(
         )
     if replicates < 2:
         raise ParameterError(f"bootstrap = {replicates} replicates: give at least 2 (200 for 95 % intervals) or 0")
+    seed = seed_from_logs(experiments) if seed is None else seed
     start = time.perf_counter()
     names = [name for name in fit.values() if not name.endswith("_se")]
     noise = [channel_noise(e) for e in experiments]
@@ -141,7 +164,7 @@ def bootstrap_identification(
     with single_threaded_blas(), ThreadPoolExecutor(max(1, workers)) as pool:
         draws = np.array(list(pool.map(one, range(replicates))))
     summary = summarize(names, identification_vector(fit, names), draws)
-    return RobotBootstrap(summary, noise, replicates, max(1, workers), time.perf_counter() - start)
+    return RobotBootstrap(summary, noise, replicates, seed, max(1, workers), time.perf_counter() - start)
 
 
 @dataclass(frozen=True)
@@ -171,8 +194,9 @@ def coverage(
     workers: int = 2,
 ) -> Coverage:
     """Coverage of the bootstrap's intervals: ``realisations`` times, add noise of std
-    ``noise[channel]`` (per joint) to the noise-free ``experiments`` of ``truth``, identify, run
-    a bootstrap of ``replicates`` and check whether each interval contains the truth."""
+    ``noise[channel]`` (per joint, drawn from ``seed``) to the noise-free ``experiments`` of
+    ``truth``, identify, run a bootstrap of ``replicates`` (seeded by its realisation's logs, as
+    the command's) and check whether each interval contains the truth."""
     options = options or IdentificationOptions()
     reference = truth.as_dict()
     hits = formula = corrected = 0
@@ -182,7 +206,7 @@ def coverage(
         rng = np.random.default_rng([seed, r])
         data = [add_noise(e, noise, rng) for e in experiments]
         fit = identify(robot, data, options)
-        result = bootstrap_identification(robot, data, options, fit, replicates, seed=r + 1, workers=workers)
+        result = bootstrap_identification(robot, data, options, fit, replicates, workers=workers)
         names = result.summary.names
         values = fit.values()
         exact = np.array([reference[n] for n in names])
