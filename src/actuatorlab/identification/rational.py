@@ -40,6 +40,8 @@ from .discrete import iv_arx, refined_oe
 
 MAX_POLES = 8
 """Highest number of poles (besides an integrator) a structure may have."""
+DAMPING_RANGE = (1e-3, 1e3)
+"""Bounds of a section's damping ζ during a fit."""
 LOG_LIMIT = 40.0
 """Fitted logarithms are clipped to ±LOG_LIMIT (e^40 ≈ 2e17) so a trial step cannot overflow."""
 
@@ -111,19 +113,28 @@ class RationalStructure:
         return np.where(self._logged(), theta, 1.0)
 
     def bounds(self, n_samples: int, dt: float) -> tuple[np.ndarray, np.ndarray]:
-        """Bounds on q: the delay in [0, a quarter of the record], the rest free."""
+        """Bounds on q: each damping in ``DAMPING_RANGE`` (a pair driven to ζ → 0 would sit on
+        the imaginary axis, its ζ unmeasurable), the delay in [0, a quarter of the record]."""
         low, high = np.full(self.n_params, -np.inf), np.full(self.n_params, np.inf)
+        zetas = 2 + self.n_zeros + 2 * np.arange(self.n_pairs)
+        low[zetas], high[zetas] = np.log(DAMPING_RANGE)
         if self.delay:
             low[-1], high[-1] = 0.0, 0.25 * n_samples * dt
         return low, high
 
     def unresolved(self, theta: np.ndarray, dt: float) -> np.ndarray:
-        """Poles far beyond the sampling (ω > 10/Δt, λ < Δt/10, as :class:`LagStructure`'s
-        lags): bounded by the record, not measured by it (standard errors reported as n/a)."""
+        """Poles far beyond the sampling (faster than 10/Δt, λ < Δt/10, as :class:`LagStructure`'s
+        lags): bounded by the record, not measured by it (standard errors reported as n/a). A
+        section is so when its faster pole is (|s| = ω, or ω (ζ + √(ζ² − 1)) for ζ > 1: then it
+        is a slow lag with an unresolved partner, its ω and ζ not measured apart), or when its
+        damping ends on a bound of ``DAMPING_RANGE``."""
         mask = np.zeros(self.n_params, bool)
         start = 1 + self.n_zeros
         for k in range(self.n_pairs):
-            mask[start + 2 * k : start + 2 * k + 2] = theta[start + 2 * k] > 10.0 / dt
+            omega, zeta = theta[start + 2 * k], theta[start + 2 * k + 1]
+            fastest = omega * (zeta + np.sqrt(zeta * zeta - 1.0)) if zeta > 1.0 else omega  # the larger |pole|
+            bounded = not DAMPING_RANGE[0] * 1.001 < zeta < DAMPING_RANGE[1] / 1.001
+            mask[start + 2 * k : start + 2 * k + 2] = fastest > 10.0 / dt or bounded
         if self.n_poles % 2:
             index = start + 2 * self.n_pairs
             mask[index] = theta[index] < 0.1 * dt

@@ -198,7 +198,10 @@ def output_error_covariance(
     stationary, the Jacobian of a chirp response is not, and their product is far from the
     VAR(1) that Andrews & Monahan's prewhitening assumes; with AR(1) residuals of lag-one
     correlation 0.9 that estimate made the IEHA's λ standard error 43 % too large (its 95 %
-    interval covered 99.5 %), here 4 % (docs/benchmarks.md)."""
+    interval covered 99.5 %), here 4 % (docs/benchmarks.md). The Jacobian's columns are
+    scaled to unit norm before the inversion and the result scaled back: a pseudo-inverse of
+    JᵀJ itself would drop a parameter whose column is 10⁸ times shorter than another's (a
+    pressure gain beside a time constant) as if the data did not see it."""
     n, p = jacobian.shape
     centred = residual - residual.mean()
     most = min(n - 1, int(10 * np.log10(n))) if order is None else order
@@ -214,6 +217,9 @@ def output_error_covariance(
         if (order is None and criterion < best[0]) or k == order:
             best = (criterion, a, variance)
     _, a, variance = best
-    filtered = lfilter([1.0], np.concatenate([[1.0], -a]), jacobian[::-1], axis=0)[::-1]
-    bread = np.linalg.pinv(jacobian.T @ jacobian)
-    return n / max(n - p, 1) * variance * bread @ (filtered.T @ filtered) @ bread, a.size
+    norms = np.linalg.norm(jacobian, axis=0)
+    scaled = jacobian / np.where(norms > 0.0, norms, 1.0)  # columns of one scale: a gain of 1e6 beside a lag of 1e-3
+    filtered = lfilter([1.0], np.concatenate([[1.0], -a]), scaled[::-1], axis=0)[::-1]
+    bread = np.linalg.pinv(scaled.T @ scaled)
+    meat = n / max(n - p, 1) * variance * bread @ (filtered.T @ filtered) @ bread
+    return meat / np.outer(np.where(norms > 0.0, norms, 1.0), np.where(norms > 0.0, norms, 1.0)), a.size

@@ -19,6 +19,7 @@ cost ½‖y − ŷ‖² and p the parameters (Akaike 1974; MATLAB's ``aic`` with
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -215,9 +216,11 @@ def _overlay_figure(name: str, output: str, t, measured, model, what: str) -> Fi
 
 
 def _band_figures(fit: TransferFunctionFit, inputs, dt: float, duration: float) -> list[FigureSpec]:
-    """Bode plot and step response of each input's model with 95 % bands (drawn when plotted)."""
+    """Bode plot and step response of each input's model with 95 % bands (computed once, when
+    the first of them is drawn)."""
     from ..report.transfer_function_plots import bode_figure, step_figure
 
+    @functools.cache
     def bands() -> dict:
         ends = np.cumsum([0] + [s.n_params for s in fit.structures])
         return {
