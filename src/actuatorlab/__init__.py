@@ -18,6 +18,7 @@ __all__ = [
     "Scenario",
     "SensitivityResult",
     "SweepResult",
+    "calibrate",
     "compare",
     "export_fmu",
     "identify_hydraulic_robot",

@@ -586,6 +586,58 @@ def identify_transfer_function(
     _save_identified(result, out_dir, overwrite, quiet, "transfer-function fit")
 
 
+@app.command()
+@_friendly
+@_log_layout_options
+def calibrate(
+    scenario: Annotated[str, typer.Argument(help="A built-in scenario's name or a scenario file.")],
+    data: Annotated[list[Path], typer.Argument(help="Logs (CSV or Parquet), one per experiment.")],
+    free: Annotated[
+        list[str],
+        typer.Option(
+            "--free", help="A field to fit, PATH or PATH=LOW..HIGH (units as in a scenario file); repeatable."
+        ),
+    ],
+    match: Annotated[
+        list[str],
+        typer.Option("--match", help="A run channel compared with the log, CHANNEL or CHANNEL=COLUMN; repeatable."),
+    ],
+    validate: Annotated[
+        list[Path], typer.Option("--validate", help="A log the calibrated scenario is checked on; repeatable.")
+    ] = [],  # noqa: B006
+    inputs: Annotated[
+        list[str],
+        typer.Option("--input", help="A scenario input driven by a log column, PATH=COLUMN; repeatable."),
+    ] = [],  # noqa: B006
+    weight: Annotated[
+        list[str],
+        typer.Option("--weight", help="CHANNEL=W: a factor on the channel's residual (default 1); repeatable."),
+    ] = [],  # noqa: B006
+    layout_file: Annotated[
+        Optional[Path],
+        typer.Option("--layout", help="TOML file with a [log] table: the logs' columns, units, time."),
+    ] = None,
+    layout: LogLayout = None,
+    out_dir: IdentifiedOut = Path("calibrated"),
+    quiet: Quiet = False,
+    overwrite: Overwrite = False,
+) -> None:
+    """Fit numeric fields of a scenario to logged channels by output error: writes the fitted
+    values with 95 % intervals (parameters.json, results.parquet), the calibrated scenario.toml,
+    the fits before and after, overlays, the correlation of the estimates and report.html."""
+    from .api.calibration import calibrate as fit
+    from .io.output_target import check_run_folder
+    from .scenarios.calibration import parse_pairs
+
+    check_run_folder(out_dir, overwrite)
+    weights = parse_pairs(weight, "--weight", "CHANNEL=W")
+    driven = parse_pairs(inputs, "--input", "PATH=COLUMN")
+    with _counter("scenario runs", quiet) as progress:
+        tell = None if progress is None else lambda runs: progress(runs, None)
+        result = fit(scenario, data, free, match, validate, driven, weights, layout_file, layout, tell)
+    _save_identified(result, out_dir, overwrite, quiet, "calibration")
+
+
 def main() -> None:
     """Entry point of the ``actuatorlab`` command.
 

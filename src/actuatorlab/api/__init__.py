@@ -1,6 +1,6 @@
 """The public Python surface of actuatorlab: load a scenario, change it, run it, sweep it,
-rank what matters, identify from logs, export an actuator as an FMU. Everything here is re-exported at the package's
-top level.
+rank what matters, identify from logs, calibrate a scenario to logs, export an actuator as an
+FMU. Everything here is re-exported at the package's top level.
 
 Each name is imported from its module on first use, so ``actuatorlab show`` and ``load`` do
 not pay for pandas, matplotlib or Dask.
@@ -24,6 +24,7 @@ HOMES = {
     "identify_transfer_function": "identify",
     "inspect_hydraulic_robot_logs": "identify",
     "inspect_transfer_function_log": "identify",
+    "calibrate": "calibration",
     "export_fmu": "export",
     "SensitivityResult": "sensitivities",
     "sensitivity": "sensitivities",
