@@ -126,3 +126,20 @@ def test_the_command_writes_the_calibration(truth_log, tmp_path):
     assert parameters["arm.mass"]["value"] == pytest.approx(2300.0, rel=2e-3)
     bad = CliRunner().invoke(app, [*arguments[:6], "--weight", "theta=heavy", "--match", "theta=ANGLE"])
     assert bad.exit_code != 0 and "write CHANNEL=W with W a number" in bad.output
+
+
+def test_several_logs_of_different_experiments_are_fitted_together():
+    # two loads' worth of motion: the valve command differs, each log drives its own run
+    base = actuatorlab.load("arm-relief")
+    truth = {"arm.mass": "2300 kg", "arm.inertia": "6000 kg m^2"}
+    logs = []
+    for level in (-0.3, -0.15):
+        command = {"type": "steps", "times": ["3 s", "6 s"], "values": [level, 0.0], "initial": 0.0}
+        table = base.set({**truth, "inputs.valve_command": command}).run().table
+        logs.append(pd.DataFrame({"t": table["t"], "theta": table["theta"], "cmd": table["valve_command"]}))
+    fit = actuatorlab.calibrate(
+        base, logs, ["arm.mass=1000 kg..4000 kg", "arm.inertia"], "theta", inputs={"inputs.valve_command": "cmd"}
+    )
+    assert fit.scenario.get("arm.mass") == pytest.approx(2300.0, rel=1e-3)
+    assert fit.scenario.get("arm.inertia") == pytest.approx(6000.0, rel=1e-2)
+    assert sum(note.startswith("Fit of log") for note in fit.notes) == 2
