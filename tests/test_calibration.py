@@ -43,7 +43,6 @@ def test_three_fields_of_arm_relief_are_recovered_within_their_intervals(truth_l
         assert row["low"] < value < row["high"] or abs(row["value"] - value) < 4 * row["std_error"]
         assert fit.scenario.get(path) == pytest.approx(row["value"], rel=1e-12)
     assert fit.summary["fit_percent_theta"].value > 99.0
-    assert fit.summary["calibration_time_s"].value < 10.0
     assert "compiled batches" in fit.notes[0]
     assert any("arm.mass and arm.inertia are correlated" in note for note in fit.notes)  # one load, one arm
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import actuatorlab
 from actuatorlab.cli import app
 from actuatorlab.errors import ScenarioError
 from actuatorlab.io.results import read_table
@@ -260,3 +261,8 @@ def test_a_negative_bootstrap_seed_in_the_known_file_is_refused():
         parse_known("[uncertainty]\nseed = -3\n", "known.toml")
     assert parse_known("", "known.toml").uncertainty.seed is None  # derived from the logs
     assert parse_known("[uncertainty]\nseed = 3\n", "known.toml").uncertainty.seed == 3
+
+
+def test_version_is_printed():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"actuatorlab {actuatorlab.__version__}"

@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from . import __version__
 from .errors import ActuatorlabError
 from .numerics.kernel_loading import COMPILING
 
@@ -33,6 +34,24 @@ app = typer.Typer(
     **HELP,
 )
 err = Console(stderr=True)
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        Console().print(f"actuatorlab {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Model, simulate and report on hydraulic and electro-mechanical actuators."""
+
+
 out = Console()
 
 

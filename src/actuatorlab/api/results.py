@@ -11,19 +11,20 @@ import os
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from typing import TYPE_CHECKING
-
+from ..io.deferred import DeferredModule
 from ..io.forked import check_processes
 from ..io.results import as_dataframe, column_names, row_count
 from ..report.html import format_number
-from ..scenarios.output import ScenarioOutput
-from ..scenarios.runner import StageProgress, write_output
+from ..scenarios.output import ScenarioOutput, StageProgress
+from ..scenarios.runner import write_output
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
+    from matplotlib import figure
+else:  # named by the annotations, imported when they are resolved (typing.get_type_hints) or used
+    pd, figure = DeferredModule("pandas"), DeferredModule("matplotlib.figure")
 
 
 class KeyFigure(NamedTuple):
@@ -114,7 +115,7 @@ class RunResult:
         """The scenario's name (or the identification's title)."""
         return self._title
 
-    def plot(self, show: bool | None = None) -> list[Figure]:
+    def plot(self, show: bool | None = None) -> list[figure.Figure]:
         """The report's figures as matplotlib figures; shown inline when running under IPython
         (``show=None``) or when ``show`` is true."""
         for spec in self._output.figures:

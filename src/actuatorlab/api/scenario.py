@@ -15,11 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from ..io.atomic import atomic_write_text
+from ..io.deferred import DeferredModule
 from ..scenarios.loading import load_scenario, parse_scenario, scenario_to_toml
+from ..scenarios.output import StageProgress
 
 if TYPE_CHECKING:
-    from ..scenarios.runner import StageProgress
-    from .results import RunResult
+    from . import results
+else:  # named by the annotations, imported when they are resolved or a run returns (pyarrow)
+    results = DeferredModule("actuatorlab.api.results")
 
 
 class Scenario:
@@ -124,7 +127,7 @@ class Scenario:
         """Write :meth:`show` to ``path`` (atomically): a scenario file ``actuatorlab run`` reads back."""
         atomic_write_text(path, self.show())
 
-    def run(self, progress: StageProgress | None = None, *, processes: int = 1) -> RunResult:
+    def run(self, progress: StageProgress | None = None, *, processes: int = 1) -> results.RunResult:
         """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``
         with the stages ``"simulate"`` and, when numba compiles kernels its cache does not hold
         (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0. Without

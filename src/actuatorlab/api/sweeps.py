@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
+from ..io.deferred import DeferredModule
 from ..io.results import read_table
 from ..scenarios.sweep import RECORDS, SERIES, keep_set, run_sweep
 from ..scenarios.variants import grid_variants, sample_variants
 from .scenario import Scenario
 
-if TYPE_CHECKING:  # pandas loads once the workers run (see scenarios.sweep)
+if TYPE_CHECKING:
     import pandas as pd
+else:  # pandas loads once the workers run (see scenarios.sweep), or when the annotations are resolved
+    pd = DeferredModule("pandas")
 
 
 class SweepResult:

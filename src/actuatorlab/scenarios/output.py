@@ -41,6 +41,10 @@ class FigureSpec:
     start: Callable[[], None] | None = None
 
 
+StageProgress = Callable[[str, float], None]
+"""Called with a stage name and the fraction of that stage done, in [0, 1]."""
+
+
 @dataclass
 class ScenarioOutput:
     """Results of one scenario run: one row per sample (or grid point) and what to report.

@@ -23,7 +23,7 @@ from ..numerics.kernel_loading import COMPILING, reporting_compiles
 from ..report.html import write_report
 from .kinds import KINDS
 from .loading import scenario_to_toml
-from .output import ScenarioOutput
+from .output import ScenarioOutput, StageProgress
 
 
 def kind_module(kind: str) -> ModuleType:
@@ -81,10 +81,6 @@ def _load_output_libraries() -> None:
     """Import what the output and its files need (pyarrow, matplotlib)."""
     importlib.import_module("..io.results", __package__)
     importlib.import_module("..report.plots", __package__)
-
-
-StageProgress = Callable[[str, float], None]
-"""Called with a stage name and the fraction of that stage done, in [0, 1]."""
 
 
 def run_scenario(
