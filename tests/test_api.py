@@ -207,3 +207,14 @@ def test_the_type_hints_of_every_public_name_resolve():
         members = inspect.getmembers(thing, inspect.isfunction) if inspect.isclass(thing) else []
         for target in [thing, *(member for _, member in members)]:
             typing.get_type_hints(target)
+
+
+def test_get_reads_a_field_in_the_unit_asked_for():
+    arm = actuatorlab.load("arm-relief")
+    assert arm.get("circuit.pump_flow", "L/min") == 500.0  # as the file writes it, exactly
+    assert arm.get("arm.mount_angle", "deg") == pytest.approx(45.0)
+    assert arm.get("inputs.bleed", "") == 0.3  # a constant signal's value
+    with pytest.raises(ScenarioError, match=r'"1 L/min" is a volume flow; expected a mass'):
+        arm.get("arm.mass", "L/min")
+    with pytest.raises(ScenarioError, match="inputs.valve_command is not a quantity"):
+        arm.get("inputs.valve_command", "s")

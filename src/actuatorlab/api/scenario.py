@@ -63,22 +63,33 @@ class Scenario:
         """The validated schema object (pydantic model, SI), for reading nested fields."""
         return self._spec
 
-    def get(self, path: str) -> Any:
-        """The value of the field at ``path`` (``circuit.pump_flow``, ``arms[1].mass``) in SI; a
-        constant input signal reads as its value, other signals as their table.
+    def get(self, path: str, unit: str | None = None) -> Any:
+        """The value of the field at ``path`` (``circuit.pump_flow``, ``arms[1].mass``) in SI, or
+        in ``unit`` (a pint unit string of the field's dimension); a constant input signal reads
+        as its value, other signals as their table.
 
         Examples
         --------
         >>> import actuatorlab
-        >>> actuatorlab.load("arm-relief").get("arm.mass")
-        2000.0
+        >>> arm = actuatorlab.load("arm-relief")
+        >>> arm.get("arm.mass"), arm.get("circuit.pump_flow", "L/min")
+        (2000.0, 500.0)
         """
         from ..scenarios.variants import get_path
 
         value = get_path(self._spec.model_dump(), path)
         if isinstance(value, Mapping) and value.get("type") == "constant":
-            return value["value"]
-        return value
+            value = value["value"]
+        if unit is None:
+            return value
+        from ..scenarios.units import DIMENSIONS, from_si
+
+        dimension = get_path(self._spec.model_dump(context={"dimensions": True}), path)
+        if isinstance(dimension, Mapping) and dimension.get("type") == "constant":
+            dimension = dimension["value"]
+        if not (isinstance(dimension, str) and dimension in DIMENSIONS and isinstance(value, float)):
+            raise ScenarioError(f"get({path!r}, unit={unit!r}): {path} is not a quantity; read it without a unit")
+        return from_si(value, unit, dimension, f"get({path!r}, unit={unit!r})")
 
     def set(self, path: str | Mapping[str, Any] | None = None, value: Any = None, **fields: Any) -> "Scenario":
         """A new scenario with fields changed, validated as a file would be.

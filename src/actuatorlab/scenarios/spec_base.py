@@ -48,6 +48,8 @@ def quantity(dimension: str) -> Any:
     def serialize(value, info):
         if info.context and info.context.get("display"):
             return format_quantity(value, dimension)
+        if info.context and info.context.get("dimensions"):  # the field's dimension, for Scenario.get(unit=)
+            return dimension
         return value
 
     return Annotated[

@@ -346,6 +346,15 @@ def to_si(value, dimension: str, where: str) -> float:
         raise ScenarioError(f"{where}: {error}") from None
 
 
+def from_si(value: float, unit: str, dimension: str, where: str) -> float:
+    """``value`` [SI of ``dimension``] in ``unit``; a unit of another dimension raises a one-line
+    ``ScenarioError`` naming ``where``. Multiplying by an integral factor (60000 for L/min) keeps
+    a value read from a file exact: 500 L/min reads back as 500."""
+    to_si(f"1 {unit}", dimension, where)  # the dimension check, with its message
+    forward, backward = _factors(unit, DIMENSIONS[dimension].si)
+    return value * backward if backward.is_integer() or not forward.is_integer() else value / forward
+
+
 def _number(x: float, digits: int) -> str:
     """``x`` rounded to ``digits`` significant digits, tidily: 500, 0.0001, 5e7, 2.5e-6."""
     rounded = float(f"{x:.{digits}g}")
