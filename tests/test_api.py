@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import actuatorlab
@@ -218,3 +219,44 @@ def test_get_reads_a_field_in_the_unit_asked_for():
         arm.get("arm.mass", "L/min")
     with pytest.raises(ScenarioError, match="inputs.valve_command is not a quantity"):
         arm.get("inputs.valve_command", "s")
+
+
+def test_open_brings_back_a_run_a_sweep_and_a_sensitivity_analysis(tmp_path):
+    short = actuatorlab.load("arm-relief").set("simulation.duration", "1 s")
+    run = short.run()
+    run.save(tmp_path / "run")
+    again = actuatorlab.open(tmp_path / "run")
+    pd.testing.assert_frame_equal(again.table, run.table)
+    assert again.summary == run.summary and again.notes == run.notes and again.title == run.title
+    assert again.table.attrs["units"]["theta"] == "rad" and again.scenario.get("simulation.duration") == 1.0
+    assert [f.get_size_inches()[0] > 1 for f in again.plot(show=False)] == [True] * len(run.plot(show=False))
+    swept = actuatorlab.sweep(short, grid=["inputs.bleed=0.1,0.3"], workers=1, out=tmp_path / "sweep")
+    pd.testing.assert_frame_equal(actuatorlab.open(tmp_path / "sweep").index, swept.index)
+    ranked = actuatorlab.sensitivity(
+        short,
+        ["inputs.bleed=uniform(0.1, 0.5)"],
+        method="morris",
+        samples=4,
+        figures=["max_angle_rad"],
+        workers=1,
+        out=tmp_path / "morris",
+    )
+    pd.testing.assert_frame_equal(actuatorlab.open(tmp_path / "morris").table, ranked.table)
+
+
+def test_open_refuses_a_folder_without_a_result_in_one_line(tmp_path):
+    (tmp_path / "thesis.tex").write_text("mine")
+    with pytest.raises(ScenarioError, match="holds no actuatorlab result"):
+        actuatorlab.open(tmp_path)
+    with pytest.raises(ScenarioError, match="no such folder"):
+        actuatorlab.open(tmp_path / "missing")
+
+
+def test_a_run_result_pickles_with_its_table_key_figures_and_scenario():
+    import pickle
+
+    run = actuatorlab.load("arm-relief").set("simulation.duration", "1 s").run()
+    back = pickle.loads(pickle.dumps(run))
+    pd.testing.assert_frame_equal(back.table, run.table)
+    assert back.summary == run.summary and back.notes == run.notes
+    assert back.scenario.show() == run.scenario.show() and back.plot(show=False) == []

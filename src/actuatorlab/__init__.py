@@ -26,6 +26,7 @@ __all__ = [
     "inspect_hydraulic_robot_logs",
     "inspect_transfer_function_log",
     "load",
+    "open",
     "sensitivity",
     "sweep",
 ]

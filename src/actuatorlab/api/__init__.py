@@ -18,6 +18,7 @@ HOMES = {
     "compare": "results",
     "Scenario": "scenario",
     "load": "scenario",
+    "open": "opening",
     "SweepResult": "sweeps",
     "sweep": "sweeps",
     "identify_hydraulic_robot": "identify",

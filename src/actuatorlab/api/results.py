@@ -99,6 +99,15 @@ class RunResult:
         self.notes = list(output.notes)
         self.scenario = scenario
 
+    def __reduce__(self):
+        """Pickled (joblib, caches of a study) as its table, key figures, notes, scenario and
+        scenario text. Its figures and extra files are drawn by closures over the run and do
+        not travel: a result loaded from a pickle has none (``save`` the run to keep them;
+        :func:`actuatorlab.open` reads them back)."""
+        kept = self._output
+        output = ScenarioOutput(kept.table, kept.units, kept.labels, kept.summary, [], kept.notes, kept.counters)
+        return RunResult, (output, self._title, self._description, self._source, self._csv, self._plots, self.scenario)
+
     @property
     def table(self) -> pd.DataFrame:
         """The run's table as a DataFrame, built on first use (a command that only saves the run

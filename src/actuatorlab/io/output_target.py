@@ -23,7 +23,8 @@ from ..errors import ScenarioError
 from .atomic import atomic_directory, atomic_write_text, is_leftover
 
 RUN_MANIFEST = ".actuatorlab-run.json"
-"""In a run's folder: ``{"files": [...]}``, the files the run wrote (relative, ``/``-separated)."""
+"""In a run's folder: ``{"files": [...], ...}``, the files the run wrote (relative, ``/``-separated),
+and what ``actuatorlab.open`` reads back beside them (:func:`write_run_folder`)."""
 SHOWN = 4
 """Entries a refusal names before "and N more"."""
 
@@ -121,15 +122,19 @@ def check_run_folder(folder: str | os.PathLike[str], overwrite: bool = False) ->
     return folder
 
 
-def write_run_folder(folder: Path, write: Callable[[Path], list[str]], overwrite: bool = False) -> list[str]:
+def write_run_folder(
+    folder: Path, write: Callable[[Path], list[str]], overwrite: bool = False, about: dict | None = None
+) -> list[str]:
     """Call ``write(work)`` to write a run's files into a new folder and put them in ``folder``
     (checked by :func:`check_run_folder`): replacing an earlier run there whole, or, beside
     other entries, file by file (the earlier run's files that are not written again are
-    removed); the manifest goes last. Returns what ``write`` returned, its files."""
+    removed); the manifest goes last, with ``about`` (what reading the run back needs beside
+    its files: title, key figures' units and labels, notes). Returns what ``write`` returned,
+    its files."""
     folder = check_run_folder(folder, overwrite)
     earlier = run_files(folder)
     whole = earlier is not None and not foreign_entries(folder, [*earlier, RUN_MANIFEST])
     with atomic_directory(folder, merge=folder.exists() and not whole, earlier=earlier or ()) as work:
         files = write(work)
-        atomic_write_text(work / RUN_MANIFEST, json.dumps({"files": files}, indent=1))
+        atomic_write_text(work / RUN_MANIFEST, json.dumps({"files": files, **(about or {})}, indent=1))
         return files

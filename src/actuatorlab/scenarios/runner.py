@@ -142,11 +142,24 @@ def write_output(
                 processes,
             ),
             overwrite,
+            run_about(title, description, output),
         )
     except OSError as exc:
         raise ScenarioError(
             f"cannot write the results into {out_dir}: {_why_unwritable(out_dir, exc)}; choose a folder you can write"
         ) from None
+
+
+def run_about(title: str, description: str, output: ScenarioOutput) -> dict:
+    """What a run's manifest keeps for reading it back (``actuatorlab.open``): its title and
+    description, each key figure's unit, label and note, the notes and the figures' captions."""
+    return {
+        "title": title,
+        "description": description,
+        "summary": {s.key: [s.unit, s.label, s.note] for s in output.summary},
+        "notes": list(output.notes),
+        "captions": {spec.file: spec.caption for spec in output.figures},
+    }
 
 
 def _why_unwritable(out_dir: Path, exc: OSError) -> str:
