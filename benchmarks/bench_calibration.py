@@ -105,9 +105,9 @@ def fit_time() -> None:
     print(f"arm-relief, three fields, the command (import, fit, files, report): median {np.median(times):.2f} s")
 
 
-def main() -> None:
-    kind = sys.argv[1] if len(sys.argv) > 1 else "all"
-    realisations = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+def main(kind: str = "all", realisations: int = 200) -> None:
+    if kind not in ("time", "all", *CASES):
+        raise SystemExit(f"KIND {kind!r}: one of time, all, {', '.join(CASES)}")
     if kind in ("time", "all"):
         fit_time()
     for name in CASES if kind == "all" else [kind] if kind in CASES else []:
@@ -115,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:2], *map(int, sys.argv[2:3]))

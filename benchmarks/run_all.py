@@ -1,6 +1,7 @@
 """Run every benchmark in turn (each also runs on its own)."""
 
 import bench_arm
+import bench_calibration
 import bench_circuits
 import bench_crane
 import bench_emla
@@ -33,6 +34,7 @@ if __name__ == "__main__":
     bench_sensitivity.main()
     bench_identification.main()
     bench_identification_uncertainty.main()
+    bench_calibration.main()
     bench_crane.main()
     bench_ieha.main()
     bench_emla.main()

@@ -12,7 +12,7 @@ import pandas as pd
 from ..io.atomic import atomic_write_text
 from ..report.plots import Line, Panel, heatmap_figure, time_series_figure
 from .calibration import Calibration, Experiment, Match
-from .output import FigureSpec, ScenarioOutput, SummaryFigure
+from .output import FigureSpec, ScenarioOutput, SummaryFigure, table_output
 
 
 def calibration_output(
@@ -85,7 +85,6 @@ def calibration_output(
         ],
         *result.diagnosis,
     ]
-    table = pd.DataFrame(rows)
     parameters = {
         r["path"]: {
             "value": r["value"],
@@ -98,14 +97,8 @@ def calibration_output(
     }
     parameters["correlation"] = {"paths": [r["path"] for r in rows], "matrix": result.correlation.tolist()}
     text = json.dumps(parameters, indent=2) + "\n"
-    return ScenarioOutput(
-        table=table,
-        units={c: "" for c in table.columns},
-        labels={},
-        summary=summary,
-        figures=figures,
-        notes=notes,
-        attachments=[("parameters.json", lambda path: atomic_write_text(path, text))],
+    return table_output(
+        rows, summary, figures, notes, [("parameters.json", lambda path: atomic_write_text(path, text))]
     )
 
 

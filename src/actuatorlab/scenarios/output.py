@@ -67,6 +67,15 @@ class ScenarioOutput:
         return {s.key: s.value for s in self.summary}
 
 
+def table_output(rows: list[dict], summary: list[SummaryFigure], figures, notes, attachments=()) -> ScenarioOutput:
+    """The output of a fit whose table is its ``rows`` (one per parameter, units in the notes)."""
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
+    units = {column: "" for column in table.columns}
+    return ScenarioOutput(table, units, {}, summary, list(figures), list(notes), attachments=list(attachments))
+
+
 @dataclass
 class BatchOutput:
     """Results of a batch of variants of one scenario run through one compiled call.

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import tomli_w
 from pydantic import ValidationError
 
@@ -33,7 +32,7 @@ from ..simulation.robot_validation import validate
 from .kinds.identify_robot import condition_summary, fit_summary, parameter_unit, validation_figure
 from .loading import describe_validation_error
 from .log_layout import MappedLog
-from .output import ScenarioOutput, SummaryFigure
+from .output import ScenarioOutput, SummaryFigure, table_output
 from .robot_logs import refuse_atmospheric_offset
 from .robot_schema import KnownFile
 from .toml_text import decode, parse
@@ -197,11 +196,9 @@ def identify_logs(
     rows = _parameter_rows(pooled, boot)
     for row in rows if repeated is not None else ():
         row.update({k: repeated[row["parameter"]][k] for k in ("min", "mean", "max", "rsd_percent")})
-    table = pd.DataFrame(rows)
     summary = _parameter_figures(rows, boot is not None) + condition_summary(pooled, seconds)
-    summary.append(
-        SummaryFigure("all_positive", float((table["reported"] > 0).all()), "", "all estimates positive (1 = yes)")
-    )
+    positive = float(all(r["reported"] > 0 for r in rows))
+    summary.append(SummaryFigure("all_positive", positive, "", "all estimates positive (1 = yes)"))
     angle_noise = max(
         (float(noise_levels(e.q[:, j]).item()) for e in logs for j in np.flatnonzero(e.driven(options.lock_tolerance))),
         default=0.0,
@@ -270,7 +267,7 @@ def identify_logs(
             )
         toml = parameters_toml(reported)
         attachments.append(("parameters.toml", lambda path: atomic_write_text(path, toml)))
-    output = ScenarioOutput(table, {c: "" for c in table.columns}, {}, summary, figures, notes, attachments=attachments)
+    output = table_output(rows, summary, figures, notes, attachments)
     return output, pooled
 
 

@@ -34,7 +34,7 @@ from ..identification.transfer_function import LagStructure, TransferFunctionFit
 from ..io.results import write_csv
 from ..report.plots import Line, Panel, time_series_figure
 from .log_layout import MappedLog
-from .output import FigureSpec, ScenarioOutput, SummaryFigure
+from .output import FigureSpec, ScenarioOutput, SummaryFigure, table_output
 
 NAMED = {"G1": LagStructure(3), "G2": LagStructure(1)}
 STRUCTURES = (
@@ -192,16 +192,7 @@ def _output(log, validation, inputs, output, chosen: Candidate, candidates, t, y
         "faster than ten times the sample rate (a lag under a tenth of the sample period) is not resolved "
         "by the record (standard error n/a)."
     )
-    table = pd.DataFrame(rows)
-    return ScenarioOutput(
-        table=table,
-        units={c: "" for c in table.columns},
-        labels={},
-        summary=summary,
-        figures=figures,
-        notes=notes,
-        attachments=attachments,
-    )
+    return table_output(rows, summary, figures, notes, attachments)
 
 
 def _overlay_figure(name: str, output: str, t, measured, model, what: str) -> FigureSpec:
