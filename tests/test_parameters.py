@@ -40,6 +40,7 @@ COMPUTED = {
     "electromech/emla.py:Linearisation": "a numerical linearisation of the EMLA model",
     "hydraulics/circuits/ledger.py:Ledger": "the energy ledger computed from a circuit run",
     "identification/transfer_function.py:TransferFunctionFit": "a fit's estimates and standard errors",
+    "identification/bands.py:ResponseBands": "a fitted model's Bode and step responses with their bands",
     "identification/robot_least_squares.py:Rows": "regressor rows built from an experiment",
     "identification/pressure_offset.py:PressureOffset": "the pressure offset fitted with the torques",
     "identification/robot_least_squares.py:LeastSquares": "a least-squares solution and its diagnostics",

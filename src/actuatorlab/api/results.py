@@ -7,6 +7,7 @@ files of the user's is refused unless ``overwrite=True``.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib import figure
 else:  # named by the annotations, imported when they are resolved (typing.get_type_hints) or used
-    pd, figure = DeferredModule("pandas"), DeferredModule("matplotlib.figure")
+    pd = DeferredModule(lambda: importlib.import_module("pandas"))
+    figure = DeferredModule(lambda: importlib.import_module("matplotlib.figure"))
 
 
 class KeyFigure(NamedTuple):

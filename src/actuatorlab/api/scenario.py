@@ -7,6 +7,7 @@ from one base without copying files. Values are written as in scenario files (``
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Mapping
@@ -22,7 +23,7 @@ from ..scenarios.output import StageProgress
 if TYPE_CHECKING:
     from . import results
 else:  # named by the annotations, imported when they are resolved or a run returns (pyarrow)
-    results = DeferredModule("actuatorlab.api.results")
+    results = DeferredModule(lambda: importlib.import_module("actuatorlab.api.results"))
 
 
 class Scenario:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas as pd
 else:  # pandas loads once the workers run (see scenarios.sweep), or when the annotations are resolved
-    pd = DeferredModule("pandas")
+    pd = DeferredModule(lambda: importlib.import_module("pandas"))
 
 
 class SweepResult:

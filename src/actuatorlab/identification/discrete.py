@@ -88,19 +88,16 @@ def stabilised(a: np.ndarray) -> np.ndarray:
     return np.real(np.poly(roots))
 
 
-@dataclass(frozen=True)
+def check_orders(structure, orders: dict[str, int]) -> None:
+    """Refuse an order outside 0 … ``MAX_ORDER`` (``nb`` ≥ 1: a model needs an input term)."""
+    for name, value in orders.items():
+        low = 1 if name == "nb" else 0
+        if not (isinstance(value, int) and low <= value <= MAX_ORDER):
+            raise ParameterError(f"{structure}: {name} = {value!r} must be an integer in {low} … {MAX_ORDER}")
+
+
 class _Polynomial:
-    """Orders shared by the discrete structures; parameters fitted as they are (no transform)."""
-
-    def __post_init__(self) -> None:
-        for name, value in self.orders().items():
-            low = 1 if name in ("nb",) else 0
-            if not (isinstance(value, int) and low <= value <= MAX_ORDER):
-                raise ParameterError(f"{self}: {name} = {value!r} must be an integer in {low} … {MAX_ORDER}")
-
-    def orders(self) -> dict[str, int]:
-        """The structure's orders by name (``na``, ``nb``, ``nf``, ``nk``)."""
-        raise NotImplementedError
+    """What the discrete structures share: parameters fitted as they are (no transform)."""
 
     def to_free(self, theta: np.ndarray) -> np.ndarray:
         """The coefficients are fitted as they are: q = θ."""
@@ -136,9 +133,8 @@ class ARXStructure(_Polynomial):
     nb: int
     nk: int = 1
 
-    def orders(self) -> dict[str, int]:
-        """na, nb, nk."""
-        return {"na": self.na, "nb": self.nb, "nk": self.nk}
+    def __post_init__(self) -> None:
+        check_orders(self, {"na": self.na, "nb": self.nb, "nk": self.nk})
 
     def __str__(self) -> str:
         return f"arx({self.na},{self.nb},{self.nk})"
@@ -170,9 +166,8 @@ class OEStructure(_Polynomial):
     nf: int
     nk: int = 1
 
-    def orders(self) -> dict[str, int]:
-        """nb, nf, nk."""
-        return {"nb": self.nb, "nf": self.nf, "nk": self.nk}
+    def __post_init__(self) -> None:
+        check_orders(self, {"nb": self.nb, "nf": self.nf, "nk": self.nk})
 
     def __str__(self) -> str:
         return f"oe({self.nb},{self.nf},{self.nk})"

@@ -4,18 +4,17 @@ module itself is imported (``actuatorlab show`` and a quiet run do not load them
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 
 class DeferredModule:
-    """Stands for the module ``name`` until an attribute is read, which imports it."""
+    """Stands for the module that ``load()`` imports (``lambda: importlib.import_module("pandas")``:
+    the name stays literal where it is written, for the layer check) until an attribute is read."""
 
-    def __init__(self, name: str):
-        self._name = name
+    def __init__(self, load: Callable[[], ModuleType]):
+        self._load = load
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
-
-    def __repr__(self) -> str:
-        return f"<deferred module {self._name!r}>"
+        return getattr(self._load(), attribute)
