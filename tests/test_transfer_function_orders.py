@@ -125,9 +125,11 @@ def test_oscillating_valve_pressure_record_needs_complex_poles():
     t, u, y = record["t"].to_numpy(), record["valve"].to_numpy(), record["pressure"].to_numpy()
     u = u - u[0]
     g1 = fit_transfer_functions(t[:half], u[:half], y[:half], [G1_STRUCTURE])
+    second = fit_transfer_functions(t[:half], u[:half], y[:half], [parse_structure("2p2z")])
     fit = fit_transfer_functions(t[:half], u[:half], y[:half], [parse_structure("3p2z")])
     assert g1.fit_percent < 10.0  # a chain of lags cannot ring
-    assert fit.fit_percent > 93.0
+    assert second.fit_percent > 80.0  # the resonance alone (a second-order structure) follows most of it
+    assert fit.fit_percent > 93.0  # with the chamber's fast pole too
     poles = _linearised_poles()
     pair = poles[np.argmax(poles.imag)]
     _, _, wn, zeta, lag, _ = fit.structures[0].split(fit.params[0])

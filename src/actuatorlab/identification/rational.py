@@ -216,7 +216,10 @@ class RationalStructure:
         return response / s if self.integrator else response
 
     def initial(self, u: np.ndarray, y: np.ndarray, dt: float) -> np.ndarray:
-        """Starting θ from the record (module docstring)."""
+        """Starting θ from the record (module docstring): the better, by the residual after its
+        gain and zeros, of the poles of a discrete model of the structure's order and the slowest
+        of one two orders higher (a structure below the record's order then keeps its dominant
+        poles, a resonance, rather than the ones a too-small model averages into)."""
         u, y = np.asarray(u, float), np.asarray(y, float)
         order = self.n_poles + int(self.integrator)
         delays = range(0, max(1, min(u.size // 20, 50))) if self.delay else [0]
@@ -224,12 +227,21 @@ class RationalStructure:
         for nk in delays:
             a, b, loss = iv_arx(y, u, order, order + 1, nk)
             if best is None or loss < best[0]:
-                best, best_b = (loss, a, nk), b
-        _, a, nk = best
-        a, _ = refined_oe(y, u, a, best_b, nk)
-        poles = _continuous_poles(np.roots(a), dt)
-        if self.integrator:
-            poles = _without_integrator(poles)
+                best = (loss, a, b, nk)
+        _, a, b, nk = best
+        starts = []
+        for extra in (0, 2) if self.n_poles else (0,):
+            if extra:
+                a, b, _ = iv_arx(y, u, order + extra, order + extra + 1, nk)
+            poles = _continuous_poles(np.roots(refined_oe(y, u, a, b, nk)[0]), dt)
+            poles = poles[np.argsort(np.abs(poles))][:order]
+            if self.integrator:
+                poles = _without_integrator(poles)
+            starts.append(self._with_numerator(poles, nk, u, y, dt))
+        return min(starts, key=lambda start: start[1])[0]
+
+    def _with_numerator(self, poles: np.ndarray, nk: int, u: np.ndarray, y: np.ndarray, dt: float):
+        """(θ with these poles and delay, the gain and zeros by least squares; its squared residual)."""
         omega, zeta, lag = _sections(poles, self.n_pairs, self.n_poles % 2, dt)
         theta = np.concatenate([[1.0], np.zeros(self.n_zeros), np.column_stack([omega, zeta]).ravel(), lag])
         if self.delay:
@@ -237,11 +249,11 @@ class RationalStructure:
         basis = np.column_stack(
             [self.simulate(theta, u, dt, np.eye(self.n_zeros + 1)[j]) for j in range(self.n_zeros + 1)]
         )
-        b = np.linalg.lstsq(basis, y, rcond=None)[0]
+        b, *_ = np.linalg.lstsq(basis, y, rcond=None)
         gain = b[0] if abs(b[0]) > 1e-12 * np.max(np.abs(b)) else (b[0] or 1.0)
         theta[0] = gain
         theta[1 : 1 + self.n_zeros] = b[1:] / gain
-        return theta
+        return theta, float(np.sum((basis @ b - y) ** 2))
 
 
 def delayed(u: np.ndarray, shift: float) -> np.ndarray:
