@@ -51,7 +51,8 @@ def test_the_result_writes_parameters_and_a_calibrated_scenario_that_loads(truth
     fit = actuatorlab.calibrate("arm-relief", truth_log, FREE[:2], "theta")
     fit.save(tmp_path / "cal")
     parameters = json.loads((tmp_path / "cal" / "parameters.json").read_text())
-    assert set(parameters["arm.mass"]) >= {"value", "low", "high"}
+    assert set(parameters["arm.mass"]) >= {"value", "low", "high"} and parameters["arm.mass"]["unit"] == "kg"
+    assert parameters["circuit.discharge_coefficient"]["unit"] == ""  # dimensionless
     again = actuatorlab.load(tmp_path / "cal" / "scenario.toml")
     assert again.get("arm.mass") == pytest.approx(parameters["arm.mass"]["value"], rel=1e-9)
     assert (tmp_path / "cal" / "fit_1.png").stat().st_size > 10_000

@@ -79,7 +79,7 @@ def calibrate(
         )
         + "\n"
     )
-    output = calibration_output(result, matches, experiments, checks)
+    output = calibration_output(result, matches, experiments, checks, _si_units(base, fields))
     return RunResult(
         output,
         f"calibration of {base.name}",
@@ -87,6 +87,20 @@ def calibrate(
         command + calibrated.show(),
         scenario=calibrated,
     )
+
+
+def _si_units(scenario: Scenario, fields) -> dict[str, str]:
+    """Each free field's SI unit (its values are reported in it)."""
+    from ..scenarios.units import DIMENSIONS
+    from ..scenarios.variants import get_path
+
+    dimensions = scenario.spec.model_dump(context={"dimensions": True})
+    units = {}
+    for field in fields:
+        dimension = get_path(dimensions, field.path)
+        dimension = dimension["value"] if isinstance(dimension, Mapping) else dimension
+        units[field.path] = DIMENSIONS[dimension].si if dimension in DIMENSIONS and dimension != "dimensionless" else ""
+    return units
 
 
 def _is_log(value) -> bool:

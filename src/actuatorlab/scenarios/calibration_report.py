@@ -16,12 +16,17 @@ from .output import FigureSpec, ScenarioOutput, SummaryFigure, table_output
 
 
 def calibration_output(
-    result: Calibration, matches: list[Match], experiments: list[Experiment], validation: list[Experiment]
+    result: Calibration,
+    matches: list[Match],
+    experiments: list[Experiment],
+    validation: list[Experiment],
+    units: dict[str, str],
 ) -> ScenarioOutput:
-    """The run output of a calibration (module docstring)."""
+    """The run output of a calibration (module docstring); ``units``: each free path's SI unit."""
     rows = [
         {
             "path": f.path,
+            "unit": units.get(f.path, ""),
             "value": float(v),
             "low": float(lo),
             "high": float(hi),
@@ -33,7 +38,7 @@ def calibration_output(
     ]
     summary = [
         SummaryFigure(
-            f"calibrated_{r['path']}", r["value"], "", f"{r['path']} (SI)", f"95 % [{r['low']:.5g}, {r['high']:.5g}]"
+            f"calibrated_{r['path']}", r["value"], r["unit"], r["path"], f"95 % [{r['low']:.6g}, {r['high']:.6g}]"
         )
         for r in rows
     ]
@@ -85,16 +90,7 @@ def calibration_output(
         ],
         *result.diagnosis,
     ]
-    parameters = {
-        r["path"]: {
-            "value": r["value"],
-            "low": r["low"],
-            "high": r["high"],
-            "std_error": r["std_error"],
-            "start": r["start"],
-        }
-        for r in rows
-    }
+    parameters = {r["path"]: {k: r[k] for k in ("value", "low", "high", "std_error", "start", "unit")} for r in rows}
     parameters["correlation"] = {"paths": [r["path"] for r in rows], "matrix": result.correlation.tolist()}
     text = json.dumps(parameters, indent=2) + "\n"
     return table_output(
