@@ -26,6 +26,7 @@ is refused naming them.
 
 from __future__ import annotations
 
+import difflib
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -275,9 +276,9 @@ class Simulator:
         for m in self.matches:
             if m.channel not in table:
                 names = [c for c in table if c != "t"]
-                raise ScenarioError(
-                    f"--match {m.channel}: the run has no channel {m.channel!r}; its channels are {', '.join(names)}"
-                )
+                close = difflib.get_close_matches(m.channel, names, n=3)
+                hint = f"did you mean {', '.join(close)}?" if close else f"its channels are {', '.join(names)}"
+                raise ScenarioError(f"--match {m.channel}: the run has no channel {m.channel!r}; {hint}")
             sampled[m.channel] = np.interp(exp.t, t, np.asarray(table[m.channel], float))
         return sampled
 
