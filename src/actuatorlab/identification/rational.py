@@ -12,19 +12,22 @@ integrator and an optional input delay, for the output-error fit of
 zeros; K the static gain (per second with the integrator, i = 1); τ ≥ 0 [s] the input delay.
 ω, ζ and λ are fitted through their logarithms, so every pole stays in the left half-plane.
 
-Simulation (exact for inputs linear between samples, as :class:`LagStructure`): the sections
-in series as a state space with unit static gain per section (states y_k and ẏ_k/ω_k: well
-scaled for poles decades apart), the numerator as the output row Σ c_j C A^j (the chain's
-relative degree is n, so C A^{j−1} B = 0 for j < n and only c_n adds a feedthrough), then
-the integrator; discretised with a first-order hold and filtered by ``lfilter``. The delay
-shifts the input by τ, interpolated between samples by a cubic (:func:`delayed`).
+Simulation (exact for inputs linear between samples, as
+:class:`~.transfer_function.LagStructure`'s): the sections in series as a state space with unit
+static gain per section (states y_k and ẏ_k/ω_k: well scaled for poles decades apart), the
+numerator as the output row Σ c_j C A^j (the chain's relative degree is n, so C A^{j−1} B = 0 for
+j < n and only c_n adds a feedthrough), then the integrator; discretised with a first-order hold
+and filtered by ``lfilter``. The delay shifts the input by τ, interpolated between samples by a
+cubic (:func:`delayed`).
 
-Starting values (:meth:`RationalStructure.initial`): the poles of a discrete ARX model of the
-record estimated by instrumental variables (:func:`~actuatorlab.identification.discrete.iv_arx`,
-noise-free instruments, so output noise does not bias them), mapped by s = ln z / Δt, the
-integrator's pole taken out, unstable ones reflected; a whole number of samples of delay chosen
-by the ARX model's loss; then the gain and zeros by linear least squares on the responses of
-s^j / D(s). Reading: the numerator's normalisation 1 + c₁s + … puts the static gain in K, as the
+Starting values (:meth:`RationalStructure.initial`): the poles of a discrete model of the
+record, estimated by instrumental variables (:func:`~actuatorlab.identification.discrete.iv_arx`,
+noise-free instruments, so output noise does not bias them) and refined as an output-error model
+(:func:`~actuatorlab.identification.discrete.refined_oe`), mapped by s = ln z / Δt, the
+integrator's pole taken out, unstable ones reflected; of the structure's order, or the slowest
+poles of a model two orders higher, whichever leaves the smaller residual; a whole number of
+samples of delay chosen by the ARX model's loss; then the gain and zeros by linear least squares
+on the responses of s^j / D(s). Reading: the numerator's normalisation 1 + c₁s + … puts the static gain in K, as the
 papers' K/(s(1+λs)…) do; a system without static gain (a differentiator) cannot be written so.
 """
 
@@ -123,11 +126,11 @@ class RationalStructure:
         return low, high
 
     def unresolved(self, theta: np.ndarray, dt: float) -> np.ndarray:
-        """Poles far beyond the sampling (faster than 10/Δt, λ < Δt/10, as :class:`LagStructure`'s
-        lags): bounded by the record, not measured by it (standard errors reported as n/a). A
-        section is so when its faster pole is (|s| = ω, or ω (ζ + √(ζ² − 1)) for ζ > 1: then it
-        is a slow lag with an unresolved partner, its ω and ζ not measured apart), or when its
-        damping ends on a bound of ``DAMPING_RANGE``."""
+        """Poles far beyond the sampling (faster than 10/Δt, λ < Δt/10, as the lags of
+        :class:`~.transfer_function.LagStructure`): bounded by the record, not measured by it
+        (standard errors reported as n/a). A section is so when its faster pole is (|s| = ω, or
+        ω (ζ + √(ζ² − 1)) for ζ > 1: then it is a slow lag with an unresolved partner, its ω and
+        ζ not measured apart), or when its damping ends on a bound of ``DAMPING_RANGE``."""
         mask = np.zeros(self.n_params, bool)
         start = 1 + self.n_zeros
         for k in range(self.n_pairs):
