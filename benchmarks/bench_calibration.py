@@ -8,8 +8,8 @@ Reported:
   whose 95 % interval holds the truth (target 90–98 %): ``arm`` (arm-relief, the three fields
   above, compiled batches), ``machine`` (crane-pick-place in MuJoCo: payload mass, rated valve
   flow and bleed area from two forces, the pump pressure and a length, one run at a time) and
-  ``ieha`` (ieha-step shortened to 0.3 s: bulk modulus and load damping from the rod position
-  and chamber pressure, one run at a time).
+  ``ieha`` (ieha-step shortened to 0.15 s: bulk modulus, load damping and internal leakage
+  from the rod position and both chamber pressures, one run at a time).
 Run: .venv/bin/python benchmarks/bench_calibration.py [KIND [REALISATIONS]]   (KIND: time, arm, machine, ieha, all)
 """
 
@@ -48,10 +48,14 @@ CASES = {
         noise={"lift.force": 50.0, "jib.force": 50.0, "lift.pump_pressure": 2e4, "lift.length": 1e-4},
     ),
     "ieha": dict(
-        scenario=lambda: actuatorlab.load("ieha-step").set("duration", "0.3 s"),
-        truth={"actuator.bulk_modulus": 6e8, "actuator.load_damping": 200.0},
-        free=["actuator.bulk_modulus=100 MPa..2 GPa", "actuator.load_damping=0 N s/m..2000 N s/m"],
-        noise={"y": 2e-7, "p_a": 2e3},
+        scenario=lambda: actuatorlab.load("ieha-step").set("duration", "0.15 s"),
+        truth={"actuator.bulk_modulus": 6e8, "actuator.load_damping": 200.0, "actuator.internal_leakage": 2e-12},
+        free=[
+            "actuator.bulk_modulus=100 MPa..2 GPa",
+            "actuator.load_damping=0 N s/m..2000 N s/m",
+            "actuator.internal_leakage=0 L/min/bar..1 L/min/bar",
+        ],
+        noise={"y": 2e-7, "p_a": 2e3, "p_b": 2e3},
     ),
 }
 """Per kind: the scenario, the truth (SI), the free fields and the channels' noise std (SI)."""
