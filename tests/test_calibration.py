@@ -143,3 +143,14 @@ def test_several_logs_of_different_experiments_are_fitted_together():
     assert fit.scenario.get("arm.mass") == pytest.approx(2300.0, rel=1e-3)
     assert fit.scenario.get("arm.inertia") == pytest.approx(6000.0, rel=1e-2)
     assert sum(note.startswith("Fit of log") for note in fit.notes) == 2
+
+
+def test_a_log_longer_than_a_run_without_a_duration_field_is_refused_with_the_remedy():
+    # kinds whose run length is their motion's (crane-vdc, emla-tracking) are checked against the run
+    from actuatorlab.scenarios.calibration import Experiment, Match, Simulator
+
+    spec = actuatorlab.load("arm-relief").spec
+    log = Experiment("log 1", spec, np.linspace(0.0, 12.0, 13), {"theta": np.zeros(13)}, {"theta": 1.0})
+    simulator = Simulator([], [Match("theta", "theta")], [log])
+    with pytest.raises(ActuatorlabError, match=r"log 1: runs to 12 s, the scenario's run to 10 s; .*--window 0:10"):
+        simulator._sample({"t": np.linspace(0.0, 10.0, 11), "theta": np.zeros(11)}, log)

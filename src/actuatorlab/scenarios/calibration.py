@@ -175,9 +175,9 @@ def experiment(spec, log: MappedLog, matches: list[Match], inputs: dict[str, str
     to cover the scenario's duration (rows after it are not compared), each channel's weight
     from its noise level. The log's time is taken from its first row (the scenario's t = 0)."""
     path = duration_path(spec)
-    duration = read_value(spec, path, "the scenario") if path else math.inf
+    duration = read_value(spec, path, "the scenario") if path else math.inf  # else checked against the run
     span = float(log.t[-1] - log.t[0])
-    if span < duration * (1.0 - 1e-9) - log.period:
+    if path and span < duration * (1.0 - 1e-9) - log.period:
         raise ScenarioError(
             f"{log.source}: covers {span:g} s ({log.t[0]:g}–{log.t[-1]:g} s), the scenario runs {duration:g} s: "
             f'set its {path} = "{span:g} s" or give the whole log'
@@ -272,6 +272,11 @@ class Simulator:
 
     def _sample(self, table, exp: Experiment) -> dict[str, np.ndarray]:
         t = np.asarray(table["t"], float)
+        if exp.t[-1] > t[-1] * (1.0 + 1e-9) + 1e-12:  # a kind whose length is its motion's, not a field
+            raise ScenarioError(
+                f"{exp.name}: runs to {exp.t[-1]:g} s, the scenario's run to {t[-1]:g} s; give the log's first "
+                f"{t[-1]:g} s (--window 0:{t[-1]:g})"
+            )
         sampled = {}
         for m in self.matches:
             if m.channel not in table:
