@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ScenarioError
+from ..errors import ActuatorlabError, ScenarioError
 from ..identification.fit import fit_ratio
 from ..identification.uncertainty import Z95, noise_levels, output_error_covariance
 from .log_layout import MappedLog
@@ -227,12 +227,12 @@ class Simulator:
         self.paths = [f.path for f in fields]
         self.simulations = 0
         self.units: dict[str, str] = {}
-        kind = KINDS[experiments[0].spec.kind]
+        kind = experiments[0].spec.kind
         self._batch = None
-        if kind.batch:
-            import importlib
+        if KINDS[kind].batch:
+            from .sweep import batch_module
 
-            module = importlib.import_module(f"{__package__}.kinds.{kind.batch}")
+            module = batch_module(kind)
             if all(module.batch_support(e.spec, self.paths) is None for e in experiments):
                 self._batch = module.run_batch
         self.batched = self._batch is not None
@@ -263,7 +263,7 @@ class Simulator:
             for row in values:
                 try:
                     outputs.append(simulate(set_values(spec, self.paths, row)))
-                except ScenarioError as error:
+                except ActuatorlabError as error:  # a trial point the model refuses, as a batch records it
                     outputs.append(f"{type(error).__name__}: {error}")
         for output in outputs:
             if not isinstance(output, str):

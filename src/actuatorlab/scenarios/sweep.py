@@ -159,7 +159,9 @@ def run_batch(base: dict, out_dir: str, variants: Variants) -> Tally:
     return tally
 
 
-def _batch_module(kind: str):
+def batch_module(kind: str):
+    """The module of ``kinds`` with ``batch_support`` and ``run_batch`` for ``kind`` (one that has a
+    compiled batch path, ``KINDS[kind].batch``)."""
     return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].batch}")
 
 
@@ -179,7 +181,7 @@ def run_compiled_batch(base: dict, out_dir: str, variants: Variants, keep: froze
     name = batch_name(int(variants.ids[0]))
     try:
         scenario = parse_scenario(base, "the swept scenario")
-        output = _batch_module(scenario.kind).run_batch(scenario, variants, keep, ENVELOPE_POINTS)
+        output = batch_module(scenario.kind).run_batch(scenario, variants, keep, ENVELOPE_POINTS)
         errors, figures, units = output.errors, output.figures, output.units
     except OUTSIDE as error:
         return Tally(0, {reason(error): len(variants)})
@@ -402,7 +404,7 @@ def keep_set(variants: Variants, keep_series: int, keep_variants: Collection[int
 
 def batched(scenario, variants: Variants) -> bool:
     """Whether ``variants`` of ``scenario`` run in compiled batches."""
-    return KINDS[scenario.kind].batch and _batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
+    return KINDS[scenario.kind].batch and batch_module(scenario.kind).batch_support(scenario, variants.paths) is None
 
 
 def run_sweep(
@@ -566,13 +568,13 @@ def _load_kind(kind: str, in_batches: bool, base: dict | None = None) -> None:
 
 def _base_batch(scenario):
     """The batch output of ``scenario`` itself (a batched kind) as its only variant."""
-    return _batch_module(scenario.kind).run_batch(scenario, Variants.of([], np.empty((1, 0))), (), ENVELOPE_POINTS)
+    return batch_module(scenario.kind).run_batch(scenario, Variants.of([], np.empty((1, 0))), (), ENVELOPE_POINTS)
 
 
 def key_figures(scenario) -> list[str]:
     """The keys of the key figures a sweep of ``scenario`` records: of a run of the scenario itself
     (for a batched kind, a batch of it, which loads the kernels a sweep then uses)."""
-    if KINDS[scenario.kind].batch and _batch_module(scenario.kind).batch_support(scenario, ()) is None:
+    if KINDS[scenario.kind].batch and batch_module(scenario.kind).batch_support(scenario, ()) is None:
         return list(_base_batch(scenario).figures)
     from .runner import kind_module
 
