@@ -331,41 +331,43 @@ def calibrate(
     q0 = np.array([f.to_free(f.start) for f in fields])
     low = np.array([f.to_free(f.low) if np.isfinite(f.low) else -np.inf for f in fields])
     high = np.array([f.to_free(f.high) if np.isfinite(f.high) else np.inf for f in fields])
-    cache: dict[bytes, np.ndarray] = {}
+    size = sum(e.t.size for e in experiments) * len(matches)
+    cache: dict[bytes, tuple] = {}
 
     def values_of(q: np.ndarray) -> np.ndarray:
         return np.array([f.from_free(x) for f, x in zip(fields, q)])
 
-    def residuals(rows: np.ndarray) -> list[np.ndarray]:
+    def evaluate(rows: np.ndarray) -> list[tuple]:
+        """Per row of fitted variables: (weighted residual, or None if a run failed; the channels)."""
         out = []
         for per_experiment in simulator.channels(np.array([values_of(q) for q in rows])):
             if any(isinstance(c, str) for c in per_experiment):
-                out.append(None)
+                out.append((None, per_experiment))
                 continue
-            out.append(
-                np.concatenate(
-                    [
-                        (c[m.channel] - e.measured[m.channel]) * e.weights[m.channel]
-                        for e, c in zip(experiments, per_experiment)
-                        for m in matches
-                    ]
-                )
-            )
+            residual = [
+                (c[m.channel] - e.measured[m.channel]) * e.weights[m.channel]
+                for e, c in zip(experiments, per_experiment)
+                for m in matches
+            ]
+            out.append((np.concatenate(residual), per_experiment))
         return out
 
-    def fun(q: np.ndarray) -> np.ndarray:
+    def at(q: np.ndarray) -> tuple:
+        """(residual, channels) at q, each point run once."""
         key = q.tobytes()
         if key not in cache:
-            r = residuals(q[None, :])[0]
-            cache[key] = r if r is not None else np.full(_size(experiments, matches), 1e150)
+            cache[key] = evaluate(q[None, :])[0]
         return cache[key]
+
+    def fun(q: np.ndarray) -> np.ndarray:
+        residual = at(q)[0]
+        return residual if residual is not None else np.full(size, 1e150)
 
     def jac(q: np.ndarray) -> np.ndarray:
         base = fun(q)
         steps = STEP * np.where(np.array([f.logarithmic for f in fields]), 1.0, np.maximum(np.abs(q), 1e-12))
         steps = np.where(q + steps > high, -steps, steps)
-        rows = q[None, :] + np.diag(steps)
-        columns = residuals(rows)
+        columns = [residual for residual, _ in evaluate(q[None, :] + np.diag(steps))]
         bad = [f.path for f, c in zip(fields, columns) if c is None]
         if bad:
             raise ScenarioError(
@@ -373,8 +375,7 @@ def calibrate(
             )
         return np.column_stack([(c - base) / h for c, h in zip(columns, steps)])
 
-    first = fun(q0)
-    if first[0] == 1e150:
+    if at(q0)[0] is None:
         raise ScenarioError(
             "the scenario does not run at its own values of the free fields; check it with actuatorlab run"
         )
@@ -382,7 +383,7 @@ def calibrate(
         fun, q0, jac=jac, bounds=(low, high), x_scale="jac", method="trf", xtol=1e-10, ftol=1e-10, max_nfev=100
     )
     q = solution.x
-    jacobian = jac(q)
+    jacobian = solution.jac  # the last Jacobian, at the solution (linear loss: not modified)
     _refuse_undetermined(jacobian, fields)
     cov, _ = output_error_covariance(jacobian, -fun(q))
     std_q = np.sqrt(np.maximum(np.diag(cov), 0.0))
@@ -390,8 +391,7 @@ def calibrate(
     chain = np.array([v if f.logarithmic else 1.0 for f, v in zip(fields, values)])
     scale = np.where(std_q > 0, std_q, 1.0)
     correlation = cov / np.outer(scale, scale)
-    final = simulator.channels(values[None, :])[0]
-    start = simulator.channels(values_of(q0)[None, :])[0]
+    final, start = at(q)[1], at(q0)[1]
     checked = Simulator(fields, matches, list(validation)).channels(values[None, :])[0] if validation else []
     return Calibration(
         fields,
@@ -412,10 +412,6 @@ def calibrate(
         _diagnosis(fields, correlation),
         simulator.batched,
     )
-
-
-def _size(experiments, matches) -> int:
-    return sum(e.t.size for e in experiments) * len(matches)
 
 
 def _fits(experiments, channels, matches) -> dict[str, dict[str, float]]:
