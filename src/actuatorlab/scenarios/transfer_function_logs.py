@@ -71,13 +71,15 @@ def _checked(text: str, family, *args):
 
 @dataclass(frozen=True)
 class Candidate:
-    """One structure fitted to the record: its fit (None when refused, with the reason)."""
+    """One structure fitted to the record: its fit (None when refused, with the reason), and
+    with a validation record the model's output simulated on it and its fit [%]."""
 
     structures: tuple
     fit: TransferFunctionFit | None
     aic: float = np.nan
     validation_fit: float = np.nan
     refused: str = ""
+    validation_model: np.ndarray | None = None
 
 
 def fit_record(
@@ -120,20 +122,22 @@ def _candidate(log, validation, inputs, output, structures, t, y) -> Candidate:
         return Candidate(structures, None, refused=f"{log.source}: {error}")
     n_params = sum(s.n_params for s in structures)
     aic = y.size * np.log(max(2.0 * fit.cost / y.size, np.finfo(float).tiny)) + 2.0 * n_params
-    checked = np.nan if validation is None else _validation_fit(fit, validation, inputs, output, log.period)
-    return Candidate(structures, fit, float(aic), checked)
+    if validation is None:
+        return Candidate(structures, fit, float(aic))
+    simulated = _on_validation(fit, validation, inputs, log.period)
+    checked = nrmse_fit(validation.values[output] - validation.values[output][0], simulated)
+    return Candidate(structures, fit, float(aic), checked, validation_model=simulated)
 
 
-def _validation_fit(fit: TransferFunctionFit, validation: MappedLog, inputs, output, period: float) -> float:
-    """NRMSE fit [%] of the model simulated on the validation record's inputs (from rest)."""
+def _on_validation(fit: TransferFunctionFit, validation: MappedLog, inputs, period: float) -> np.ndarray:
+    """The model's output simulated on the validation record's inputs (from rest)."""
     discrete = any(isinstance(s, (ARXStructure, OEStructure)) for s in fit.structures)
     if discrete and not np.isclose(validation.period, period, rtol=1e-6):
         raise ParameterError(
             f"{validation.source}: sampled every {validation.period:g} s, the estimation record every {period:g} s; "
             "a discrete-time model holds at its own sample period: give a validation record at the same rate"
         )
-    y = validation.values[output] - validation.values[output][0]
-    return nrmse_fit(y, fit.simulate(about_rest(validation, inputs, fit.structures), validation.period))
+    return fit.simulate(about_rest(validation, inputs, fit.structures), validation.period)
 
 
 def _all_refused(candidates: list[Candidate]) -> str:
@@ -170,10 +174,14 @@ def _output(log, validation, inputs, output, chosen: Candidate, candidates, t, y
     figures = [_overlay_figure("transfer_function_fit.png", output, t, y, fit.y_model, "the fitted model")]
     if validation is not None:
         y_v = validation.values[output] - validation.values[output][0]
-        simulated = fit.simulate(about_rest(validation, inputs, fit.structures), validation.period)
         figures.append(
             _overlay_figure(
-                "validation_fit.png", output, validation.t, y_v, simulated, "the model on the validation record"
+                "validation_fit.png",
+                output,
+                validation.t,
+                y_v,
+                chosen.validation_model,
+                "the model on the validation record",
             )
         )
     figures += _band_figures(fit, inputs, log.period, float(t[-1] - t[0]))
