@@ -3,6 +3,7 @@ or as body points, and every refusal of bad input (one line, the field named, no
 
 from __future__ import annotations
 
+import struct
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -275,6 +276,88 @@ def test_a_urdf_link_without_inertia_is_named(tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
     assert_clean_refusal(result, out, "urdf inertia")
     assert "link 'boom'" in result.output and "<inertial>" in result.output
+
+
+def _tetrahedron_stl() -> bytes:
+    """A tetrahedron (0.1 m edges on the axes) as binary STL, the smallest mesh MuJoCo takes."""
+    corners = ((0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1))
+    faces = ((0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3))
+    body = b"".join(
+        struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *corners[i]) for i in face) + b"\0\0"
+        for face in faces
+    )
+    return b"\0" * 80 + struct.pack("<I", len(faces)) + body
+
+
+def _packaged_boom(tmp_path, mesh: str, package_xml: str | None = "my_boom", folder: str = "my_boom_description"):
+    """The URDF boom inside a ROS workspace: ws/src/<folder>/urdf/boom.urdf with a collision mesh
+    ``mesh`` (a package:// path), the package's package.xml naming ``package_xml``, and an STL
+    shell in its meshes/ folder; the scenario beside the URDF."""
+    package = tmp_path / "ws" / "src" / folder
+    (package / "urdf").mkdir(parents=True)
+    (package / "meshes").mkdir()
+    (package / "meshes" / "shell.stl").write_bytes(_tetrahedron_stl())
+    if package_xml is not None:
+        (package / "package.xml").write_text(
+            f'<?xml version="1.0"?><package format="2"><name>{package_xml}</name><version>1.0.0</version></package>'
+        )
+    scenario = write_boom(package / "urdf", urdf=True)
+    collision = f'<collision><geometry><mesh filename="{mesh}"/></geometry></collision>'
+    (package / "urdf" / "boom.urdf").write_text(URDF.replace("</visual>", "</visual>" + collision))
+    return scenario
+
+
+def test_urdf_package_paths_are_found_in_the_model_files_ancestors(tmp_path):
+    """A ROS URDF names its meshes package://PKG/…: the package's folder is the one whose
+    package.xml names it (here my_boom_description holding my_boom), found from the model file up;
+    or a folder named like the package. The mesh is then read (it is a collision geom, kept)."""
+    scenario = _packaged_boom(tmp_path, "package://my_boom/meshes/shell.stl")
+    system, _, _, notes = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 1 and system.model.ngeom == 1
+    assert any("ROS package 'my_boom'" in n and "my_boom_description" in n for n in notes)
+    by_name = _packaged_boom(tmp_path / "b", "package://plain_boom/meshes/shell.stl", None, "plain_boom")
+    system, *_ = machine_kind.build(load_scenario(by_name))
+    assert system.model.nmesh == 1
+
+
+def test_a_urdf_package_not_found_names_the_mesh_and_where_it_looked(tmp_path):
+    scenario = _packaged_boom(tmp_path, "package://elsewhere/meshes/shell.stl")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "package not found")
+    message = " ".join(result.output.split())
+    assert "'package://elsewhere/meshes/shell.stl'" in message and "ROS package 'elsewhere'" in message
+    assert str(scenario.parent) in message and "package.xml" in message
+    scenario.write_text(
+        scenario.read_text().replace('duration = "1 s"', 'duration = "1 s"\ndrop_missing_assets = true')
+    )
+    system, _, _, notes = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 0 and any("shell" in n and "1 geoms" in n for n in notes)
+
+
+def test_a_dae_mesh_is_named_with_the_conversion_to_make_and_can_be_dropped(tmp_path):
+    """MuJoCo reads no COLLADA: the .dae is named with what to do (convert it, or run without
+    it); with drop_unreadable_meshes the run goes on without that geom, the link's mass and
+    inertia kept from its <inertial>, and the boom moves as the MJCF boom does."""
+    scenario = _packaged_boom(tmp_path, "package://my_boom/meshes/shell.dae")
+    (scenario.parent.parent / "meshes" / "shell.dae").write_text("<COLLADA/>")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "dae")
+    message = " ".join(result.output.split())
+    assert "MuJoCo cannot read the mesh shell.dae" in message and "convert" in message and ".stl or .obj" in message
+    assert "drop_unreadable_meshes = true" in message
+    text = scenario.read_text()
+    scenario.write_text(text.replace('duration = "1 s"', 'duration = "1 s"\ndrop_unreadable_meshes = true'))
+    result, notes = _run(scenario)
+    assert any("shell.dae" in n and "1 geoms" in n for n in notes)
+    system, *_ = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 0 and system.model.body("boom").mass[0] == pytest.approx(400.0)
+    (tmp_path / "mjcf").mkdir()
+    mjcf, _ = _run(write_boom(tmp_path / "mjcf"))
+    np.testing.assert_allclose(
+        np.interp(mjcf.t, result.t, result["qpos_0"]), mjcf["qpos_0"], atol=0.01 * np.ptp(mjcf["qpos_0"])
+    )
 
 
 def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):
