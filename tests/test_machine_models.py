@@ -12,7 +12,7 @@ from actuatorlab.cli import app
 from actuatorlab.errors import ActuatorlabError
 from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario
-from actuatorlab.scenarios.runner import run_scenario
+from actuatorlab.scenarios.runner import run_scenario, simulate
 from clean_refusal import assert_clean_refusal
 from machine_models import BOOM_POINT, CLOSED_CHAIN_LENGTH, GROUND_POINT, URDF, write_boom, write_closed_chain_boom
 
@@ -358,6 +358,51 @@ def test_a_dae_mesh_is_named_with_the_conversion_to_make_and_can_be_dropped(tmp_
     np.testing.assert_allclose(
         np.interp(mjcf.t, result.t, result["qpos_0"]), mjcf["qpos_0"], atol=0.01 * np.ptp(mjcf["qpos_0"])
     )
+
+
+UNLOADING = """
+[[loads]]
+body = "boom"
+point = ["2.5 m", 0, 0]
+force = [0, 0, { type = "piecewise-linear", times = ["0.2 s", "0.6 s"], values = ["-3 kN", "0 kN"] }]
+"""
+
+
+@pytest.mark.parametrize("model", ["quasistatic", "pressure-dynamics"])
+@pytest.mark.parametrize("supply", ["pump", "constant-pressure"])
+def test_a_cylinder_that_holds_still_loses_nothing_in_its_valves(tmp_path, model, supply):
+    """The valves stay shut while a 3 kN load at the boom's tip is taken off: the cylinder gets no
+    oil, yet its pins move apart a little and it does work on the boom (1.9 J quasistatic, 2.7 J
+    pressure dynamics), given back by its compliance (the relaxed spring, or the oil in its
+    chambers) that held the load at the start. That energy is the compliance's, not negative valve
+    losses (they were −1.9 J and −2.7 J): the valves lose nothing, ≥ 0 to round-off, and the
+    ledger closes, per cylinder and in total."""
+    supply_fields = (
+        'supply = "constant-pressure"\nsupply_pressure = "20 MPa"\n'
+        if supply == "constant-pressure"
+        else "bleed = 0.3\n"
+    )
+    scenario = write_boom(
+        tmp_path,
+        **{
+            'duration = "1 s"': f'duration = "1 s"\nmodel = "{model}"',
+            "bleed = 0.3\n": supply_fields,
+            'command = { type = "steps", times = [0.2, 0.7], values = [0.6, 0.0] }': "command = 0.0" + UNLOADING,
+        },
+    )
+    output = simulate(load_scenario(scenario))
+    s = output.summary_dict()
+    assert s["lift.hydraulic_energy_J"] == 0.0
+    assert s["lift.work_J"] > 1.0  # the pins move apart as the load comes off
+    assert s["lift.compliance_J"] == pytest.approx(-s["lift.work_J"], rel=1e-9)
+    assert s["lift.valve_losses_J"] >= -1e-9 * s["lift.work_J"]
+    assert s["total.losses_J"] >= -1e-9 * s["lift.work_J"]
+    balance = s["lift.work_J"] + s["lift.compliance_J"] + s["lift.valve_losses_J"]
+    assert s["lift.hydraulic_energy_J"] == pytest.approx(balance, abs=1e-12)
+    total = s["total.work_J"] + s["total.compliance_J"] + s["total.losses_J"]
+    assert s["total.energy_J"] == pytest.approx(total, rel=1e-12, abs=1e-12)
+    valve = output.table["lift.valve_losses"]
+    assert valve.min() >= -1e-6  # W, at every step
 
 
 def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):
