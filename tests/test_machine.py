@@ -4,7 +4,8 @@ Checks: the shipped excavator model is the documented machine of ``machines/exca
 scenario file builds the same cylinders as the Python API (identical motion); the machine held at
 rest stays put; the pump node balances (Kikuuwe et al. (114): Q = Σ Q_p + bleed + relief, the
 bleed flow recomputed here from the recorded P and u_b); pressures stay within the reliefs; the
-energy balance closes (supply energy = work + losses, losses ≥ 0 while the pump delivers); the
+energy balance closes (supply energy = work + compliance + losses, losses ≥ 0 while the pump
+delivers); the
 closed loops hold their commands between samples, within the saturation, and track; every file
 of a run is written, and `show` fills every default.
 """
@@ -91,7 +92,8 @@ def test_pump_node_balances_and_pressures_stay_within_reliefs(excavator_run):
 def test_energy_balance_closes(crane_output):
     output, _, _ = crane_output
     s = output.summary_dict()
-    assert s["total.energy_J"] == pytest.approx(s["total.work_J"] + s["total.losses_J"], rel=1e-12)
+    balance = s["total.work_J"] + s["total.compliance_J"] + s["total.losses_J"]
+    assert s["total.energy_J"] == pytest.approx(balance, rel=1e-12)
     assert s["supply.pump.energy_J"] > 0.0
     assert 0.0 < s["total.efficiency"] < 1.0
     cylinders = ("lift", "jib", "telescope")
@@ -99,6 +101,8 @@ def test_energy_balance_closes(crane_output):
     assert sum(s[f"{c}.hydraulic_energy_J"] for c in cylinders) < s["supply.pump.energy_J"]
     for c in cylinders:
         assert s[f"{c}.valve_losses_J"] > 0.0  # throttling in a valve always dissipates
+        balance = s[f"{c}.work_J"] + s[f"{c}.compliance_J"] + s[f"{c}.valve_losses_J"]
+        assert s[f"{c}.hydraulic_energy_J"] == pytest.approx(balance, rel=1e-12)
 
 
 def test_closed_loops_sample_hold_saturate_and_track(crane_output):

@@ -3,6 +3,7 @@ or as body points, and every refusal of bad input (one line, the field named, no
 
 from __future__ import annotations
 
+import struct
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -11,7 +12,7 @@ from actuatorlab.cli import app
 from actuatorlab.errors import ActuatorlabError
 from actuatorlab.scenarios.kinds import machine as machine_kind
 from actuatorlab.scenarios.loading import load_scenario
-from actuatorlab.scenarios.runner import run_scenario
+from actuatorlab.scenarios.runner import run_scenario, simulate
 from clean_refusal import assert_clean_refusal
 from machine_models import BOOM_POINT, CLOSED_CHAIN_LENGTH, GROUND_POINT, URDF, write_boom, write_closed_chain_boom
 
@@ -275,6 +276,133 @@ def test_a_urdf_link_without_inertia_is_named(tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
     assert_clean_refusal(result, out, "urdf inertia")
     assert "link 'boom'" in result.output and "<inertial>" in result.output
+
+
+def _tetrahedron_stl() -> bytes:
+    """A tetrahedron (0.1 m edges on the axes) as binary STL, the smallest mesh MuJoCo takes."""
+    corners = ((0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1))
+    faces = ((0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3))
+    body = b"".join(
+        struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *corners[i]) for i in face) + b"\0\0"
+        for face in faces
+    )
+    return b"\0" * 80 + struct.pack("<I", len(faces)) + body
+
+
+def _packaged_boom(tmp_path, mesh: str, package_xml: str | None = "my_boom", folder: str = "my_boom_description"):
+    """The URDF boom inside a ROS workspace: ws/src/<folder>/urdf/boom.urdf with a collision mesh
+    ``mesh`` (a package:// path), the package's package.xml naming ``package_xml``, and an STL
+    shell in its meshes/ folder; the scenario beside the URDF."""
+    package = tmp_path / "ws" / "src" / folder
+    (package / "urdf").mkdir(parents=True)
+    (package / "meshes").mkdir()
+    (package / "meshes" / "shell.stl").write_bytes(_tetrahedron_stl())
+    if package_xml is not None:
+        (package / "package.xml").write_text(
+            f'<?xml version="1.0"?><package format="2"><name>{package_xml}</name><version>1.0.0</version></package>'
+        )
+    scenario = write_boom(package / "urdf", urdf=True)
+    collision = f'<collision><geometry><mesh filename="{mesh}"/></geometry></collision>'
+    (package / "urdf" / "boom.urdf").write_text(URDF.replace("</visual>", "</visual>" + collision))
+    return scenario
+
+
+def test_urdf_package_paths_are_found_in_the_model_files_ancestors(tmp_path):
+    """A ROS URDF names its meshes package://PKG/…: the package's folder is the one whose
+    package.xml names it (here my_boom_description holding my_boom), found from the model file up;
+    or a folder named like the package. The mesh is then read (it is a collision geom, kept)."""
+    scenario = _packaged_boom(tmp_path, "package://my_boom/meshes/shell.stl")
+    system, _, _, notes = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 1 and system.model.ngeom == 1
+    assert any("ROS package 'my_boom'" in n and "my_boom_description" in n for n in notes)
+    by_name = _packaged_boom(tmp_path / "b", "package://plain_boom/meshes/shell.stl", None, "plain_boom")
+    system, *_ = machine_kind.build(load_scenario(by_name))
+    assert system.model.nmesh == 1
+
+
+def test_a_urdf_package_not_found_names_the_mesh_and_where_it_looked(tmp_path):
+    scenario = _packaged_boom(tmp_path, "package://elsewhere/meshes/shell.stl")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "package not found")
+    message = " ".join(result.output.split())
+    assert "'package://elsewhere/meshes/shell.stl'" in message and "ROS package 'elsewhere'" in message
+    assert str(scenario.parent) in message and "package.xml" in message
+    scenario.write_text(
+        scenario.read_text().replace('duration = "1 s"', 'duration = "1 s"\ndrop_missing_assets = true')
+    )
+    system, _, _, notes = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 0 and any("shell" in n and "1 geoms" in n for n in notes)
+
+
+def test_a_dae_mesh_is_named_with_the_conversion_to_make_and_can_be_dropped(tmp_path):
+    """MuJoCo reads no COLLADA: the .dae is named with what to do (convert it, or run without
+    it); with drop_unreadable_meshes the run goes on without that geom, the link's mass and
+    inertia kept from its <inertial>, and the boom moves as the MJCF boom does."""
+    scenario = _packaged_boom(tmp_path, "package://my_boom/meshes/shell.dae")
+    (scenario.parent.parent / "meshes" / "shell.dae").write_text("<COLLADA/>")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--quiet"])
+    assert_clean_refusal(result, out, "dae")
+    message = " ".join(result.output.split())
+    assert "MuJoCo cannot read the mesh shell.dae" in message and "convert" in message and ".stl or .obj" in message
+    assert "drop_unreadable_meshes = true" in message
+    text = scenario.read_text()
+    scenario.write_text(text.replace('duration = "1 s"', 'duration = "1 s"\ndrop_unreadable_meshes = true'))
+    result, notes = _run(scenario)
+    assert any("shell.dae" in n and "1 geoms" in n for n in notes)
+    system, *_ = machine_kind.build(load_scenario(scenario))
+    assert system.model.nmesh == 0 and system.model.body("boom").mass[0] == pytest.approx(400.0)
+    (tmp_path / "mjcf").mkdir()
+    mjcf, _ = _run(write_boom(tmp_path / "mjcf"))
+    np.testing.assert_allclose(
+        np.interp(mjcf.t, result.t, result["qpos_0"]), mjcf["qpos_0"], atol=0.01 * np.ptp(mjcf["qpos_0"])
+    )
+
+
+UNLOADING = """
+[[loads]]
+body = "boom"
+point = ["2.5 m", 0, 0]
+force = [0, 0, { type = "piecewise-linear", times = ["0.2 s", "0.6 s"], values = ["-3 kN", "0 kN"] }]
+"""
+
+
+@pytest.mark.parametrize("model", ["quasistatic", "pressure-dynamics"])
+@pytest.mark.parametrize("supply", ["pump", "constant-pressure"])
+def test_a_cylinder_that_holds_still_loses_nothing_in_its_valves(tmp_path, model, supply):
+    """The valves stay shut while a 3 kN load at the boom's tip is taken off: the cylinder gets no
+    oil, yet its pins move apart a little and it does work on the boom (1.9 J quasistatic, 2.7 J
+    pressure dynamics), given back by its compliance (the relaxed spring, or the oil in its
+    chambers) that held the load at the start. That energy is the compliance's, not negative valve
+    losses (they were −1.9 J and −2.7 J): the valves lose nothing, ≥ 0 to round-off, and the
+    ledger closes, per cylinder and in total."""
+    supply_fields = (
+        'supply = "constant-pressure"\nsupply_pressure = "20 MPa"\n'
+        if supply == "constant-pressure"
+        else "bleed = 0.3\n"
+    )
+    scenario = write_boom(
+        tmp_path,
+        **{
+            'duration = "1 s"': f'duration = "1 s"\nmodel = "{model}"',
+            "bleed = 0.3\n": supply_fields,
+            'command = { type = "steps", times = [0.2, 0.7], values = [0.6, 0.0] }': "command = 0.0" + UNLOADING,
+        },
+    )
+    output = simulate(load_scenario(scenario))
+    s = output.summary_dict()
+    assert s["lift.hydraulic_energy_J"] == 0.0
+    assert s["lift.work_J"] > 1.0  # the pins move apart as the load comes off
+    assert s["lift.compliance_J"] == pytest.approx(-s["lift.work_J"], rel=1e-9)
+    assert s["lift.valve_losses_J"] >= -1e-9 * s["lift.work_J"]
+    assert s["total.losses_J"] >= -1e-9 * s["lift.work_J"]
+    balance = s["lift.work_J"] + s["lift.compliance_J"] + s["lift.valve_losses_J"]
+    assert s["lift.hydraulic_energy_J"] == pytest.approx(balance, abs=1e-12)
+    total = s["total.work_J"] + s["total.compliance_J"] + s["total.losses_J"]
+    assert s["total.energy_J"] == pytest.approx(total, rel=1e-12, abs=1e-12)
+    valve = output.table["lift.valve_losses"]
+    assert valve.min() >= -1e-6  # W, at every step
 
 
 def test_a_moment_load_acts_as_a_force_of_equal_hinge_torque(tmp_path):

@@ -1,9 +1,11 @@
 """A user's machine model (MJCF or URDF file) prepared for cylinders, the file left unmodified.
 
 ``load_machine_model`` reads the file with MuJoCo's own parser (``MjSpec``), then, in memory
-only: drops the model's own actuators, the geometry whose asset files are missing and the
-plugins (a soil model, a cable) if asked to (each with a one-line note), refuses them otherwise
-(a plugin only when MuJoCo does not have it); adds a site at each pin or load point
+only: resolves ROS ``package://`` mesh paths (:func:`resolve_package_paths`); drops the model's
+own actuators, the geometry whose asset files are missing, the meshes MuJoCo cannot read (a
+COLLADA ``.dae``: it reads ``.stl``, ``.obj`` and ``.msh``) and the plugins (a soil model, a
+cable) if asked to (each with a one-line note), refuses them otherwise (a plugin only when
+MuJoCo does not have it); adds a site at each pin or load point
 given as a body and a local point [m] (named ``<owner>.<end>``); adds each payload as a point
 mass [kg] welded to its body at a local point; optionally disables contacts and sets the
 timestep [s]; and compiles. A file MuJoCo cannot parse is refused with its message (the line
@@ -30,6 +32,9 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import positive
+
+READABLE_MESHES = (".stl", ".obj", ".msh")
+"""The mesh file types MuJoCo reads (any case); a ``.dae``, ``.ply`` or ``.gltf`` it refuses."""
 
 _ASSET_KINDS = (
     ("meshes", "mesh", "meshdir"),
@@ -118,6 +123,110 @@ def _asset_path(spec: mujoco.MjSpec, folder_attr: str, file: str) -> str:
     return os.path.join(spec.modelfiledir or "", folder, file)
 
 
+def _package_named(folder: str) -> str | None:
+    """The ``<name>`` of ``folder``'s package.xml (a ROS package's manifest), else None."""
+    manifest = os.path.join(folder, "package.xml")
+    if not os.path.isfile(manifest):
+        return None
+    try:
+        name = ET.parse(manifest).getroot().find("name")
+    except ET.ParseError:
+        return None
+    return name.text.strip() if name is not None and name.text else None
+
+
+def package_folder(package: str, start: str) -> tuple[str | None, list[str]]:
+    """(the folder of ROS package ``package``, the folders searched): ``start`` and each of its
+    ancestors, then each one's subfolders, in that order; a package's folder is one named like it
+    or one whose package.xml names it (a ``my_robot_description`` folder holding package
+    ``my_robot``). The first found is taken."""
+    searched = []
+    folder = os.path.abspath(start)
+    while True:
+        searched.append(folder)
+        if os.path.basename(folder) == package or _package_named(folder) == package:
+            return folder, searched
+        try:
+            children = sorted(e.path for e in os.scandir(folder) if e.is_dir(follow_symlinks=True))
+        except OSError:
+            children = []
+        named = [c for c in children if os.path.basename(c) == package]
+        if named:
+            return named[0], searched
+        for child in children:
+            if _package_named(child) == package:
+                return child, searched
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None, searched
+        folder = parent
+
+
+def resolve_package_paths(spec: mujoco.MjSpec, model_path: str, drop: bool, label: str) -> list[str]:
+    """Point each asset file ``package://PKG/rest`` (a ROS URDF's mesh) at ``rest`` inside the
+    folder of package PKG (:func:`package_folder`, searched from the model file's folder up), and
+    each ``file://`` path at its file. A package not found raises ``ParameterError`` naming the
+    mesh and where it was looked for, unless ``drop`` (drop_missing_assets): the file is then left
+    missing, to be dropped with the others. Returns a note of where each package was found."""
+    found: dict[str, str | None] = {}
+    for attr, kind, _ in _ASSET_KINDS:
+        for asset in getattr(spec, attr):
+            file = getattr(asset, "file", "") or ""
+            if file.startswith("file://"):
+                asset.file = file.removeprefix("file://")
+                continue
+            if not file.startswith("package://"):
+                continue
+            package, _, rest = file.removeprefix("package://").partition("/")
+            if package not in found:
+                found[package], searched = package_folder(package, os.path.dirname(os.path.abspath(model_path)))
+                if found[package] is None and not drop:
+                    raise _package_not_found(label, kind, file, package, searched)
+            if found[package] is not None:
+                asset.file = os.path.join(found[package], *rest.split("/"))
+    return [f"ROS package {name!r} (package:// paths) read from {folder}." for name, folder in found.items() if folder]
+
+
+def _package_not_found(label: str, kind: str, file: str, package: str, searched: list[str]) -> ParameterError:
+    return ParameterError(
+        f"model_file {label!r}: the {kind} {file!r} is in ROS package {package!r}, whose folder was not found "
+        f"(looked in {searched[0]!r} and its {len(searched) - 1} parent folders, and in their subfolders, for a "
+        f"folder named {package!r} or with a package.xml naming it): put the package's folder beside the model file "
+        "or one of its parent folders, or set drop_missing_assets = true to run without that geometry"
+    )
+
+
+def _unreadable_meshes(spec: mujoco.MjSpec, drop: bool, label: str) -> list[str]:
+    """Delete (with ``drop``) the meshes of a type MuJoCo cannot read (:data:`READABLE_MESHES`)
+    and the geoms that use them; else raise naming them. Returns the notes of what was dropped."""
+    unreadable = [
+        m
+        for m in spec.meshes
+        if m.file and os.path.splitext(m.file)[1].lower() not in READABLE_MESHES and not m.content_type
+    ]
+    if not unreadable:
+        return []
+    files = sorted({os.path.basename(m.file) for m in unreadable})
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    if not drop:
+        them, es = ("them", "es") if len(files) > 1 else ("it", "")
+        raise ParameterError(
+            f"model_file {label!r}: MuJoCo cannot read the mesh{es} {shown} (it reads .stl, .obj and .msh): convert "
+            f"{them} to .stl or .obj (MeshLab, Blender or trimesh) and point the model at {them}, or set "
+            f"drop_unreadable_meshes = true to run without {them} (masses and inertias still come from <inertial>)"
+        )
+    names = {m.name for m in unreadable}
+    geoms = [g for g in spec.geoms if g.meshname in names]
+    for g in geoms:
+        spec.delete(g)
+    for m in unreadable:
+        spec.delete(m)
+    return [
+        f"Dropped from the model (meshes MuJoCo cannot read; convert them to .stl or .obj to keep them): {shown}, "
+        f"and the {len(geoms)} geoms that used them (their bodies' masses and inertias are kept)."
+    ]
+
+
 def _drop_missing_assets(spec: mujoco.MjSpec, drop: bool, label: str) -> list[str]:
     """Delete (with ``drop``) the assets whose files are missing and the geoms that use them;
     else raise naming the first missing file. Returns the notes of what was dropped."""
@@ -145,7 +254,10 @@ def _drop_missing_assets(spec: mujoco.MjSpec, drop: bool, label: str) -> list[st
         for asset in list(getattr(spec, attr)):
             if asset.name in names or getattr(asset, "file", "") in names:
                 spec.delete(asset)
-    listed = "; ".join(f"{kind}s {', '.join(sorted(set(v)))}" for kind, v in missing.items())
+    listed = "; ".join(
+        f"{kind}es {', '.join(sorted(set(v)))}" if kind == "mesh" else f"{kind}s {', '.join(sorted(set(v)))}"
+        for kind, v in missing.items()
+    )
     return [f"Dropped from the model (asset files missing): {listed}, and the {len(geoms)} geoms that used them."]
 
 
@@ -222,6 +334,7 @@ def load_machine_model(
     payloads: Sequence[Payload] = (),
     contacts: bool = True,
     timestep: float | None = None,
+    drop_unreadable_meshes: bool = False,
 ) -> tuple[mujoco.MjModel, list[str]]:
     """(the compiled model, notes of what was dropped or changed) of the MJCF or URDF ``path``."""
     label = os.path.basename(path)
@@ -245,7 +358,9 @@ def load_machine_model(
         for a in list(spec.actuators):
             spec.delete(a)
         notes.append(f"Dropped the model's own actuators: {', '.join(names)}.")
+    notes += resolve_package_paths(spec, path, drop_missing_assets, label)
     notes += _drop_missing_assets(spec, drop_missing_assets, label)
+    notes += _unreadable_meshes(spec, drop_unreadable_meshes, label)
     for site in sites:
         _body(spec, site.body, site.where or site.name).add_site(
             name=site.name, pos=list(site.point), size=[0.02, 0.02, 0.02]
@@ -262,7 +377,14 @@ def load_machine_model(
     try:
         model = spec.compile()
     except ValueError as err:
-        raise ParameterError(f"model_file {label!r} cannot be compiled by MuJoCo: {_short(str(err))}") from None
+        message = _short(str(err))
+        undecoded = re.search(r"no decoder found for mesh file '([^']+)'", message)
+        if undecoded:  # a type READABLE_MESHES does not know MuJoCo refuses
+            raise ParameterError(
+                f"model_file {label!r}: MuJoCo cannot read the mesh {os.path.basename(undecoded[1])} (it reads .stl, "
+                ".obj and .msh): convert it to .stl or .obj and point the model at it"
+            ) from None
+        raise ParameterError(f"model_file {label!r} cannot be compiled by MuJoCo: {message}") from None
     if not math.isfinite(model.opt.timestep) or model.opt.timestep <= 0.0:
         raise ParameterError(f"model_file {label!r}: timestep = {model.opt.timestep}: give a timestep > 0")
     return model, notes

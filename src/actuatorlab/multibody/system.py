@@ -82,6 +82,7 @@ from .kernels import (
     O_VEL,
     S_LENGTH,
     S_PH,
+    S_PR,
     S_PUMP,
     S_ROD,
 )
@@ -341,7 +342,8 @@ class HydraulicMujocoSystem:
         [m], ``.rod_velocity`` v [m/s] (quasistatic) or ``.head_pressure``, ``.rod_pressure``
         [Pa]; ``.pump_pressure`` [Pa] (pump or supply pressure) and ``.pump_relief_flow``
         [m³/s] (flow through the pump relief valve; none at a constant supply); counters
-        ``loop_time_s`` and ``real_time_factor``.
+        ``loop_time_s`` and ``real_time_factor``; ``initial``: each pressure cylinder's
+        ``.head_pressure``, ``.rod_pressure`` and ``.pump_pressure`` before the first step.
         """
         h = self.timestep
         n = round(positive("duration", duration, "s") / h) + 1
@@ -415,6 +417,7 @@ class HydraulicMujocoSystem:
         compile_time = time.perf_counter() - t0
         out[:] = np.nan
         self.set_pose(qpos, qvel)
+        start = state.copy()
         t0 = time.perf_counter()
         status, which, k_fail, k_unstable = loop(n, (state, pump_states))
         loop_time = time.perf_counter() - t0
@@ -428,7 +431,12 @@ class HydraulicMujocoSystem:
                 f"the MuJoCo state became non-finite at t = {t[k]:.4g} s: reduce the timestep "
                 "or the relaxation stiffness"
             )
-        return self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
+        result = self._result(t, qpos_out, qvel_out, out, loop_time, compile_time)
+        for i, a in enumerate(self.actuators):
+            if isinstance(a, PressureCylinder):
+                for key, column in (("head_pressure", S_PH), ("rod_pressure", S_PR), ("pump_pressure", S_PUMP)):
+                    result.initial[f"{a.name}.{key}"] = float(start[i, column])
+        return result
 
     def sample_loads(self, loads: Sequence[SiteLoad], t: np.ndarray) -> tuple[np.ndarray, ...]:
         """(sites, their bodies, forces, moments (len(t), n_loads, 3) [N, N m]) of ``loads`` on

@@ -10,6 +10,11 @@ simulation and the other figures. If no platform renders (no EGL or OSMesa libra
 driver), the picture is drawn instead: each body a line from its parent's origin to its own,
 the cylinders thick lines between their pins, pins as dots, on the chosen plane (``xz``: the
 side view, x forward, z up). A report always has a picture.
+
+The frames light and frame the model whatever it says of its look (:mod:`.machine_render`), and
+the picture's note says when they still show little: none of the model's geometry (its geoms
+dropped with missing or unreadable meshes, or in hidden groups: the drawing is then used where
+``renderer = "auto"``), or geometry rendered nearly black (dark materials).
 """
 
 from __future__ import annotations
@@ -55,6 +60,9 @@ class RenderJob:
         self._reasons: list[str] = []
         self._platforms = list(PLATFORMS)
         self._posed = False
+        self.seen: np.ndarray | None = None
+        """Per frame rendered: (share of pixels the model's own geometry covers, their mean
+        brightness 0–255), once :meth:`frames` has them."""
         self._child = self._start()
 
     def _start(self) -> subprocess.Popen | None:
@@ -99,6 +107,8 @@ class RenderJob:
                     child.communicate()
                     err = f"no frames after {self._timeout:g} s"
                 if child.returncode == 0 and os.path.isfile(self._paths[2]):
+                    info = self._paths[2] + ".info.npy"
+                    self.seen = np.load(info) if os.path.isfile(info) else None
                     return np.load(self._paths[2]), child.platform
                 lines = (err or "").strip().splitlines()
                 self._reasons.append(f"{child.platform}: {lines[-1] if lines else 'failed'}")
@@ -127,6 +137,31 @@ def _go(child: subprocess.Popen) -> None:
         child.stdin.flush()  # communicate() closes it
     except (BrokenPipeError, OSError):
         pass
+
+
+NOTHING_SHOWN = "MuJoCo's frames show none of the model's geometry"
+DARK = 40.0
+"""Mean brightness [0–255] of the model's pixels under which its frames are called nearly black."""
+
+
+def _what_frames_show(seen: np.ndarray | None) -> str:
+    """A note when the frames show little (``seen``: per frame, the share of pixels the model's
+    geometry covers and their mean brightness), else ""."""
+    if seen is None or not len(seen):
+        return ""
+    if float(np.max(seen[:, 0])) < 1e-4:
+        return (
+            f"{NOTHING_SHOWN}: its geoms were dropped with missing or unreadable meshes, or sit in the geom "
+            "groups 3–5 MuJoCo hides; give its bodies geoms MuJoCo can show to see them rendered"
+        )
+    covered = seen[:, 0] > 0
+    brightness = float(np.average(seen[covered, 1], weights=seen[covered, 0]))
+    if brightness < DARK:
+        return (
+            f"The model renders nearly black (its pixels' mean brightness {brightness:.0f} of 255, under a "
+            "headlight): give its geoms or materials a lighter rgba, or add a <light> to its worldbody"
+        )
+    return ""
 
 
 def draw_machine(
@@ -178,6 +213,10 @@ def plot_picture(
             job = RenderJob(model, pins, plane=plane)
             job.render(poses)
         frames, how = job.frames()
+    shows = _what_frames_show(job.seen if frames is not None else None)
+    if shows and renderer == "auto" and shows.startswith(NOTHING_SHOWN):
+        frames, how = None, shows
+        shows = ""
     if frames is None and renderer == "mujoco":
         raise RuntimeError(
             f'MuJoCo\'s offscreen renderer does not work here ({how}); set picture.renderer = "drawing" or "auto"'
@@ -191,7 +230,7 @@ def plot_picture(
             ax.set_title(f"t = {t:.2f} s", fontsize=9)
             ax.axis("off")
         fig.tight_layout()
-        return fig, f"Rendered by MuJoCo's offscreen renderer ({how})."
+        return fig, f"Rendered by MuJoCo's offscreen renderer ({how}).{' ' + shows + '.' if shows else ''}"
     fig = Figure(figsize=(8, 6))
     FigureCanvasAgg(fig)
     ax = fig.subplots()

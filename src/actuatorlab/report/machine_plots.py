@@ -114,7 +114,7 @@ def plot_power(
     result: SimulationResult, cylinders: Sequence[str], supplies: Sequence[str], summary: dict[str, float]
 ) -> Figure:
     """Hydraulic power in and losses [kW] against time, and the energy balance [kJ] per cylinder
-    (supply energy, work on the machine, valve losses) and in total."""
+    (supply energy, work on the machine, valve losses, compliance) and in total."""
     fig = Figure(figsize=(8, 7.5))
     FigureCanvasAgg(fig)
     top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [3, 2]})
@@ -128,12 +128,16 @@ def plot_power(
     top.grid(True, alpha=0.3)
     top.legend(fontsize=7)
     labels = [*cylinders, "total"]
-    energy = [summary[f"{c}.hydraulic_energy_J"] for c in cylinders] + [summary["total.energy_J"]]
-    work = [summary[f"{c}.work_J"] for c in cylinders] + [summary["total.work_J"]]
     x = np.arange(len(labels))
-    bottom.bar(x - 0.27, np.array(energy) / 1e3, 0.27, label="energy in")
-    bottom.bar(x, np.array(work) / 1e3, 0.27, label="work on the machine")
-    bottom.bar(x + 0.27, (np.array(energy) - np.array(work)) / 1e3, 0.27, label="losses")
+    bars = (
+        ("energy in", "hydraulic_energy_J", "energy_J"),
+        ("work on the machine", "work_J", "work_J"),
+        ("losses", "valve_losses_J", "losses_J"),
+        ("compliance (spring or oil)", "compliance_J", "compliance_J"),
+    )
+    for k, (label, own, total) in enumerate(bars):
+        values = [summary[f"{c}.{own}"] for c in cylinders] + [summary[f"total.{total}"]]
+        bottom.bar(x + 0.2 * (k - 1.5), np.array(values) / 1e3, 0.2, label=label)
     bottom.set_xticks(x, labels)
     bottom.set_ylabel("energy [kJ]")
     bottom.axhline(0.0, color="k", lw=0.5)

@@ -4,7 +4,15 @@ and numpy. Run as ``python -m actuatorlab.report.machine_render MODEL POSES OUT 
 PLANE``: it reads the compiled model, makes its renderer, waits for ``go`` on stdin (the poses
 are then in POSES), renders each pose with a free camera framing every body that moves over the
 whole motion (the cylinders drawn as grey capsules between their pin sites, ``pins.npy`` beside
-the poses), and saves the frames into OUT (``.npy``).
+the poses), and saves the frames into OUT (``.npy``) and what they show beside them
+(``OUT.info.npy``, per frame: the share of pixels the model's own geometry covers and their mean
+brightness, 0–255).
+
+Whatever the model says about its look, the frames show it: the headlight is switched on (a
+model without lights, or with its headlight off, renders black), the clipping planes are set on
+the framed motion (MuJoCo's are fractions of the model's whole extent, and a large terrain puts
+the near plane beyond the machine), and the background MuJoCo leaves black is painted light
+grey, unless the model has a skybox of its own.
 """
 
 from __future__ import annotations
@@ -15,6 +23,9 @@ import sys
 import mujoco
 import numpy as np
 
+BACKGROUND = 235
+"""Grey level [0–255] painted where no geometry is (MuJoCo leaves it black)."""
+
 
 def render(model_path: str, poses_path: str, out: str, width: int, height: int, plane: str) -> None:
     """Load the model, make the renderer, wait for the go line on stdin (the poses are written by
@@ -22,8 +33,10 @@ def render(model_path: str, poses_path: str, out: str, width: int, height: int, 
     model = mujoco.MjModel.from_binary_path(model_path)
     model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
     model.vis.global_.offheight = max(model.vis.global_.offheight, height)
-    model.vis.headlight.ambient[:] = 0.45  # models often carry no light of their own
+    model.vis.headlight.active = 1  # models often carry no light of their own, or turn it off
+    model.vis.headlight.ambient[:] = 0.45
     model.vis.headlight.diffuse[:] = 0.7
+    skybox = bool(np.any(model.tex_type == mujoco.mjtTexture.mjTEXTURE_SKYBOX))
     data = mujoco.MjData(model)
     renderer = mujoco.Renderer(model, height, width)
     if sys.stdin.readline().strip() != "go":  # the job ended without poses
@@ -52,6 +65,11 @@ def render(model_path: str, poses_path: str, out: str, width: int, height: int, 
     extent = float(np.max(points.max(axis=0) - points.min(axis=0))) or float(model.stat.extent)
     camera.lookat[:] = centre
     camera.distance = 1.3 * extent + 0.5
+    # clipping planes (fractions of the model's extent in MuJoCo) on the framed motion
+    scale = max(float(model.stat.extent), 1e-9)
+    model.vis.map.znear = 0.01 * min(extent or 1.0, camera.distance) / scale
+    model.vis.map.zfar = (camera.distance + 50.0 * (extent + 0.5)) / scale
+    info = np.zeros((len(poses), 2))
     for k, q in enumerate(poses):
         data.qpos[:] = q
         mujoco.mj_forward(model, data)
@@ -70,10 +88,19 @@ def render(model_path: str, poses_path: str, out: str, width: int, height: int, 
                 np.array([0.25, 0.25, 0.3, 1.0], dtype=np.float32),
             )
             mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, 0.045, data.site_xpos[base], data.site_xpos[rod])
+            geom.segid = scene.ngeom  # told apart from the background in the segmentation below
             scene.ngeom += 1
         frames[k] = renderer.render()
+        renderer.enable_segmentation_rendering()
+        segments = renderer.render()  # (objid, objtype) per pixel: (−1, −1) background
+        renderer.disable_segmentation_rendering()
+        own = segments[..., 1] == mujoco.mjtObj.mjOBJ_GEOM  # the model's geoms (not its sites, nor the cylinders)
+        info[k] = own.mean(), frames[k][own].mean() if own.any() else 0.0
+        if not skybox:
+            frames[k][(segments[..., 0] == -1) & (segments[..., 1] == -1)] = BACKGROUND
     renderer.close()
     np.save(out, frames)
+    np.save(out + ".info.npy", info)
 
 
 if __name__ == "__main__":

@@ -425,6 +425,9 @@ class MachineScenario(Spec):
     timestep: Time | None = None
     drop_actuators: StrictBool = False
     drop_missing_assets: StrictBool = False
+    drop_unreadable_meshes: StrictBool = False
+    """Run without the meshes MuJoCo cannot read (a URDF's COLLADA ``.dae``), noted in the report;
+    refused by default, naming them."""
     drop_plugins: StrictBool = False
     contacts: StrictBool = True
     initial_pose: dict[str, float | StrictStr] = Field(default_factory=dict)

@@ -29,12 +29,15 @@ class Channel:
 class SimulationResult:
     """Samples ``t`` [s] and named channels of a completed run (a failed run raises instead).
 
-    ``counters`` hold run statistics (steps, wall times of compilation and of the time loop).
+    ``counters`` hold run statistics (steps, wall times of compilation and of the time loop);
+    ``initial`` values of the state before the first sample where a run has them (SI units, named
+    as channels: a machine's chamber pressures, whose first step an energy ledger needs).
     """
 
     t: np.ndarray
     channels: dict[str, Channel]
     counters: dict[str, float] = field(default_factory=dict)
+    initial: dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.channels[name].values

@@ -74,6 +74,7 @@ def build_model(spec: MachineScenario, extra: list[PointSite], system: Callable)
             payloads,
             spec.contacts,
             spec.timestep,
+            spec.drop_unreadable_meshes,
         )
         built = system(model)
         pose = {
