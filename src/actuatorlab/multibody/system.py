@@ -254,7 +254,7 @@ class HydraulicMujocoSystem:
     def default_relaxations(self, qpos=None) -> dict[str, Relaxation]:
         """The relaxation of every cylinder chosen for its load at ``qpos`` and the model's step by
         ``default_relaxation`` (critical damping on its effective mass, a quarter of the
-        stability bound): see :mod:`actuatorlab.hydraulics.quasistatic.relaxation`."""
+        stability bound): see ``default_relaxation`` of :mod:`actuatorlab.hydraulics.quasistatic`."""
         return {
             name: default_relaxation(mass, self.timestep, bound)
             for name, (mass, bound) in self.effective_masses(qpos).items()

@@ -51,7 +51,7 @@ def default_relaxation(effective_mass: float, step: float, bound: float = STABIL
 
     The rule: with the valves closed the element is a spring–damper on m, stepped explicitly,
     stable while h²K/m + 2hB/m < ``bound`` (4 on a tree of bodies; less where the model's soft
-    equality constraints take part of the step's budget themselves, :mod:`actuatorlab.multibody.stability`).
+    equality constraints take part of the step's budget themselves, ``actuatorlab.multibody.stability``).
     With ω = √(K/m) and the damping ratio ζ = B/(2√(Km)), the bound reads (ωh)² + 4ζ(ωh) < bound:
 
     - ζ = 1 (critical damping): the held load settles without ringing, and no damping is spent
