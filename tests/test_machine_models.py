@@ -155,8 +155,9 @@ def test_a_constraint_that_could_carry_the_cylinders_load_is_refused(tmp_path):
 
 def test_a_run_stopped_at_its_stroke_on_a_limited_slide_joint_says_how_to_let_the_limit_stop_it(tmp_path):
     """Downloaded models limit their cylinders' slide joints; a stroke equal to that range stops
-    the run as MuJoCo's soft limit lets the rod pass by a fraction of a millimetre. The message
-    gives the limit in pin-to-pin length and a stroke that lets it be the end stop."""
+    the run as MuJoCo's soft limit lets the rod pass by more than that. The message gives the limit
+    in pin-to-pin length and a stroke that lets it be the end stop (applied in
+    ``test_machine_relaxation``)."""
     low, high = CLOSED_CHAIN_LENGTH - 0.05, CLOSED_CHAIN_LENGTH + 0.3
     scenario = write_closed_chain_boom(
         tmp_path,
@@ -179,8 +180,8 @@ def test_a_run_stopped_at_its_stroke_on_a_limited_slide_joint_says_how_to_let_th
     with pytest.raises(
         ActuatorlabError,
         match=rf"the slide joint's limit in the model stops ℓ at \[{low:.6g}, "
-        rf"{high:.6g}\] m: to let it be the end stop, give retracted_length = "
-        rf"{low - 0.005:.6g} m and stroke = 0\.36 m",
+        rf"{high:.6g}\] m, and MuJoCo's soft limit lets the rod pass it by up to .* mm .* to let it be the end "
+        r"stop, give retracted_length = [\d.]+ m and stroke = [\d.]+ m",
     ):
         _run(scenario)
 

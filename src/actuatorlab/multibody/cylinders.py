@@ -71,9 +71,11 @@ INTS = Layout("J_", "base_site", "rod_site", "base_body", "rod_body", "kind", "q
 N_INTS = len(INTS)
 # columns of the float table ``gain`` (n, N_GAIN): relaxation K [N/m] and B [N s/m] (quasistatic;
 # 0 for a pressure cylinder), the pin-to-pin length limits [m], the slide-joint length offset [m],
-# the constant supply pressure P_s [Pa] (0: a fixed-displacement pump)
-GAINS = Layout("G_", "stiffness", "damping", "min_length", "max_length", "offset", "supply")
-(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET, G_SUPPLY) = GAINS.indices
+# the constant supply pressure P_s [Pa] (0: a fixed-displacement pump), the factor φ of the
+# stability check along the run (1/m = φ gᵀM⁻¹g against the bound 4: 1 on a tree of bodies, set
+# at the initial pose where soft equality constraints take part, :mod:`.stability`)
+GAINS = Layout("G_", "stiffness", "damping", "min_length", "max_length", "offset", "supply", "mass_factor")
+(G_STIFFNESS, G_DAMPING, G_MIN_LENGTH, G_MAX_LENGTH, G_OFFSET, G_SUPPLY, G_MASS_FACTOR) = GAINS.indices
 N_GAIN = len(GAINS)
 
 
@@ -377,6 +379,7 @@ def pack_cylinders(model: mujoco.MjModel, actuators: Sequence[Cylinder]) -> Cyli
     n = len(ordered)
     ints = np.zeros((n, N_INTS), dtype=np.int64)
     gain = np.zeros((n, N_GAIN))
+    gain[:, G_MASS_FACTOR] = 1.0
     cps = np.zeros((n, N_CIRCUIT))
     hps = np.zeros((n, N_PRESSURE))
     for i, a in enumerate(ordered):

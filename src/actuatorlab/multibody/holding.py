@@ -31,13 +31,16 @@ class InitialState:
     """A consistent initial state: ``forces`` [N] per actuator (f > 0 pushes the pins apart)
     that hold the pose, the residual ‖G f − τ‖ [N or N m] of the holding equations (0 when the
     cylinders can hold every degree of freedom), ``lengths`` ℓ [m], ``stretch`` p − ℓ = f/K [m]
-    (quasistatic) and ``pressures`` (p_h, p_r, P) [Pa] (pressure cylinders), per actuator name."""
+    (quasistatic) and ``pressures`` (p_h, p_r, P) [Pa] (pressure cylinders), per actuator name;
+    ``qpos``: the pose the run starts from (the given one, or where the model's soft constraints
+    hold the load, ``HydraulicMujocoSystem.rest_pose``)."""
 
     forces: dict[str, float]
     residual: float
     lengths: dict[str, float]
     stretch: dict[str, float]
     pressures: dict[str, tuple[float, float, float]]
+    qpos: np.ndarray | None = None
 
 
 def holding_state(

@@ -5,7 +5,8 @@ Per step k (t_k = k·h, h = ``model.opt.timestep`` [s]):
 
 1. ``mj_step1`` (positions and velocities at q_k; :mod:`.native` calls MuJoCo by address);
 2. every ``n_check`` steps the closed-valve stability bound h²K/m + 2hB/m < 4 at the current
-   pose (:mod:`.stability`; 1/m = gᵀM⁻¹g from ``mj_jacSite`` and ``mj_solveM``): a violation
+   pose (:mod:`.stability`; 1/m = φ gᵀM⁻¹g from ``mj_jacSite`` and ``mj_solveM``, φ the factor of
+   soft equality constraints found at the initial pose, 1 on a tree of bodies): a violation
    stops the loop and the driver raises naming the time;
 3. the pin lengths ℓ_k (``pin_lengths``), then the valve commands u_c: open-loop cylinders read
    theirs from a table; a closed-loop cylinder samples its PI controller
@@ -30,7 +31,17 @@ from ..control.pi import N_PI, pi_step
 from ..numerics.borrowed import borrowed
 from ..numerics.layout import Layout
 from ..numerics.status import STATUS_OK
-from .cylinders import G_DAMPING, G_STIFFNESS, J_BASE_SITE, J_DOF, J_KIND, J_QPOS, J_ROD_SITE, KIND_PRESSURE
+from .cylinders import (
+    G_DAMPING,
+    G_MASS_FACTOR,
+    G_STIFFNESS,
+    J_BASE_SITE,
+    J_DOF,
+    J_KIND,
+    J_QPOS,
+    J_ROD_SITE,
+    KIND_PRESSURE,
+)
 from .kernels import N_WORK, O_BLEED, O_COMMAND, W_B, W_K, cylinder_forces, pin_lengths
 from .native import jac_site, solve_m, step1, step2
 from .point_forces import add_body_moment, add_point_force
@@ -72,6 +83,7 @@ def _stable(calls, site_xpos, ints, cps, hps, gain, h, l_now, unit, grads, minv_
         inv_mass = 0.0
         for d in range(grads.shape[1]):
             inv_mass += minv_g[i, d] * grads[i, d]
+        inv_mass *= gain[i, G_MASS_FACTOR]  # soft equality constraints (1 on a tree of bodies)
         if ints[i, J_KIND] == KIND_PRESSURE:
             stiffness, damping = oil_column_stiffness(cps[i], hps[i], l_now[i]), 0.0
         else:

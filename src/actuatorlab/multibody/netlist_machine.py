@@ -179,7 +179,8 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
     """An MJCF model whose ``cylinders`` (``NetlistCylinder``) and ``motors`` (``NetlistMotor``)
     are driven by the netlist ``parts`` (name → (component, {port: node}), as
     :class:`~actuatorlab.hydraulics.circuits.Network` takes them) in ``model``
-    ``"quasistatic"`` (the cylinders with ``relaxation`` K, B; each motor with its own) or
+    ``"quasistatic"`` (the cylinders with ``relaxation`` K, B: one for all, or a mapping name →
+    ``Relaxation``, the default ``Relaxation()`` for a name it lacks; each motor with its own) or
     ``"pressure"`` (oil at ``bulk_modulus`` [Pa]). ``network``: the network stepped (the
     actuators added under their names); ``flow_network``: the same with plain cylinders and
     motors, whose flows at the recorded rod and shaft velocities are the run's flows."""
@@ -190,13 +191,18 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         cylinders: Sequence[NetlistCylinder],
         parts: Mapping,
         model_kind: str = "quasistatic",
-        relaxation: Relaxation | None = None,
+        relaxation: Relaxation | Mapping[str, Relaxation] | None = None,
         bulk_modulus: float = OIL_BULK_MODULUS,
         motors: Sequence[NetlistMotor] = (),
     ):
         if model_kind not in MODELS:
             raise ParameterError(f"model = {model_kind!r}: choose one of {', '.join(MODELS)}")
         relaxation = relaxation or Relaxation()
+        own = (
+            {c.name: relaxation.get(c.name) or Relaxation() for c in cylinders}
+            if isinstance(relaxation, Mapping)
+            else dict.fromkeys((c.name for c in cylinders), relaxation)
+        )
         self.cylinders = {c.name: c for c in cylinders}
         self.motors = {m.name: m for m in motors}
         names = [*self.cylinders, *self.motors]
@@ -220,15 +226,15 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
 
         self.flow_network = network(dict.fromkeys(names, 0.0))
         pressure = _force_pressure(parts)
-        attachments = [_attachment(c, model_kind, relaxation, pressure, bulk_modulus) for c in cylinders]
+        attachments = [_attachment(c, model_kind, own[c.name], pressure, bulk_modulus) for c in cylinders]
         attachments += [_motor_attachment(m, model_kind, pressure, bulk_modulus, self.flow_network) for m in motors]
         super().__init__(model, attachments)
         self.model_kind = model_kind
-        self.relaxation = relaxation
+        self.relaxations = own
         admittance = {}
         for name in names:
-            own = self.motors[name].relaxation() if name in self.motors else relaxation
-            admittance[name] = 1.0 / (own.damping + self.timestep * own.stiffness) if quasistatic else 0.0
+            r = self.motors[name].relaxation() if name in self.motors else own[name]
+            admittance[name] = 1.0 / (r.damping + self.timestep * r.stiffness) if quasistatic else 0.0
             if not math.isfinite(admittance[name]):
                 raise ParameterError(f"{name}: relaxation K = B = 0 leaves it free of its joint; give K > 0 or B > 0")
         self.network = network(admittance) if quasistatic else self.flow_network
@@ -306,9 +312,12 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         check_interval: float | None = 0.05,
         controllers: Mapping[str, ClosedLoop] | None = None,
         drives: Mapping[str, Sequence[str]] | None = None,
+        settle: bool = False,
     ) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
         """Step the model and the netlist for ``duration`` [s] from rest at ``qpos`` (holding it).
 
+        ``settle``: as :meth:`.system.HydraulicMujocoSystem.simulate` (the joints no cylinder
+        holds moved to the nearest equilibrium first).
         ``inputs``: a signal (constant, array per step, or callable of t) per network input
         ``"component.input"`` (spool positions in [−1, 1], pump speeds [rad/s]); the cylinders'
         own inputs come from the model. ``loads``, ``check``, ``check_interval``: as
@@ -333,7 +342,8 @@ class NetlistMujocoSystem(HydraulicMujocoSystem):
         load_sites, load_bodies, load_forces, load_moments = self.sample_loads(loads, t)
         if check:
             self.check_stability(qpos)
-        init = self.initial_state(qpos, loads)
+        init = self.initial_state(qpos, loads, settle=settle)
+        qpos = init.qpos
         self.set_pose(qpos)
         lengths, _ = self.length_gradients()
         state = np.zeros((len(self.actuators), N_STATE))

@@ -20,6 +20,7 @@ bound, which the driver then names. Consistent initial states (:mod:`.holding`) 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -30,6 +31,7 @@ import numpy as np
 from ..errors import ParameterError, SimulationError
 from ..hydraulics.pressure_dynamics import holding_pressures, idle_pump_pressure
 from ..hydraulics.quasistatic.network import new_pump_state
+from ..hydraulics.quasistatic.relaxation import STABILITY_BOUND, Relaxation, default_relaxation
 from ..numerics.status import (
     STATUS_CHATTER,
     STATUS_NEWTON,
@@ -43,6 +45,7 @@ from ..numerics.status import (
 from ..simulation.result import Channel, SimulationResult
 from ..validation import positive
 from .cylinders import (
+    G_MASS_FACTOR,
     G_MAX_LENGTH,
     G_MIN_LENGTH,
     G_OFFSET,
@@ -89,7 +92,23 @@ from .kernels import (
 from .loop import B_AUTO, run_loop
 from .native import MujocoCalls
 from .point_forces import body_chains, dof_parents
-from .stability import ActuatorStability, closed_valve_bound, stability_limits, unstable_error
+from .stability import (
+    ActuatorStability,
+    closed_valve_bound,
+    constrained_inverse_masses,
+    equality_rows,
+    stability_limits,
+    unstable_error,
+)
+
+
+REST_ITERATIONS = 20
+"""Newton steps of ``rest_pose`` at most."""
+REST_TOLERANCE = 1e-9
+"""|qacc| [m/s² or rad/s²] below which ``rest_pose`` stops: the machine moves by less than
+½·1e-9·t² (0.5 nm or nrad in a second)."""
+REST_STEP = 1e-7
+"""Central-difference step of ``rest_pose``: [m or rad] on the pose, relative on the forces."""
 
 
 class HydraulicMujocoSystem:
@@ -196,40 +215,74 @@ class HydraulicMujocoSystem:
 
     # -- stability ----------------------------------------------------------------------------
     def _bound(self) -> tuple[np.ndarray, ...]:
-        """The closed-valve bound at the current data (after mj_forward or mj_step1), vectorised
-        over the actuators: (1/m, K, B, stable) arrays (n,), with 1/m = gᵀM⁻¹g from one
-        ``mj_solveM`` on the stacked gradients (``stability.closed_valve_bound``)."""
+        """The closed-valve bound at the current data (after mj_step1, during a run), vectorised
+        over the actuators: (1/m, K, B, stable, bound) arrays (n,), with 1/m = φ gᵀM⁻¹g from one
+        ``mj_solveM`` on the stacked gradients and φ the soft constraints' factor found at the
+        initial pose (``stability.closed_valve_bound``), as the compiled loop evaluates it."""
         lengths, grads_t = self._gradients_t()
         minv_g = np.empty_like(grads_t)
         mujoco.mj_solveM(self.model, self.data, minv_g, grads_t)
-        inv_mass = np.einsum("ij,ij->i", minv_g, grads_t)
+        inv_mass = np.einsum("ij,ij->i", minv_g, grads_t) * self.gain[:, G_MASS_FACTOR]
         return closed_valve_bound(self.arrays, self._pressure, self.timestep, lengths, inv_mass)
+
+    def _initial_bound(self) -> tuple[np.ndarray, ...]:
+        """The closed-valve bound at the current data (after mj_forward) with the soft equality
+        constraints in full (``stability.constrained_inverse_masses``); sets the factor φ the
+        loop's checks along the run use (1 exactly without equality constraints)."""
+        lengths, grads_t = self._gradients_t()
+        tree, inverse, bound = constrained_inverse_masses(self.model, self.data, grads_t)
+        self.gain[:, G_MASS_FACTOR] = np.where(
+            (inverse == tree) & (bound == STABILITY_BOUND), 1.0, inverse * STABILITY_BOUND / (tree * bound)
+        )
+        return closed_valve_bound(self.arrays, self._pressure, self.timestep, lengths, inverse, bound)
 
     def _limits(self, *bound) -> list[ActuatorStability]:
         return stability_limits([a.name for a in self.actuators], self.timestep, *bound)
 
+    def effective_masses(self, qpos=None) -> dict[str, tuple[float, float]]:
+        """(effective mass m [kg], stability bound) of every cylinder at ``qpos`` (default the
+        model's qpos0): the mass its force accelerates along its pin line or slide joint in one
+        step, soft equality constraints included, and the bound of h²K/m + 2hB/m there (4, less
+        where those constraints share the step): see :mod:`.stability`."""
+        self.set_pose(qpos)
+        lengths, grads_t = self._gradients_t()
+        _, inverse, bound = constrained_inverse_masses(self.model, self.data, grads_t)
+        return {
+            a.name: (1.0 / inverse[i] if inverse[i] > 0.0 else math.inf, float(bound[i]))
+            for i, a in enumerate(self.actuators)
+        }
+
+    def default_relaxations(self, qpos=None) -> dict[str, Relaxation]:
+        """The relaxation of every cylinder chosen for its load at ``qpos`` and the model's step by
+        ``default_relaxation`` (critical damping on its effective mass, a quarter of the
+        stability bound): see ``default_relaxation`` of :mod:`actuatorlab.hydraulics.quasistatic`."""
+        return {
+            name: default_relaxation(mass, self.timestep, bound)
+            for name, (mass, bound) in self.effective_masses(qpos).items()
+        }
+
     def stability(self, qpos=None) -> list[ActuatorStability]:
         """Closed-valve stability of every cylinder at ``qpos`` (see :mod:`.stability`)."""
         self.set_pose(qpos)
-        return self._limits(*self._bound())
+        return self._limits(*self._initial_bound())
 
-    def _unstable_error(self, lim: ActuatorStability, when: str) -> SimulationError:
-        return unstable_error(self.actuators[self.index[lim.name]], lim, self.timestep, when)
+    def _unstable_error(self, limits: list[ActuatorStability], when: str) -> SimulationError:
+        unstable = [(self.actuators[self.index[lim.name]], lim) for lim in limits if not lim.stable]
+        return unstable_error(unstable, self.timestep, when)
 
     def check_stability(self, qpos=None) -> list[ActuatorStability]:
-        """``stability``; raises ``SimulationError`` naming the first unstable cylinder and a stable K."""
+        """``stability``; raises one ``SimulationError`` naming every unstable cylinder and a
+        stable K and B for each."""
         limits = self.stability(qpos)
-        for lim in limits:
-            if not lim.stable:
-                raise self._unstable_error(lim, "at the initial pose")
+        if not all(lim.stable for lim in limits):
+            raise self._unstable_error(limits, "at the initial pose")
         return limits
 
     def _check_running(self, time_: float) -> None:
         """The bound at the current data during a run (after mj_step1); raises naming ``time_``."""
         bound = self._bound()
         if not np.all(bound[3]):
-            lim = self._limits(*bound)[int(np.argmin(bound[3]))]
-            raise self._unstable_error(lim, f"at the pose reached at t = {time_:.6g} s")
+            raise self._unstable_error(self._limits(*bound), f"at the pose reached at t = {time_:.6g} s")
 
     # -- consistent initialisation -------------------------------------------------------------
     def _load_torque(self, load_sites, load_values) -> np.ndarray:
@@ -274,24 +327,142 @@ class HydraulicMujocoSystem:
         loads: Sequence[SiteLoad] = (),
         bleed0: Mapping[str, float] | None = None,
         residual_tolerance: float = 1e-6,
+        settle: bool = False,
     ) -> InitialState:
         """The consistent initial state at rest at ``qpos`` (see :mod:`.holding`). ``bleed0``
         [-]: the bleed openings at t = 0 (pump-line idle pressure of pressure cylinders).
 
+        Where the model's equality constraints are active (a closed chain's connects, a weld),
+        the state starts from the pose where their soft forces hold the load (``rest_pose``: the
+        pose sags by the constraints' give, the cylinder lengths kept), so that it is at rest.
+        ``settle``: also move the degrees of freedom no cylinder holds to the nearest
+        equilibrium before the run (instead of refusing a pose they are not balanced in).
+
         Raises ``SimulationError`` when no physical holding state exists: a cylinder would need a
         force beyond its chamber reliefs, a degree of freedom the cylinders cannot hold has an
-        unbalanced load (relative residual > ``residual_tolerance``), or K = 0 with a load.
+        unbalanced load (relative residual > ``residual_tolerance``; the message names each such
+        joint and its unbalanced force or torque), or K = 0 with a load.
         """
+        if settle:
+            qpos = self.rest_pose(qpos, loads, free=True)
         forces, residual, lengths = self.holding_forces(qpos, loads)
         self._check_lengths(lengths)
         scale = max(float(np.linalg.norm(self.data.qfrc_inverse)), 1.0)
         if residual > residual_tolerance * scale:
             raise SimulationError(
-                f"the cylinders cannot hold the initial pose: the least-squares cylinder forces leave an unbalanced "
-                f"generalised force of {residual:.4g} (N or N m) on degrees of freedom they do not act on; give a "
-                "pose where those degrees of freedom are in equilibrium (or constrained)"
+                "the cylinders cannot hold the initial pose: the least-squares cylinder forces leave an unbalanced "
+                f"generalised force of {residual:.4g} (N or N m; tolerance {residual_tolerance:g} of the "
+                f"inverse-dynamics force, {residual_tolerance * scale:.3g}) on joints they do not act on: "
+                f"{self._unbalanced_joints(qpos, loads, residual_tolerance * scale)}; give a pose where those "
+                "joints are in equilibrium (or constrained), or let the run settle them first (settle = true in "
+                "the machine's file, settle=True in simulate)"
             )
-        return holding_state(self.actuators, forces, residual, lengths, dict(bleed0 or {}))
+        pose = qpos
+        if not settle and equality_rows(self.model, self.data)[0].shape[0]:
+            pose = self.rest_pose(qpos, loads)
+            forces, residual, lengths = self.holding_forces(pose, loads)
+        state = holding_state(self.actuators, forces, residual, lengths, dict(bleed0 or {}))
+        self.set_pose(pose)
+        return dataclasses.replace(state, qpos=self.data.qpos.copy())
+
+    def _unbalanced_joints(self, qpos, loads, tolerance: float) -> str:
+        """The joints whose degrees of freedom carry the holding equations' residual at ``qpos``,
+        each with its unbalanced torque [N m] or force [N] (largest first; a free or ball joint's
+        by the norm over its degrees of freedom)."""
+        residual = self._holding_residual(qpos, loads)
+        model = self.model
+        parts = {}
+        for dof, value in enumerate(residual):
+            joint = int(model.dof_jntid[dof])
+            parts[joint] = parts.get(joint, 0.0) + value * value
+        named = []
+        for joint, square in sorted(parts.items(), key=lambda item: -item[1]):
+            value = math.sqrt(square)
+            if value <= 0.1 * tolerance:
+                continue
+            kind = int(model.jnt_type[joint])
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, joint) or f"joint {joint}"
+            unit = {int(mujoco.mjtJoint.mjJNT_HINGE): "N m", int(mujoco.mjtJoint.mjJNT_SLIDE): "N"}.get(
+                kind, "N and N m"
+            )
+            named.append(f"{name} {value:.3g} {unit}")
+        return ", ".join(named) or "none above the tolerance alone"
+
+    def _holding_residual(self, qpos, loads) -> np.ndarray:
+        """The residual (nv,) [N or N m] of the holding equations G f + J_eqᵀ λ = τ at ``qpos``."""
+        self.set_pose(qpos)
+        lengths, grads = self.length_gradients()
+        self.data.qacc[:] = 0.0
+        mujoco.mj_inverse(self.model, self.data)
+        jacobian, inverse_forces = equality_rows(self.model, self.data)
+        tau = self.data.qfrc_inverse + jacobian.T @ inverse_forces - self.data.qfrc_applied
+        sites = [self.site_id(load.site) for load in loads]
+        tau -= self._load_torque(sites, [initial_load(load) for load in loads])
+        system = np.hstack([grads, jacobian.T])
+        solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
+        return system @ solution - tau
+
+    def rest_pose(self, qpos=None, loads: Sequence[SiteLoad] = (), free: bool = False) -> np.ndarray:
+        """The pose near ``qpos`` where the machine is at rest (qacc = 0 at qvel = 0) under gravity,
+        passive forces, the ``loads`` at t = 0, MuJoCo's soft constraints and the cylinder forces,
+        with every cylinder's length kept: Newton's method on (q, f), the Jacobian of qacc by
+        central differences. MuJoCo's equality constraints are soft (``solref``, ``solimp``): they
+        carry a load only when violated a little, so at the exact pose they give and the machine
+        would sag in the first steps and ring; from this pose it starts still. ``free``: the
+        degrees of freedom no cylinder holds move to the nearest equilibrium too (else the pose
+        must have them balanced already, ``initial_state``). Returns qpos (nq,) (the given one if
+        Newton's method makes no progress)."""
+        model, data = self.model, self.data
+        self.set_pose(qpos)
+        q = data.qpos.copy()
+        lengths0, _ = self.length_gradients()
+        forces, _, _ = self.holding_forces(q, loads)
+        n, nv = len(self.actuators), model.nv
+        sites = [self.site_id(load.site) for load in loads]
+        values = [initial_load(load) for load in loads]
+
+        def residual(q_, f_):
+            self.set_pose(q_)
+            lengths, grads = self.length_gradients()
+            data.qfrc_applied[:] = grads @ f_ + self._load_torque(sites, values)
+            mujoco.mj_forward(model, data)
+            return np.concatenate([data.qacc.copy(), lengths - lengths0]), grads
+
+        def moved(q_, dq):
+            out = q_.copy()
+            mujoco.mj_integratePos(model, out, dq, 1.0)
+            return out
+
+        r, grads = residual(q, forces)
+        start = best = float(np.abs(r[:nv]).max(initial=0.0))
+        best_q = q.copy()
+        for _ in range(REST_ITERATIONS):
+            if best < REST_TOLERANCE:
+                break
+            jac = np.zeros((nv + n, nv + n))
+            for j in range(nv):
+                dq = np.zeros(nv)
+                dq[j] = REST_STEP
+                plus, _ = residual(moved(q, dq), forces)
+                minus, _ = residual(moved(q, -dq), forces)
+                jac[:nv, j] = (plus[:nv] - minus[:nv]) / (2.0 * REST_STEP)
+            for i in range(n):
+                df = np.zeros(n)
+                df[i] = REST_STEP * max(abs(forces[i]), 1.0)
+                plus, _ = residual(q, forces + df)
+                minus, _ = residual(q, forces - df)
+                jac[:nv, nv + i] = (plus[:nv] - minus[:nv]) / (2.0 * df[i])
+            jac[nv:, :nv] = grads.T
+            r, _ = residual(q, forces)
+            step, *_ = np.linalg.lstsq(jac, -r, rcond=None)
+            q, forces = moved(q, step[:nv]), forces + step[nv:]
+            r, grads = residual(q, forces)
+            size = float(np.abs(r[:nv]).max(initial=0.0))
+            if not size < best:
+                break
+            best, best_q = size, q.copy()
+        self.set_pose(best_q if best < start else qpos)
+        return self.data.qpos.copy()
 
     # -- simulation ---------------------------------------------------------------------------
     def pump_groups(self) -> np.ndarray:
@@ -316,6 +487,7 @@ class HydraulicMujocoSystem:
         check: bool = True,
         check_interval: float | None = 0.05,
         controllers: Mapping[str, ClosedLoop] | None = None,
+        settle: bool = False,
     ) -> SimulationResult:
         """Step the model for ``duration`` [s] on t_k = k·h, k = 0 … round(duration/h).
 
@@ -325,7 +497,9 @@ class HydraulicMujocoSystem:
         of h). ``bleed``: u_b ∈ [0, 1] or an ``OpenCentreBleed``, one for all or one per name
         (equal within a pump group). ``loads``: external site forces [N] and moments [N m].
         ``qpos``, ``qvel``: initial state (default the model's qpos0, at rest). ``consistent``:
-        start from the holding state of ``initial_state`` (at rest only); otherwise every relaxed
+        start from the holding state of ``initial_state`` (at rest only; where equality
+        constraints are active, from the pose where their soft forces hold the load; ``settle``:
+        the joints no cylinder holds moved to the nearest equilibrium first); otherwise every relaxed
         element starts unstretched (p = ℓ, the paper's p(0) = ℓ(0)) and every pressure cylinder
         from the holding pressures. ``regeneration``: u_a per pressure cylinder (default 0).
         ``check``: refuse an unstable K/B/step at the initial pose (``check_stability``) and,
@@ -368,7 +542,8 @@ class HydraulicMujocoSystem:
         if consistent:
             if qvel is not None and np.any(np.asarray(qvel) != 0.0):
                 raise ParameterError("consistent initialisation holds the machine at rest: give qvel = None or zeros")
-            init = self.initial_state(qpos, loads, bleed0)
+            init = self.initial_state(qpos, loads, bleed0, settle=settle)
+            qpos = init.qpos
         self.set_pose(qpos, qvel)
         lengths, grads = self.length_gradients()
         self._check_lengths(lengths)
@@ -451,18 +626,84 @@ class HydraulicMujocoSystem:
                 moments[:, j] = sample_signal(f"moment at {load.site!r}", load.moment, t, 3)
         return sites, bodies, forces, moments
 
-    def _joint_stops(self, which: int) -> str:
+    def _joint_stops(self, which: int, row: np.ndarray) -> str:
         """For a cylinder on a limited slide joint: where the joint's limit puts the ends of ℓ [m]
-        and how to make that limit the end stop (a stroke reaching 5 mm beyond it), else ""."""
+        and the cylinder length limits that let that limit be the end stop, else "".
+
+        MuJoCo's limit is soft: its row carries a force F only when passed by
+        r = (1 − d)·A·F/(d²·k) [m] (d the impedance of ``solimplimit`` at that depth, A the
+        joint's inverse inertia ``dof_invweight0`` [1/kg], k = 1/(d_max τ ζ)² [1/s²] of
+        ``solreflimit``, τ at least 2h), and a rod arriving at speed v passes it by about v·τ
+        more. F is the largest force the cylinder's supply gives towards that end (its area
+        times the lower of the pump relief, or supply, and chamber relief pressures) plus the
+        force at the failure (the load's share), v the speed then (``row``: the loop's output of
+        that step); the margin beyond each end is 1.2 (r + v τ) + 1 mm, and each advised limit
+        lies beyond the cylinder's own too. Where that give exceeds 5 mm the message names the
+        ``solreflimit`` time constant that brings it to 5 mm."""
         qpos = int(self.ints[which, J_QPOS])
         joints = np.flatnonzero(self.model.jnt_qposadr == qpos) if qpos >= 0 else []
         if not len(joints) or not self.model.jnt_limited[joints[0]]:
             return ""
-        low, high = self.model.jnt_range[joints[0]] + self.gain[which, G_OFFSET]
-        return (
-            f"; the slide joint's limit in the model stops ℓ at [{low:.6g}, {high:.6g}] m: to let it be the end "
-            f"stop, give retracted_length = {low - 0.005:.6g} m and stroke = {high - low + 0.01:.6g} m"
+        joint = int(joints[0])
+        low, high = self.model.jnt_range[joint] + self.gain[which, G_OFFSET]
+        c = self.actuators[which].circuit
+        speed = abs(float(row[O_RATE])) if math.isfinite(row[O_RATE]) else 0.0
+        load = abs(float(row[O_FORCE])) if math.isfinite(row[O_FORCE]) else 0.0
+        supply = c.pump_relief_pressure
+        forces = (
+            c.rod_area * min(supply, c.rod_relief_pressure) + load,
+            c.head_area * min(supply, c.head_relief_pressure) + load,
         )
+        give = [self._limit_give(joint, force) for force in forces]
+        tau = self._limit_time_constant(joint)
+        margins = [1.2 * (g + speed * tau) + 0.001 for g in give]
+        own_low, own_high = self.gain[which, G_MIN_LENGTH], self.gain[which, G_MAX_LENGTH]
+        retracted = math.floor(min(low, own_low) * 1000.0 - margins[0] * 1000.0) / 1000.0
+        extended = math.ceil(max(high, own_high) * 1000.0 + margins[1] * 1000.0) / 1000.0
+        stiffer = ""
+        if max(give) > 0.005:
+            needed = tau / math.sqrt(max(give) / 0.005)  # r ∝ 1/k ∝ τ²
+            floor = 2.0 * self.timestep
+            stiffer = (
+                f', or stiffen the joint\'s limit, solreflimit="{max(needed, floor):.2g} 1" (then it gives '
+                f"{1000.0 * max(give) * (max(needed, floor) / tau) ** 2:.2g} mm) with a margin to match"
+            )
+        return (
+            f"; the slide joint's limit in the model stops ℓ at [{low:.6g}, {high:.6g}] m, and MuJoCo's soft limit "
+            f"lets the rod pass it by up to {1000.0 * give[0]:.3g} mm at the retracted end and "
+            f"{1000.0 * give[1]:.3g} mm at the extended one under the supply's force: to let it be the end stop, "
+            f"give retracted_length = {retracted:.6g} m and stroke = {extended - retracted:.6g} m{stiffer}"
+        )
+
+    def _limit_time_constant(self, joint: int) -> float:
+        """τ [s] of the soft limit of ``joint`` (``solreflimit``; at least 2h where MuJoCo's
+        refsafe holds; 1/√k of a direct stiffness)."""
+        solref, solimp = self.model.jnt_solref[joint], self.model.jnt_solimp[joint]
+        if solref[0] > 0.0:
+            tau = float(solref[0])
+            if not self.model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE:
+                tau = max(tau, 2.0 * self.timestep)
+            return tau
+        return max(float(solimp[0]), float(solimp[1])) / math.sqrt(-float(solref[0]))
+
+    def _limit_give(self, joint: int, force: float) -> float:
+        """How far [m] the soft limit of slide ``joint`` lets its rod pass at rest under ``force``
+        [N] (see ``_joint_stops``): with the impedance past the limit's ``width``, or at its start
+        where the give is shallower."""
+        model = self.model
+        solref, solimp = model.jnt_solref[joint], model.jnt_solimp[joint]
+        d_max = max(float(solimp[0]), float(solimp[1]))
+        tau = self._limit_time_constant(joint)
+        zeta = float(solref[1]) if solref[0] > 0.0 else 1.0
+        stiffness = 1.0 / (d_max * tau * max(zeta, 1e-9)) ** 2 if solref[0] > 0.0 else -float(solref[0]) / d_max**2
+        inverse = float(model.dof_invweight0[int(model.jnt_dofadr[joint])])
+
+        def give(d: float) -> float:
+            d = min(max(d, 1e-4), 1.0 - 1e-9)
+            return (1.0 - d) * inverse * force / (d * d * stiffness)
+
+        deep = give(float(solimp[1]))
+        return deep if deep > float(solimp[2]) else max(deep, give(float(solimp[0])))
 
     def _raise_failure(self, status, which, time_, row) -> None:
         a = self.actuators[which]
@@ -471,7 +712,7 @@ class HydraulicMujocoSystem:
             STATUS_STRETCH: f" of {MAX_STRETCH} m",
             STATUS_STROKE: f" (ℓ = {row[O_LENGTH]:.6g} m outside its limits [{self.gain[which, G_MIN_LENGTH]:.6g}, "
             f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the cylinder model has no end stops"
-            f"{self._joint_stops(which)})",
+            f"{self._joint_stops(which, row)})",
             STATUS_ROOT: " (the shared pump pressure)",
             STATUS_NEWTON: " (the chamber and pump-line pressures)",
             STATUS_CHATTER: " (the step is unstable at this pose)",
@@ -530,21 +771,6 @@ def loop_counters(t: np.ndarray, h: float, loop_time: float, compile_time: float
         "loop_time_s": loop_time,
         "real_time_factor": duration / loop_time if loop_time > 0 else math.inf,
     }
-
-
-def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
-    """(J (m, nv), forces (m,)): the rows of the active equality constraints (connect, weld, joint
-    coupling) in the constraint Jacobian and their constraint forces, at the current data (after
-    ``mj_forward`` or ``mj_inverse``)."""
-    rows = np.flatnonzero(data.efc_type[: data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
-    if not rows.size:
-        return np.zeros((0, model.nv)), np.zeros(0)
-    if mujoco.mj_isSparse(model):
-        dense = np.zeros((data.nefc, model.nv))
-        mujoco.mju_sparse2dense(dense, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr, data.efc_J_colind)
-    else:
-        dense = np.asarray(data.efc_J).reshape(data.nefc, model.nv)
-    return dense[rows], data.efc_force[rows].copy()
 
 
 def _check_determined(system: np.ndarray, n: int, names: Sequence[str]) -> None:

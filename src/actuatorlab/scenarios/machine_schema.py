@@ -1,7 +1,8 @@
 """Schema of the ``machine`` scenario: the user's MJCF or URDF model with hydraulic cylinders,
 circuits, valve commands or closed loops, loads and an initial pose, all in one file.
 
-Tables: ``[relaxation]`` (quasistatic model); the hydraulics as either ``[[circuits]]`` (a
+Tables: ``[relaxation]`` (quasistatic model: one for every cylinder; without it each
+cylinder's own ``relaxation``, or the default for its load); the hydraulics as either ``[[circuits]]`` (a
 supply: the papers' fixed-displacement pump with bleed and relief — shared by its cylinders
 (Sec. 6) or one per cylinder — or a constant-pressure supply; valve sizes, reliefs, fluid) or a
 netlist ``[components.NAME]`` (any circuit, the syntax of the ``circuit`` kind,
@@ -94,10 +95,26 @@ class PinSpec(Spec):
 
 
 class RelaxationSpec(Spec):
-    """The virtual spring–damper of the quasistatic cylinders (K [N/m], B [N s/m], (68a))."""
+    """The virtual spring–damper of every quasistatic cylinder (K [N/m], B [N s/m], (68a)): the
+    top-level ``[relaxation]``, an override for all cylinders where given (a field left out keeps
+    the former fixed default, 5e7 N/m or 2.5e6 N s/m, as files written before the per-cylinder
+    default ran)."""
 
     stiffness: Stiffness = _RELAX["stiffness"]
     damping: Damping = _RELAX["damping"]
+
+    def build(self, where: str) -> Relaxation:
+        with reported_at(where, own_prefix="relaxation."):
+            return Relaxation(self.stiffness, self.damping)
+
+
+class CylinderRelaxationSpec(RelaxationSpec):
+    """One cylinder's own relaxation, ``relaxation = { stiffness = "2e8 N/m", damping = "3e6 N s/m" }``
+    under its ``[[cylinders]]``: both values, no default (over the top-level ``[relaxation]`` and
+    the default for its load)."""
+
+    stiffness: Stiffness
+    damping: Damping
 
 
 class CircuitSpec(Spec):
@@ -239,6 +256,8 @@ class CylinderSpec(Spec):
     ``length_offset``: ℓ = qpos + offset), its size (``bore`` and ``rod_diameter`` with ``count``
     cylinders acting together, or ``head_area`` and ``rod_area``), ``stroke``,
     ``retracted_length`` (pin to pin, fully retracted), chamber dead volumes (hoses included),
+    its own ``relaxation`` (quasistatic model; default: the top-level ``[relaxation]`` where
+    given, else chosen for its load, :func:`actuatorlab.hydraulics.quasistatic.relaxation.default_relaxation`),
     and its hydraulics: a ``circuit`` of ``[[circuits]]`` with its valve, an open-loop
     ``command`` u_c ∈ [−1, 1] (> 0 extends) or a ``control`` closed loop, and ``regeneration``
     u_a (pressure-dynamics model); or, on a netlist, ``ports`` naming the nodes of its ``head``
@@ -262,6 +281,7 @@ class CylinderSpec(Spec):
     head_dead_volume: Volume = _FLUID["head_dead_volume"]
     rod_dead_volume: Volume = _FLUID["rod_dead_volume"]
     initial_low_pressure: Pressure = 2.0e6
+    relaxation: CylinderRelaxationSpec | None = None
     command: DimensionlessSignal = Field(0.0, validate_default=True)
     control: ControlSpec | None = None
     regeneration: DimensionlessSignal = Field(0.0, validate_default=True)
@@ -304,6 +324,8 @@ class CylinderSpec(Spec):
             raise ScenarioError(str(error)) from None
         if self.control is not None:
             self.control.check_at(f"{where}.control")
+        if self.relaxation is not None:
+            self.relaxation.build(f"{where}.relaxation")
 
     def valve_fields(self) -> dict[str, bool]:
         """Whether each field of a cylinder on ``[[circuits]]`` is given (off its default)."""
@@ -431,8 +453,13 @@ class MachineScenario(Spec):
     drop_plugins: StrictBool = False
     contacts: StrictBool = True
     initial_pose: dict[str, float | StrictStr] = Field(default_factory=dict)
+    settle: StrictBool = False
+    """Move the joints no cylinder holds to the nearest equilibrium before the run (else a pose
+    they are not balanced in is refused, naming them)."""
     check_interval: Time = 0.05
-    relaxation: RelaxationSpec = Field(default_factory=RelaxationSpec)
+    relaxation: RelaxationSpec | None = None
+    """The quasistatic cylinders' relaxation for all of them (none given: each cylinder's own, or
+    the default for its load and the step)."""
     circuits: list[CircuitSpec] = Field(default_factory=list)
     components: NetlistField | None = None
     inputs: dict[str, Any] = Field(default_factory=dict)
@@ -460,6 +487,17 @@ class MachineScenario(Spec):
         if not path.is_absolute():
             path = (scenario_folder.get() or Path.cwd()) / path
         return str(path.resolve())
+
+    def given_relaxations(self) -> dict[str, Relaxation | None]:
+        """Per cylinder name its relaxation as the file gives it: its own, else the top-level
+        ``[relaxation]``, else None (the default for its load, chosen on the model)."""
+        out = {}
+        for i, c in enumerate(self.cylinders):
+            if c.relaxation is not None:
+                out[c.name] = c.relaxation.build(f"cylinders[{i}].relaxation")
+            else:
+                out[c.name] = None if self.relaxation is None else self.relaxation.build("relaxation")
+        return out
 
     def pose_value(self, name: str, hinge: bool) -> float:
         """``initial_pose[name]`` in SI: rad for a hinge, m for a slide joint."""
@@ -489,8 +527,8 @@ class MachineScenario(Spec):
             self.netlist_network()
         for i, load in enumerate(self.loads):
             load.pin().check_at(f"loads[{i}]")
-        with reported_at("relaxation"):
-            Relaxation(self.relaxation.stiffness, self.relaxation.damping)
+        if self.relaxation is not None:
+            self.relaxation.build("relaxation")
         if self.timestep is not None and not 0 < self.timestep <= 0.01:
             raise ScenarioError(f"timestep = {self.timestep} s: give a step in (0, 10 ms]")
 

@@ -170,6 +170,11 @@ def _set_on(node, tree: dict, where: str):
                 raise ScenarioError(f"{where}: no entry [{step}] ({len(items)} entries)")
             items[step] = changed(items[step], sub, step)
         return type(node)(items)
+    if node is None:
+        raise ScenarioError(
+            f"{where}: not given in this scenario (its default applies); write the table in the file "
+            "(all its values) to set one beneath it"
+        )
     raise ScenarioError(f"{where}: not a table or a list; a value cannot be set beneath it")
 
 

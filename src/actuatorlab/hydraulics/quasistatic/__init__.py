@@ -36,6 +36,7 @@ HOMES = {
     "regeneration_velocity": "regeneration",
     "relaxed_regeneration_step": "regeneration",
     "Relaxation": "relaxation",
+    "default_relaxation": "relaxation",
     "lam": "relaxation",
     "relaxed_rate": "relaxation",
     "relaxed_step": "relaxation",

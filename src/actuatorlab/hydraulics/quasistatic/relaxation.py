@@ -37,25 +37,65 @@ class Relaxation:
         object.__setattr__(self, "damping", positive("relaxation.damping", self.damping, "N s/m"))
 
 
-def stable_relaxation_advice(effective_mass: float, step: float, damping: float) -> str:
-    """What to set so that the closed-valve bound h²K/m + 2hB/m < 4 holds (m [kg] the effective
-    mass along the cylinder, h [s] the step, B [N s/m] the damping now).
+STABILITY_BOUND = 4.0
+"""The closed-valve bound of the explicit step: h²K/m + 2hB/m < 4 (the spring–damper K, B on the
+effective mass m, stepped with the force from the state at the start of the step)."""
 
-    While the damping leaves room (B < 2m/h) the advice is a stiffness below the bound; when the
-    damping alone breaks it, no stiffness ≥ 0 is stable, and the advice is a damping below 2m/h
-    (with B = m/h the bound allows K < 2m/h²).
+DEFAULT_BOUND_FRACTION = 0.25
+"""The share of the stability bound a default relaxation takes (``default_relaxation``)."""
+
+
+def default_relaxation(effective_mass: float, step: float, bound: float = STABILITY_BOUND) -> Relaxation:
+    """The relaxation (K [N/m], B [N s/m]) chosen for a cylinder whose force accelerates the
+    effective mass ``effective_mass`` m [kg] along it, stepped at ``step`` h [s].
+
+    The rule: with the valves closed the element is a spring–damper on m, stepped explicitly,
+    stable while h²K/m + 2hB/m < ``bound`` (4 on a tree of bodies; less where the model's soft
+    equality constraints take part of the step's budget themselves, ``actuatorlab.multibody.stability``).
+    With ω = √(K/m) and the damping ratio ζ = B/(2√(Km)), the bound reads (ωh)² + 4ζ(ωh) < bound:
+
+    - ζ = 1 (critical damping): the held load settles without ringing, and no damping is spent
+      beyond what settles it (an over-damped B moves the step's pole towards −1, where the
+      discrete element rings from step to step: the Nyquist ringing of a B chosen at the bound);
+    - (ωh)² + 4(ωh) = ``DEFAULT_BOUND_FRACTION`` · bound (a quarter of it): the effective mass may
+      fall four-fold along the motion (it changes with the pose) before the bound is reached.
+
+    So ωh = x = √(4 + q) − 2 with q = bound/4 (x = √5 − 2 = 0.236 on a tree of bodies),
+    K = m x²/h² and B = 2 m x/h: a settling time of a few 1/ω = h/x ≈ 4h, as stiff as the step
+    allows with that margin (a stiffer K leaves less of the bound to the damping). The force a
+    load change puts on the element stretches it by ΔF/K (about 0.1 mm for 100 kN on a boom of
+    20 t effective mass at h = 1 ms).
+    """
+    m = positive("effective_mass", effective_mass, "kg")
+    h = positive("step", step, "s")
+    q = DEFAULT_BOUND_FRACTION * positive("bound", bound, "")
+    x = (4.0 + q) ** 0.5 - 2.0
+    return Relaxation(stiffness=m * x * x / (h * h), damping=2.0 * m * x / h)
+
+
+def stable_relaxation_advice(effective_mass: float, step: float, damping: float, bound: float = STABILITY_BOUND) -> str:
+    """What to set so that the closed-valve bound h²K/m + 2hB/m < ``bound`` (4, or less where soft
+    constraints share the step) holds (m [kg] the effective mass along the cylinder, h [s] the
+    step, B [N s/m] the damping now).
+
+    While the damping leaves room (B < bound·m/(2h)) the advice is a stiffness below the bound;
+    when the damping alone breaks it, no stiffness ≥ 0 is stable, and the advice is a damping
+    below bound·m/(2h) (with half that B the bound allows K < bound·m/(2h²)); the default rule's
+    values (``default_relaxation``) are offered with either.
     """
     m, h = effective_mass, step
-    max_damping = 2.0 * m / h
-    max_stiffness = max(4.0 - 2.0 * h * damping / m, 0.0) * m / (h * h)
+    max_damping = bound * m / (2.0 * h)
+    max_stiffness = max(bound - 2.0 * h * damping / m, 0.0) * m / (h * h)
+    rule = default_relaxation(m, h, bound)
+    default = f"the default for this load: stiffness {rule.stiffness:.2g} N/m with damping {rule.damping:.2g} N s/m"
     if max_stiffness > 0.0:
         return (
             f"set stiffness below {max_stiffness:.3g} N/m (for example {0.5 * max_stiffness:.2g} N/m) "
-            f"with damping below {max_damping:.3g} N s/m"
+            f"with damping below {max_damping:.3g} N s/m ({default})"
         )
     return (
-        f"set damping below {max_damping:.3g} N s/m (for example {m / h:.2g} N s/m, which allows stiffness "
-        f"below {2.0 * m / h**2:.3g} N/m)"
+        f"set damping below {max_damping:.3g} N s/m (for example {0.5 * max_damping:.2g} N s/m, which allows "
+        f"stiffness below {0.5 * bound * m / h**2:.3g} N/m; {default})"
     )
 
 

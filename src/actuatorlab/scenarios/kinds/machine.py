@@ -24,14 +24,14 @@ from ...multibody.system import HydraulicMujocoSystem
 from ..machine_schema import CylinderSpec, MachineScenario
 from ..output import FigureSpec, ScenarioOutput
 from .machine_base import build_model, cylinder_pins, located_error, motion_figures, picture_figure, start_note
-from .machine_base import loop_targets, summary_figures
+from .machine_base import chosen_relaxations, loop_targets, relaxation_note, summary_figures
 
 
 def _sampler(signal) -> Callable:
     return signal.build().sample
 
 
-def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], where: str):
+def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], where: str, relaxation: Relaxation):
     circuit_spec = next(s for s in spec.circuits if s.name == c.circuit)
     head, rod = c.areas()
     circuit = circuit_spec.circuit(head, rod)
@@ -40,7 +40,6 @@ def _cylinder(spec: MachineScenario, c: CylinderSpec, extra: list[PointSite], wh
     pump = circuit_spec.name if (circuit_spec.shared and not constant) else None
     supply = circuit_spec.supply_pressure if constant else None
     if spec.model == "quasistatic":
-        relaxation = Relaxation(spec.relaxation.stiffness, spec.relaxation.damping)
         return QuasistaticCylinder(
             c.name,
             circuit=circuit,
@@ -77,13 +76,25 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
     """(the system, the keyword arguments of its ``simulate``, the supplies, notes) of ``spec``
     on ``[[circuits]]``; every ``ParameterError`` comes out as a ``ScenarioError`` naming the field."""
     extra: list[PointSite] = []
-    cylinders = []
-    for i, c in enumerate(spec.cylinders):
-        try:
-            cylinders.append(_cylinder(spec, c, extra, f"cylinders[{i}]"))
-        except ParameterError as err:
-            raise ScenarioError(f"cylinders[{i}] ({c.name}): {err}") from None
+    given = spec.given_relaxations()
+
+    def cylinders_with(relaxations: dict, sites: list[PointSite]) -> list:
+        out = []
+        for i, c in enumerate(spec.cylinders):
+            try:
+                out.append(_cylinder(spec, c, sites, f"cylinders[{i}]", relaxations[c.name]))
+            except ParameterError as err:
+                raise ScenarioError(f"cylinders[{i}] ({c.name}): {err}") from None
+        return out
+
+    # a cylinder without a relaxation of the file's gets the default for its load, found on the model
+    cylinders = cylinders_with({name: r or Relaxation() for name, r in given.items()}, extra)
     system, loads, qpos, notes = build_model(spec, extra, lambda model: HydraulicMujocoSystem(model, cylinders))
+    if spec.model == "quasistatic":
+        chosen, masses = chosen_relaxations(spec, system, qpos, given)
+        if chosen != given:  # the same pins: their sites are in the model already
+            system = HydraulicMujocoSystem(system.model, cylinders_with(chosen, []))
+        notes.append(relaxation_note(given, chosen, masses))
     bleed, commands, controllers = {}, {}, {}
     for c in spec.cylinders:
         circuit = next(s for s in spec.circuits if s.name == c.circuit)
@@ -115,6 +126,7 @@ def build(spec: MachineScenario) -> tuple[HydraulicMujocoSystem, dict, list[Supp
         regeneration=regeneration or None,
         check_interval=spec.check_interval,
         controllers=controllers,
+        settle=spec.settle,
     )
     return system, kwargs, supplies, notes
 

@@ -11,6 +11,7 @@ import mujoco
 import numpy as np
 
 from ...errors import ActuatorlabError, ParameterError, ScenarioError, SimulationError
+from ...hydraulics.quasistatic.relaxation import default_relaxation
 from ...multibody.cylinders import SiteLoad
 from ...multibody.model_file import Payload, PointSite, joint_values, load_machine_model, movable_joint
 from ...multibody.system import HydraulicMujocoSystem
@@ -86,6 +87,33 @@ def build_model(spec: MachineScenario, extra: list[PointSite], system: Callable)
         return built, loads, joint_values(model, pose), notes
     except ParameterError as err:
         raise located_error(err, spec) from None
+
+
+def chosen_relaxations(spec: MachineScenario, system, qpos, given: dict) -> tuple[dict, dict]:
+    """(per cylinder name its relaxation, the effective masses): ``given`` (the file's, or None)
+    or else the default for its load at the initial pose ``qpos`` and the model's step
+    (``default_relaxation`` on ``HydraulicMujocoSystem.effective_masses``: name → (m [kg], bound)),
+    the masses found only where a default was needed (else empty)."""
+    if all(r is not None for r in given.values()):
+        return dict(given), {}
+    try:
+        masses = system.effective_masses(qpos)
+    except ParameterError as err:
+        raise located_error(err, spec) from None
+    chosen = {
+        name: r if r is not None else default_relaxation(masses[name][0], system.timestep, masses[name][1])
+        for name, r in given.items()
+    }
+    return chosen, masses
+
+
+def relaxation_note(given: dict, chosen: dict, masses: dict) -> str:
+    """The note naming each cylinder's relaxation and where it came from."""
+    parts = []
+    for name, r in chosen.items():
+        source = "given" if given[name] is not None else f"the default for its effective mass {masses[name][0]:.4g} kg"
+        parts.append(f"{name} K = {r.stiffness:.3g} N/m, B = {r.damping:.3g} N s/m ({source})")
+    return "Relaxation of the quasistatic cylinders: " + "; ".join(parts) + "."
 
 
 def _unit(key: str) -> str:

@@ -31,6 +31,8 @@ from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 from .circuit import energy_figures, input_unit, netlist_figures
 from .machine_base import (
     build_model,
+    chosen_relaxations,
+    relaxation_note,
     cylinder_pins,
     located_error,
     loop_targets,
@@ -45,15 +47,31 @@ def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, lis
     """(the system, the keyword arguments of its ``simulate``, notes) of ``spec`` on a netlist."""
     extra = []
     cylinders = [c.netlist_cylinder(**cylinder_pins(c, extra, f"cylinders[{i}]")) for i, c in enumerate(spec.cylinders)]
-    relaxation = Relaxation(spec.relaxation.stiffness, spec.relaxation.damping)
+    given = spec.given_relaxations()
     parts = spec.components.parts()
 
     motors = [m.netlist_motor() for m in spec.motors]
 
-    def system(model):
-        return NetlistMujocoSystem(model, cylinders, parts, MODELS[spec.model], relaxation, spec.bulk_modulus, motors)
+    def system_with(relaxations: dict):
+        def system(model):
+            return NetlistMujocoSystem(
+                model, cylinders, parts, MODELS[spec.model], relaxations, spec.bulk_modulus, motors
+            )
 
-    built, loads, qpos, notes = build_model(spec, extra, system)
+        return system
+
+    # a cylinder without a relaxation of the file's gets the default for its load, found on the model
+    built, loads, qpos, notes = build_model(
+        spec, extra, system_with({name: r or Relaxation() for name, r in given.items()})
+    )
+    if spec.model == "quasistatic" and cylinders:
+        chosen, masses = chosen_relaxations(spec, built, qpos, given)
+        if chosen != given:
+            try:
+                built = system_with(chosen)(built.model)
+            except ParameterError as err:
+                raise located_error(err, spec) from None
+        notes.append(relaxation_note(given, chosen, masses))
     inputs = {key: signal.build(where=f'inputs."{key}"').sample for key, signal in spec.inputs.items()}
     controllers, drives = {}, {}
     for actuator, joint in [*((c, None) for c in spec.cylinders), *((m, m.joint) for m in spec.motors)]:
@@ -70,6 +88,7 @@ def build_netlist(spec: MachineScenario) -> tuple[NetlistMujocoSystem, dict, lis
         qpos=qpos,
         check_interval=spec.check_interval,
         controllers=controllers,
+        settle=spec.settle,
         drives=drives,
     )
     return built, kwargs, notes
