@@ -24,10 +24,9 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 
-import mujoco
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError, SimulationError, needs_extras
 from ..hydraulics.pressure_dynamics import holding_pressures, idle_pump_pressure
 from ..hydraulics.quasistatic.network import new_pump_state
 from ..numerics.status import (
@@ -89,6 +88,9 @@ from .loop import B_AUTO, run_loop
 from .native import MujocoCalls
 from .point_forces import body_chains, dof_parents
 from .stability import ActuatorStability, closed_valve_bound, stability_limits, unstable_error
+
+with needs_extras("actuatorlab.multibody"):
+    import mujoco
 
 
 class HydraulicMujocoSystem:
