@@ -73,8 +73,10 @@ def missing_extra(error: ImportError, what: str) -> ImportError:
 
 @contextmanager
 def needs_extras(what: str) -> Iterator[None]:
-    """A context in which a missing optional dependency raises :class:`MissingExtra` saying that
-    ``what`` needs it and which extra installs it (see :func:`missing_extra`)::
+    """A context in which a missing optional dependency raises :class:`MissingExtra`.
+
+    The message says that ``what`` needs it and which extra installs it (see
+    :func:`missing_extra`)::
 
         with needs_extras("the machine kind"):
             module = importlib.import_module("actuatorlab.scenarios.kinds.machine")

@@ -96,8 +96,8 @@ with needs_extras("actuatorlab.multibody"):
 class HydraulicMujocoSystem:
     """An MJCF model with hydraulic cylinders attached to its sites or slide joints.
 
-    ``model``: an ``MjModel``, an MJCF path or XML string; ``actuators``: ``QuasistaticCylinder``
-    and ``PressureCylinder`` objects with distinct names. The time step is the model's
+    ``model``: a :class:`mujoco.MjModel`, an MJCF path or XML string; ``actuators``:
+    ``QuasistaticCylinder`` and ``PressureCylinder`` objects with distinct names. The time step is the model's
     ``opt.timestep`` [s].
     """
 
