@@ -341,11 +341,42 @@ def test_no_internal_document_names_in_the_docs(page):
     assert not found, f"{page} names internal documents: {found}; cite the paper (docs/bibliography.md) instead"
 
 
+SPEC_ITEM = re.compile(r"\((?:A|I|T)\d+\)|\bthe spec\b(?!'s own)|\[INFERRED\]")
+"""Items of the papers' extractions (``(A4)``: ambiguity 4) and mentions of them."""
+
+
+@pytest.mark.parametrize(
+    "module", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "src" / "actuatorlab").rglob("*.py"))
+)
+def test_no_internal_document_names_in_docstrings(module):
+    """The docstrings become the API reference, and comments are read as documentation too."""
+    text = _prose((ROOT / module).read_text(encoding="utf-8"))
+    found = [m.group(0) for m in INTERNAL.finditer(text)] + [m.group(0) for m in SPEC_ITEM.finditer(text)]
+    assert not found, f"{module} names internal documents: {found}; cite the paper (docs/bibliography.md) instead"
+
+
+def _prose(source: str) -> str:
+    """The docstrings (and other string statements) and comments of a Python source, not its code."""
+    import ast
+    import io
+    import tokenize
+
+    parts = [
+        node.value.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    ]
+    parts += [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    return "\n".join(parts)
+
+
 def test_the_internal_names_check_is_not_vacuous():
     for text in ("(spec 3.2)", "see spec 001", "../shared/DESIGN.md", "issue 30", "(issue 29 §2)", "seeds/001"):
         assert INTERNAL.search(text), text
     for text in ("scenario.spec.arm", "--seed 1", "the specified design", "issues a warning"):
         assert not INTERNAL.search(text), text
+    prose = _prose('"""Doc (spec 3.2)."""\nx = f(spec, 1)  # see (A4)\n')
+    assert INTERNAL.search(prose) and SPEC_ITEM.search(prose) and "f(spec" not in prose
 
 
 def test_the_changelog_is_dated_per_version():

@@ -2,7 +2,7 @@
 
 The paper compares its least squares with particle-swarm and genetic searches that alternate
 simulation and tuning, fail whenever a trial's state "does not exist" (a pressure leaves
-[0, p_s]), and gives no settings (A8). The settings here: the unknowns of the joint that a
+[0, p_s]), and gives no settings. The settings here: the unknowns of the joint that a
 locked-joint log drives, i.e. [M_i, Fv_i, W_i, b, C++i, C+−i, C−+i, C−−i], searched within
 ``bounds`` (defaults: broad physical ranges, not the truth); cost = mean squared output error
 of s/L, p+/p_s and p−/p_s over the log; a trial whose simulation fails (pressure outside
