@@ -124,7 +124,6 @@ intersphinx_mapping = {
     "matplotlib": ("https://matplotlib.org/stable/", str(_INVENTORIES / "matplotlib.inv")),
     "mujoco": ("https://mujoco.readthedocs.io/en/stable/", str(_INVENTORIES / "mujoco.inv")),
 }
-intersphinx_cache_limit = -1  # the files are read at every build; nothing is fetched
 
 # --- Equations ------------------------------------------------------------------------------
 mathjax_path = "mathjax/tex-chtml.js"  # the copy in _static/mathjax (sphinx-mathjax-offline), not a CDN

@@ -458,3 +458,16 @@ def test_the_build_check_finds_a_page_that_loads_from_a_cdn(tmp_path):
     built = DOCS / "_build" / "html"
     if (built / "index.html").is_file():  # after make docs: the site itself
         assert offline.remote_loads(built) == []
+
+
+def test_a_tagged_multiline_equation_keeps_its_tag_outside_split():
+    """Sphinx wraps an equation with a line break in ``split``, where the shipped MathJax 3
+    refuses ``\\tag``: the build moves the tag after the split (docs/_ext/offline_site.py)."""
+    pytest.importorskip("sphinx")
+    offline = _load_script(DOCS / "_ext" / "offline_site.py")
+    cases = "\\Gamma(0) = \\begin{cases} a & x > 0\\\\ 0 & x = 0\\end{cases}\n\\tag{65}"
+    assert offline.tag_outside_split(cases) == (
+        "\\begin{split}\\Gamma(0) = \\begin{cases} a & x > 0\\\\ 0 & x = 0\\end{cases}\\end{split}\\tag{65}"
+    )
+    assert offline.tag_outside_split("f = K x \\tag{68a}") is None  # no line break: no split, nothing to move
+    assert offline.tag_outside_split("a \\\\ b") is None  # no tag

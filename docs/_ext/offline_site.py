@@ -2,6 +2,10 @@
 a style sheet, a font or an image from the network (a CDN), and that MathJax is the copy shipped
 in ``_static/mathjax`` (``sphinx-mathjax-offline``). Each finding is a warning, so ``make docs``
 (``-W``) fails on it. Links a reader follows (``<a href>``) are not loads and are allowed.
+
+The shipped MathJax is version 3, which refuses ``\\tag`` inside the ``split`` environment that
+Sphinx wraps around a displayed equation with a line break (``\\\\``, also one inside ``cases``);
+:func:`tag_outside_split` moves such a tag after the ``split``, where both MathJax 3 and 4 take it.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -46,7 +51,34 @@ def check_offline(app, exception) -> None:
         logger.warning(f"MathJax is not in the site (mathjax_path = {mathjax!r}): equations would need the network")
 
 
+TAG = re.compile(r"\\tag\*?\{[^{}]*\}")
+
+
+def tag_outside_split(latex: str) -> str | None:
+    """The displayed equation ``latex`` as Sphinx would wrap it (``\\begin{split}…\\end{split}``)
+    with its one ``\\tag`` after the ``split``, or None if it needs no change (no tag, no line
+    break, several tags or several equations)."""
+    tags = TAG.findall(latex)
+    if len(tags) != 1 or "\\\\" not in latex or len([p for p in latex.split("\n\n") if p.strip()]) != 1:
+        return None
+    body = TAG.sub("", latex).strip()
+    return "\\begin{split}" + body + "\\end{split}" + tags[0]
+
+
+def move_tags(app, doctree, docname) -> None:
+    """Rewrite the displayed equations that :func:`tag_outside_split` changes, unwrapped for MathJax."""
+    if app.builder.format != "html":
+        return
+    opening, closing = app.config.mathjax_display
+    for node in list(doctree.findall(nodes.math_block)):
+        latex = None if node.get("nowrap") or node.get("number") else tag_outside_split(node.astext())
+        if latex is not None:
+            node["nowrap"] = True
+            node.children = [nodes.Text(opening + latex + closing)]
+
+
 def setup(app):
+    app.connect("doctree-resolved", move_tags)
     # after sphinx-mathjax-offline's own build-finished handler, which copies MathJax into _static
     app.connect("build-finished", check_offline, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
