@@ -1,4 +1,5 @@
-# Set-up and everyday commands. Everything installs into .venv from the project's own files.
+# Set-up and everyday commands. Everything installs into .venv from the project's own files, with
+# every optional part (the extra `all`: MuJoCo, CasADi, OSQP, pymoo, Dask, FMPy; see pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -28,7 +29,7 @@ test: lint
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-docs: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,docs]"
+	$(BIN)/python -m pip install --quiet -e ".[all,test,docs]"
 	touch $@
 
 ## docs: install with the docs extra, then build the site into docs/_build/html: warnings are errors,

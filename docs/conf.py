@@ -4,6 +4,10 @@ Pages are MyST Markdown; the API reference is generated from the docstrings (aut
 autodoc + numpydoc), the gallery from ``examples/plot_*.py`` (sphinx-gallery, executed at build
 time: an example that raises fails the build). ``ACTUATORLAB_DOCS_QUICK=1`` shortens every
 example (CI); without it the examples run their full versions.
+
+The site needs no network, to build or to read: the other projects' inventories (intersphinx)
+are files in ``_inventories/``, and MathJax is shipped with the site (``sphinx-mathjax-offline``,
+in the docs extra) instead of being loaded from a CDN; ``tests/test_docs.py`` checks both.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(HERE / "_ext"))  # report_figures, the gallery scraper of RunResult.plot()
+sys.path.insert(0, str(HERE / "_ext"))  # report_figures (the gallery scraper of RunResult.plot()), offline_site
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -31,10 +35,13 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into _static/mathjax: equations render offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "unit_tables",  # docs/_ext: the units-table directive, tables read from scenarios/units.py
+    "offline_site",  # docs/_ext: the build fails if a page loads anything from the network
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
@@ -48,6 +55,8 @@ exclude_patterns = [
     "auto_examples/*.py",
     "auto_examples/*.zip",
     "auto_examples/*.md5",
+    "sg_execution_times.rst",  # left by builds before write_computation_times was off (see below)
+    "auto_examples/sg_execution_times.rst",
 ]
 templates_path = ["_templates"]
 
@@ -65,18 +74,69 @@ autodoc_typehints = "none"  # signatures stay readable; types are in the numpydo
 autodoc_mock_imports: list[str] = []
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
-numpydoc_xref_param_type = False
+# The types of Parameters/Returns/Raises link to their pages: the names below (and numpydoc's
+# own aliases of the builtins and NumPy's basics), here and at numpy, pandas, matplotlib, MuJoCo
+# and Python through intersphinx; any other word of a type stays plain text.
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+_PUBLIC = ["Scenario", "RunResult", "KeyFigure", "SweepResult", "SensitivityResult"]
+_ERRORS = ["ActuatorlabError", "ParameterError", "ScenarioError", "SimulationError", "MissingExtra"]
+_ALIASES = {
+    **{name: f"actuatorlab.{name}" for name in _PUBLIC},
+    **{name: f"actuatorlab.errors.{name}" for name in _ERRORS},
+    "KeyFigures": "actuatorlab.api.results.KeyFigures",
+    "Log": "actuatorlab.api.identify.Log",
+    "DataFrame": "pandas.DataFrame",
+    "pandas.DataFrame": "pandas.DataFrame",
+    "pd.DataFrame": "pandas.DataFrame",
+    "Series": "pandas.Series",
+    "pandas.Series": "pandas.Series",
+    "numpy.ndarray": "numpy.ndarray",
+    "Figure": "matplotlib.figure.Figure",
+    "matplotlib.figure.Figure": "matplotlib.figure.Figure",
+    "Axes": "matplotlib.axes.Axes",
+    "matplotlib.axes.Axes": "matplotlib.axes.Axes",
+    "MjModel": "mujoco.MjModel",
+    "mujoco.MjModel": "mujoco.MjModel",
+    "MjData": "mujoco.MjData",
+    "mujoco.MjData": "mujoco.MjData",
+    "Path": "pathlib.Path",
+    "pathlib.Path": "pathlib.Path",
+    "os.PathLike": "os.PathLike",
+    "Mapping": "collections.abc.Mapping",
+    "Sequence": "collections.abc.Sequence",
+    "Any": "typing.Any",
+}
+# numpydoc leaves a word whose alias is itself unlinked when unknown words are ignored: such
+# aliases are given as roles.
+numpydoc_xref_aliases = {word: f":obj:`{to}`" if word == to else to for word, to in _ALIASES.items()}
 numpydoc_validation_checks: set[str] = set()
 
-# Internal links are checked (nitpicky). Names of other libraries cannot be resolved without
-# their inventories (no network at build time), so only those are ignored.
+# --- Other projects (intersphinx) -----------------------------------------------------------
+# Read from files in docs/_inventories (the build machines have no web access): see
+# docs/_inventories/make_inventories.py for what they hold and how to replace them by the
+# projects' full inventories on a machine that has.
+_INVENTORIES = HERE / "_inventories"
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3/", str(_INVENTORIES / "python.inv")),
+    "numpy": ("https://numpy.org/doc/stable/", str(_INVENTORIES / "numpy.inv")),
+    "pandas": ("https://pandas.pydata.org/docs/", str(_INVENTORIES / "pandas.inv")),
+    "matplotlib": ("https://matplotlib.org/stable/", str(_INVENTORIES / "matplotlib.inv")),
+    "mujoco": ("https://mujoco.readthedocs.io/en/stable/", str(_INVENTORIES / "mujoco.inv")),
+}
+
+# --- Equations ------------------------------------------------------------------------------
+mathjax_path = "mathjax/tex-chtml.js"  # the copy in _static/mathjax (sphinx-mathjax-offline), not a CDN
+
+# Internal links are checked (nitpicky), and so are the names of numpy, pandas, matplotlib,
+# MuJoCo and Python's standard library that the inventories hold; other libraries' names cannot
+# be resolved without their inventories, so only those are ignored.
 nitpicky = True
 nitpick_ignore_regex = [
     (
         r"py:.*",
-        r"(numpy|np|pandas|pd|matplotlib|scipy|pathlib|os|collections|typing|typing_extensions|"
-        r"numba|mujoco|casadi|osqp|sympy|pydantic|dask|distributed|pint|pyarrow|enum|dataclasses|"
-        r"abc|builtins|types|io|datetime)(\..*)?",
+        r"(np|pd|scipy|typing_extensions|numba|casadi|osqp|sympy|pydantic|dask|distributed|pint|pyarrow|"
+        r"enum|dataclasses|abc|builtins|types|io|datetime)(\..*)?",
     ),
     (
         r"py:.*",
@@ -118,7 +178,9 @@ sphinx_gallery_conf = {
     "reset_modules": ("matplotlib",),
     "show_memory": False,
     "plot_gallery": "True",
-    "write_computation_times": True,
+    # No sg_execution_times pages: sphinx-gallery's load DataTables and Bootstrap from CDNs, and the
+    # site must need no network (each example's page still says how long it ran).
+    "write_computation_times": False,
     "run_stale_examples": True,  # every build runs every example: they test the current API (and QUICK changes the run)
 }
 

@@ -5,7 +5,7 @@ Calibrate a scenario to a machine's log
 A log of the arm of Kikuuwe et al. Sec. 4.3 — its angle and head pressure — is made here by
 running ``arm-relief`` with a heavier arm, a lower discharge coefficient and a larger inertia
 than the file says, and adding sensor noise; a real log is read the same way from CSV or
-Parquet. :func:`actuatorlab.calibrate <actuatorlab.api.calibration.calibrate>` finds the three
+Parquet. :func:`actuatorlab.calibrate` finds the three
 values back, with 95 % intervals, from the scenario's own values as the start.
 """
 

@@ -5,7 +5,7 @@ Circuits: the two models meet as the oil stiffens
 A netlist circuit runs in either model: ``quasistatic`` (β → ∞: every step solves the node
 balances of the relaxed set-valued network) or ``pressure-dynamics`` (each node's oil volume
 with the bulk modulus β, stepped by backward Euler). As β grows the pressure-dynamics solution
-approaches the quasistatic one, its error falling as 1/β (issue 30, item 2). Two circuits: an
+approaches the quasistatic one, its error falling as 1/β. Two circuits: an
 open-centre spool feeding a cylinder whose rod moves at a given speed (written below as a
 scenario file) and the built-in load-sensing bank ``circuit-ls-bank``. The error is the mean
 absolute difference of the pump node's pressures over the run after its first sample (the

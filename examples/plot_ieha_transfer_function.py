@@ -6,7 +6,7 @@ Alfayad et al. identify two transfer functions from the valve command X and the 
 to the rod position Y, G1 = K/(s(1+λ1 s)(1+λ2 s)(1+λ3 s)) and G2 = K′/(s(1+λ′s)) (26)–(28), by
 output error. Here the "record" comes from the nonlinear model (a chirp of X around a positive
 offset, and a reversed chirp of the load) and is passed as a pandas DataFrame to
-:func:`actuatorlab.identify_transfer_function <actuatorlab.api.identify.identify_transfer_function>`
+:func:`actuatorlab.identify_transfer_function`
 — the same call takes a CSV or Parquet log of a real actuator.
 """
 

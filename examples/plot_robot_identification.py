@@ -7,7 +7,7 @@ masses, friction, gravity terms, the bulk modulus b and four flow gains per valv
 coupled least-squares solve (2)–(3) from locked-joint experiments. Here the built-in scenario
 ``identify-2dof`` generates the paper's three experiments on the Table II robot (with sensor
 noise) and writes them as logs; we then identify from those logs exactly as one would from a
-real machine's, with :func:`actuatorlab.identify_hydraulic_robot <actuatorlab.api.identify.identify_hydraulic_robot>`.
+real machine's, with :func:`actuatorlab.identify_hydraulic_robot`.
 """
 
 import os

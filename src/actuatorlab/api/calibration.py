@@ -1,5 +1,5 @@
 """Calibration in Python: ``actuatorlab calibrate`` as a function taking a scenario and logs
-(files or DataFrames) and returning a :class:`~actuatorlab.api.results.RunResult` whose
+(files or DataFrames) and returning a :class:`~actuatorlab.RunResult` whose
 ``scenario`` is the calibrated one (``.save(folder)`` writes what the command writes)."""
 
 from __future__ import annotations
@@ -28,16 +28,47 @@ def calibrate(
     """Fit numeric fields of ``scenario`` so that its simulated channels match the logs, by
     output error, as ``actuatorlab calibrate``.
 
-    ``free``: ``"PATH"`` or ``"PATH=LOW..HIGH"`` per field (bounds as in a scenario file, with
-    units); ``match``: ``"CHANNEL"`` or ``"CHANNEL=COLUMN"`` per compared channel (a column of
-    the run's table, from the log's quantity of that name or the column given); ``validate``:
-    logs only simulated with the result; ``inputs``: scenario input path → log column that
-    drives it (a piecewise-linear signal through the samples); ``weights``: channel → factor on
-    its residual (default 1: each channel weighs by its noise level); ``layout_file`` /
-    ``layout``: the logs' ``[log]`` layout (columns, units, time), as for the identify commands;
-    ``progress(runs)``: called with the count of scenario runs so far (a fit runs tens).
-    The result's table lists each field's value, 95 % interval and standard error [SI]; its
-    ``scenario`` is the calibrated scenario.
+    Parameters
+    ----------
+    scenario : Scenario or str or os.PathLike
+        The scenario, a built-in name or a scenario file.
+    logs : Log or Sequence[Log]
+        The log(s) to fit: CSV or Parquet files, or DataFrames.
+    free : str or Sequence[str]
+        ``"PATH"`` or ``"PATH=LOW..HIGH"`` per fitted field (bounds as in a scenario file, with
+        units).
+    match : str or Sequence[str]
+        ``"CHANNEL"`` or ``"CHANNEL=COLUMN"`` per compared channel (a column of the run's table,
+        from the log's quantity of that name or the column given).
+    validate : Sequence[Log], default ()
+        Logs only simulated with the result, and compared.
+    inputs : Mapping[str, str], optional
+        Scenario input path → the log column that drives it (a piecewise-linear signal through
+        the samples).
+    weights : Mapping[str, float or str], optional
+        Channel → factor on its residual (default 1: each channel weighs by its noise level).
+    layout_file : str or os.PathLike, optional
+        A TOML file with the logs' ``[log]`` layout (columns, units, time), as for the identify
+        commands.
+    layout : Mapping, optional
+        Keys of a ``[log]`` table over the file's.
+    progress : callable, optional
+        ``progress(runs)``, called with the count of scenario runs so far (a fit runs tens).
+
+    Returns
+    -------
+    RunResult
+        Its table lists each field's value, 95 % interval and standard error [SI]; its
+        ``scenario`` is the calibrated scenario; ``.save(folder)`` writes what the command
+        writes.
+
+    Raises
+    ------
+    ScenarioError
+        No log is given, a field or channel is unknown or not numeric, or the logs cannot
+        separate the fields (the message names them).
+    ParameterError
+        A log cannot be read (the message names the log and the column).
 
     Examples
     --------

@@ -15,19 +15,43 @@ def export_fmu(
     model: str | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """Write the actuator of an ``arm`` scenario as an FMU that runs without Python; returns its path.
+    """Write the actuator of an ``arm`` scenario as an FMU that runs without Python.
 
-    ``scenario``: a :class:`~actuatorlab.api.scenario.Scenario`, a built-in name or a TOML file.
-    ``fmi``: 3 (FMI 3.0) or 2 (FMI 2.0). ``model``: ``"quasistatic"`` (the relaxed actuator, one
-    step (72) per communication step) or ``"pressure-dynamics"``; default: the scenario's ``model``.
-    The scenario's circuit, relaxation or fluid become the parameters' start values, its inputs at
-    t = 0 and the arm's initial cylinder length the inputs' start values. The FMU holds a binary for
-    this platform (built with the system C compiler, ``cc`` or ``$CC``) and its C sources. Raises
-    ``ScenarioError`` for a scenario kind that has no actuator to export or an ``out`` whose folder
-    is missing, not a folder or read-only, ``OutputTaken`` (a ``ScenarioError``) for an ``out`` that
-    exists and is not an FMU archive unless ``overwrite``, ``ExportError`` without a working C
-    compiler or when the FMU cannot be built or written (a full disk, ``ulimit -f``); nothing is
-    written then.
+    The scenario's circuit, relaxation or fluid become the parameters' start values, its inputs
+    at t = 0 and the arm's initial cylinder length the inputs' start values. The FMU holds a
+    binary for this platform (built with the system C compiler, ``cc`` or ``$CC``) and its C
+    sources.
+
+    Parameters
+    ----------
+    scenario : Scenario or str or os.PathLike
+        A scenario, a built-in name or a scenario file.
+    out : str or os.PathLike
+        The FMU file to write.
+    fmi : {3, 2}, default 3
+        The FMI version: 3 (FMI 3.0) or 2 (FMI 2.0).
+    model : {"quasistatic", "pressure-dynamics"}, optional
+        ``"quasistatic"``: the relaxed actuator, one step (72) of Kikuuwe et al. per
+        communication step; ``"pressure-dynamics"``: the bulk-modulus model. Default: the
+        scenario's ``model``.
+    overwrite : bool, default False
+        Replace an ``out`` that exists and is not an FMU archive.
+
+    Returns
+    -------
+    pathlib.Path
+        The FMU's path.
+
+    Raises
+    ------
+    ScenarioError
+        The scenario kind has no actuator to export, or the folder of ``out`` is missing, not a
+        folder or read-only.
+    OutputTaken
+        ``out`` exists and is not an FMU archive, and ``overwrite`` is false.
+    ExportError
+        No working C compiler, or the FMU cannot be built or written (a full disk,
+        ``ulimit -f``); nothing is written then.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Identification in Python: the two ``actuatorlab identify`` commands as functions that take
-logs as files or as pandas DataFrames and return a :class:`~actuatorlab.api.results.RunResult` (``.save(folder)`` writes
-what the command writes)."""
+logs as files or as pandas DataFrames and return a :class:`~actuatorlab.RunResult` (``.save(folder)``
+writes what the command writes)."""
 
 from __future__ import annotations
 
@@ -25,19 +25,45 @@ def identify_hydraulic_robot(
     bootstrap: int | None = None,
     seed: int | None = None,
 ) -> RunResult:
-    """Identify every parameter of a hydraulic robot (Sakai & Maeshima) from logs of locked-joint
-    experiments by one coupled least-squares solve, as ``actuatorlab identify hydraulic-robot``.
+    """Identify every parameter of a hydraulic robot from logs of locked-joint experiments, as
+    ``actuatorlab identify hydraulic-robot``.
 
-    ``logs``: one per experiment, quantities ``t`` [s], ``q1 … qN`` [rad], ``p_plus1 …``,
-    ``p_minus1 …`` [Pa, gauge], ``u1 … uN``, each from the column of its name or as the layout
-    maps it; ``known``: the TOML file of known values and the ``[log]`` layout (None: the
-    paper's Table II robot, our column names); ``validate``: held-out logs to cross-validate on;
-    ``layout``: keys of a ``[log]`` table over the known file's (e.g. ``{"columns": {"q1":
-    {"column": "ANGLE_1", "unit": "deg"}}, "sample_rate": "500 Hz"}``); ``bootstrap``: the
-    replicates of the parametric bootstrap (None: the known file's ``[uncertainty]``, default 200;
-    0: the least-squares formula only); ``seed``: of the bootstrap's draws, ≥ 0 (None: the known
-    file's, else derived from the logs, so that the same logs give the same result; the notes
-    say which seed was used).
+    One coupled least-squares solve of Sakai & Maeshima's method (:doc:`/bibliography`) gives
+    the mechanical and fluid parameters (bulk modulus, flow gains) with their intervals.
+
+    Parameters
+    ----------
+    logs : Sequence[Log]
+        One log per experiment (a CSV or Parquet file, or a DataFrame): quantities ``t`` [s],
+        ``q1 … qN`` [rad], ``p_plus1 …``, ``p_minus1 …`` [Pa, gauge], ``u1 … uN``, each from
+        the column of its name or as the layout maps it.
+    known : str or os.PathLike, optional
+        The TOML file of known values and the ``[log]`` layout (None: the paper's Table II
+        robot, the column names above).
+    validate : Sequence[Log], default ()
+        Held-out logs to cross-validate on.
+    layout : Mapping, optional
+        Keys of a ``[log]`` table over the known file's (e.g. ``{"columns": {"q1": {"column":
+        "ANGLE_1", "unit": "deg"}}, "sample_rate": "500 Hz"}``).
+    bootstrap : int, optional
+        The replicates of the parametric bootstrap (None: the known file's ``[uncertainty]``,
+        default 200; 0: the least-squares formula only).
+    seed : int, optional
+        The seed of the bootstrap's draws, ≥ 0 (None: the known file's, else derived from the
+        logs, so that the same logs give the same result; the notes say which seed was used).
+
+    Returns
+    -------
+    RunResult
+        The identified parameters with their intervals (``table``), the fit's key figures, the
+        notes and the report's figures; ``.save(folder)`` writes what the command writes.
+
+    Raises
+    ------
+    ParameterError
+        No log is given, a log lacks a column or cannot be read (the message names the log, the
+        column and the option that maps it), ``bootstrap`` or ``seed`` is negative, or the logs
+        cannot identify the parameters.
 
     Examples
     --------
@@ -76,10 +102,23 @@ def inspect_hydraulic_robot_logs(
     validate: Sequence[Log] = (),
     layout: Mapping | None = None,
 ) -> str:
-    """What :func:`identify_hydraulic_robot` would read from ``logs`` (columns found and mapped,
-    units, duration, sample rate, jitter, gaps, locked joints), as ``--dry-run`` prints it; the
-    arguments are those of :func:`identify_hydraulic_robot`. A log it cannot read is refused as
-    the identification would refuse it.
+    """What :func:`~actuatorlab.identify_hydraulic_robot` would read from ``logs``, as ``--dry-run`` prints it.
+
+    Parameters
+    ----------
+    logs, known, validate, layout
+        As for :func:`~actuatorlab.identify_hydraulic_robot`.
+
+    Returns
+    -------
+    str
+        Per log: the columns found and mapped, units, duration, sample rate, jitter, gaps and
+        locked joints, one item a line.
+
+    Raises
+    ------
+    ParameterError
+        A log cannot be read, as the identification would refuse it.
 
     Examples
     --------
@@ -131,16 +170,45 @@ def identify_transfer_function(
     validate: Log | None = None,
 ) -> RunResult:
     """Fit transfer functions, one per input, to a logged record by output error, as
-    ``actuatorlab identify transfer-function``, with standard errors and 95 % intervals that
-    account for correlated residuals (an autoregressive model of the residual). ``structures``:
-    ``G1``, ``G2``, ``I+N``, ``N`` (an integrator and first-order lags), ``NpMz`` (N poles,
-    complex allowed, M zeros; ``I+`` before it for an integrator, ``+d`` after it for an input
-    delay), ``arx(na,nb,nk)`` or ``oe(nb,nf,nk)``; several for one input are candidates, the one
-    of best validation fit (else least AIC) is reported, all in ``orders.csv``. ``record``: time
-    ``t`` [s], the inputs and the output (taken from its first sample), each from the column of
-    its name or as the layout maps it (``layout_file``: a TOML file with a ``[log]`` table;
-    ``layout``: keys of a ``[log]`` table over it); ``validate``: a second record read the same
-    way, on which the model's fit is reported (summary ``validation_fit_percent``).
+    ``actuatorlab identify transfer-function``.
+
+    Standard errors and 95 % intervals account for correlated residuals (an autoregressive
+    model of the residual).
+
+    Parameters
+    ----------
+    record : Log
+        A CSV or Parquet file, or a DataFrame: time ``t`` [s], the inputs and the output (taken
+        from its first sample), each from the column of its name or as the layout maps it.
+    inputs : str or Sequence[str]
+        The input channel(s).
+    output : str
+        The output channel.
+    structures : str or Sequence[str], default "G1"
+        ``G1``, ``G2``, ``I+N``, ``N`` (an integrator and first-order lags), ``NpMz`` (N poles,
+        complex allowed, M zeros; ``I+`` before it for an integrator, ``+d`` after it for an
+        input delay), ``arx(na,nb,nk)`` or ``oe(nb,nf,nk)``. Several for one input are
+        candidates: the one of best validation fit (else least AIC) is reported, all in
+        ``orders.csv``.
+    layout_file : str or os.PathLike, optional
+        A TOML file with a ``[log]`` table (columns, units, time).
+    layout : Mapping, optional
+        Keys of a ``[log]`` table over the file's.
+    validate : Log, optional
+        A second record read the same way, on which the model's fit is reported (summary
+        ``validation_fit_percent``).
+
+    Returns
+    -------
+    RunResult
+        The parameters with standard errors and intervals (``table``), the fit's key figures,
+        the overlay, Bode plot and step response.
+
+    Raises
+    ------
+    ParameterError
+        A structure is not understood, a column is missing or the record cannot be read (the
+        message names it), or the fit fails.
 
     Examples
     --------
@@ -183,7 +251,23 @@ def inspect_transfer_function_log(
     layout_file: str | os.PathLike | None = None,
     layout: Mapping | None = None,
 ) -> str:
-    """What :func:`identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it.
+    """What :func:`~actuatorlab.identify_transfer_function` would read from ``record``, as ``--dry-run`` prints it.
+
+    Parameters
+    ----------
+    record, inputs, output, layout_file, layout
+        As for :func:`~actuatorlab.identify_transfer_function`.
+
+    Returns
+    -------
+    str
+        The columns found and mapped, units, duration, sample rate, jitter and gaps, one item a
+        line.
+
+    Raises
+    ------
+    ParameterError
+        The record cannot be read, as the identification would refuse it.
 
     Examples
     --------

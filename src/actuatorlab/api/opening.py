@@ -1,7 +1,7 @@
 """Results back from disk: ``actuatorlab.open(folder)`` reads a folder written by ``actuatorlab
-run``, ``identify``, ``calibrate`` or ``RunResult.save`` into a :class:`~.results.RunResult`, one
-written by ``sweep`` into a :class:`~.sweeps.SweepResult` and one by ``sensitivity`` into a
-:class:`~.sensitivities.SensitivityResult`."""
+run``, ``identify``, ``calibrate`` or ``RunResult.save`` into a :class:`~actuatorlab.RunResult`,
+one written by ``sweep`` into a :class:`~actuatorlab.SweepResult` and one by ``sensitivity`` into
+a :class:`~actuatorlab.SensitivityResult`."""
 
 from __future__ import annotations
 
@@ -16,12 +16,27 @@ from .sweeps import SweepResult
 
 
 def open(folder: str | os.PathLike[str]) -> RunResult | SweepResult | SensitivityResult:  # noqa: A001
-    """The result a command (or ``.save``) wrote into ``folder``.
+    """The result a command (or ``.save``) wrote into ``folder``, back in Python.
 
-    A run's table comes back with its units and labels, its key figures with their units and
-    notes, its notes and its scenario (the resolved or calibrated ``scenario.toml``; None for an
-    identification); ``plot()`` returns the saved figures as images. A sweep's and a sensitivity
-    analysis' index (and envelopes, indices) come back as they were written.
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A folder written by ``actuatorlab run``, ``identify``, ``calibrate``, ``sweep`` or
+        ``sensitivity``, or by :meth:`RunResult.save`.
+
+    Returns
+    -------
+    RunResult or SweepResult or SensitivityResult
+        A run's table with its units and labels, its key figures with their units and notes,
+        its notes and its scenario (the resolved or calibrated ``scenario.toml``; None for an
+        identification), ``plot()`` returning the saved figures as images; a sweep's or a
+        sensitivity analysis' index (and envelopes, indices) as they were written.
+
+    Raises
+    ------
+    ScenarioError
+        ``folder`` does not exist, holds no actuatorlab result, holds a sweep that has not
+        finished (finish it with ``resume``), or its files cannot be read back.
 
     Examples
     --------

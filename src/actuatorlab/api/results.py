@@ -30,7 +30,18 @@ else:  # named by the annotations, imported when they are resolved (typing.get_t
 
 
 class KeyFigure(NamedTuple):
-    """One key figure of a run: ``value`` in SI ``unit`` (None where it does not apply).
+    """One key figure of a run, as the report's table and ``summary.json`` give it.
+
+    Parameters
+    ----------
+    value : float or None
+        The value in SI ``unit``; None where it does not apply (a relief that never opened).
+    unit : str
+        Its SI unit (``"s"``, ``"Pa"``, ``"m/s"``; ``""`` for a number without one).
+    label : str
+        What it is, in words.
+    note : str, default ""
+        How it was read, where that matters.
 
     Examples
     --------
@@ -57,7 +68,12 @@ class KeyFigures(dict):
 
 
 class RunResult:
-    """The result of a run or an identification, in memory.
+    """The result of a run, an identification or a calibration, in memory.
+
+    Returned by :meth:`Scenario.run`, :func:`actuatorlab.identify_hydraulic_robot`,
+    :func:`actuatorlab.identify_transfer_function`, :func:`actuatorlab.calibrate` and
+    :func:`actuatorlab.open`; not constructed directly. Pickles (joblib, caches of a study) with
+    its table, key figures, notes and scenario, without its figures.
 
     Attributes
     ----------
@@ -70,7 +86,9 @@ class RunResult:
     notes : list[str]
         Modelling choices and readings the run took, as in the report.
     scenario : Scenario or None
-        The scenario that ran (None for an identification from logs).
+        The scenario that ran, or the calibrated one (None for an identification from logs).
+    title : str
+        The scenario's name, or the identification's title.
 
     Examples
     --------
@@ -127,8 +145,20 @@ class RunResult:
         return self._title
 
     def plot(self, show: bool | None = None) -> list[figure.Figure]:
-        """The report's figures as matplotlib figures; shown inline when running under IPython
-        (``show=None``) or when ``show`` is true."""
+        """The report's figures as matplotlib figures.
+
+        Parameters
+        ----------
+        show : bool, optional
+            True: display them (IPython); False: only return them; None (default): display
+            them when running under IPython (a notebook), else only return them.
+
+        Returns
+        -------
+        list of matplotlib.figure.Figure
+            One figure per plot of the report, in its order (a result read back by
+            :func:`actuatorlab.open` shows the saved images; one loaded from a pickle has none).
+        """
         for spec in self._output.figures:
             if spec.start is not None:
                 spec.start()
@@ -148,13 +178,42 @@ class RunResult:
         overwrite: bool = False,
         processes: int = 1,
     ) -> list[str]:
-        """Write the run's files into ``folder`` as ``actuatorlab run`` does; returns the file names.
+        """Write the run's files into ``folder`` as ``actuatorlab run`` does.
 
-        An earlier run's folder there is replaced whole; nothing is left on failure. A folder
-        holding anything else raises ``OutputTaken`` (a ``ScenarioError``) naming it, unless
-        ``overwrite``: then the run's files are written beside the other entries, which stay.
-        The figures are drawn in this process unless ``processes=2`` (a forked child draws half
-        of them, as ``actuatorlab run`` does)."""
+        The files are ``results.parquet``, ``scenario.toml``, ``summary.json``, the plots and
+        ``report.html``; :func:`actuatorlab.open` reads the folder back. An earlier run's folder
+        there is replaced whole; nothing is left on failure.
+
+        Parameters
+        ----------
+        folder : str or os.PathLike
+            The folder to write: new, empty, or holding an earlier run's files.
+        progress : callable, optional
+            ``progress(stage, fraction)`` as the files are written (the stages ``"write
+            results"``, ``"plot"`` and ``"report"``).
+        overwrite : bool, default False
+            Write into a folder that holds files of another kind too: the run's files are then
+            written beside them, which stay.
+        processes : {1, 2}, default 1
+            1: the figures are drawn in this process; 2: a forked child draws half of them, as
+            ``actuatorlab run`` does.
+
+        Returns
+        -------
+        list of str
+            The names of the files written.
+
+        Raises
+        ------
+        OutputTaken
+            ``folder`` holds files that are not a run's, and ``overwrite`` is false (a
+            ``ScenarioError`` naming what the folder holds).
+        ParameterError
+            ``processes`` is neither 1 nor 2.
+        ScenarioError
+            The files cannot be written (no permission, a full disk; the message says why);
+            nothing is left.
+        """
         check_processes(processes)
         return write_output(
             Path(folder),
@@ -186,10 +245,27 @@ class RunResult:
 
 
 def compare(runs: Mapping[str, RunResult] | Sequence[RunResult], columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Several runs side by side in one DataFrame: index ``t`` (the first column), columns
-    (run name, channel) for the ``columns`` chosen (default: those every run has). ``runs``: a
-    mapping name → run, or a sequence of runs named by their titles (``#2``, ``#3`` … where two
-    share one).
+    """Several runs side by side in one DataFrame.
+
+    Parameters
+    ----------
+    runs : Mapping[str, RunResult] or Sequence[RunResult]
+        A mapping name → run, or a sequence of runs named by their titles (``#2``, ``#3`` …
+        where two share one).
+    columns : Sequence[str], optional
+        The channels to compare (default: those every run has).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the runs' first column (``t``); columns: (run name, channel).
+
+    Raises
+    ------
+    ValueError
+        ``runs`` is empty.
+    KeyError
+        A run has no column of ``columns`` (the message lists its columns).
 
     Examples
     --------

@@ -29,6 +29,25 @@ else:  # named by the annotations, imported when they are resolved or a run retu
 class Scenario:
     """A validated scenario (a built-in one or a file), quantities in SI.
 
+    Made by :func:`actuatorlab.load` (or :meth:`set` on another scenario), not constructed
+    directly. Immutable: :meth:`set` returns a new, validated scenario. Scenarios pickle (as
+    their fields, validated again on loading), so a study can cache them or send them to
+    worker processes.
+
+    Attributes
+    ----------
+    name : str
+        The scenario's ``name``.
+    kind : str
+        The scenario kind (``arm``, ``crane-vdc``, ``machine``, …).
+    spec : pydantic.BaseModel
+        The validated schema object, quantities in SI.
+
+    See Also
+    --------
+    actuatorlab.load : A built-in scenario or a TOML file as a ``Scenario``.
+    actuatorlab.sweep, actuatorlab.sensitivity : Many variants of a scenario.
+
     Examples
     --------
     >>> import actuatorlab
@@ -65,9 +84,28 @@ class Scenario:
         return self._spec
 
     def get(self, path: str, unit: str | None = None) -> Any:
-        """The value of the field at ``path`` (``circuit.pump_flow``, ``arms[1].mass``) in SI, or
-        in ``unit`` (a pint unit string of the field's dimension); a constant input signal reads
-        as its value, other signals as their table.
+        """The value of one field, in SI or in the unit asked for.
+
+        Parameters
+        ----------
+        path : str
+            The field's path as in a scenario file: ``"circuit.pump_flow"``, ``"arms[1].mass"``,
+            ``"inputs.bleed"``.
+        unit : str, optional
+            A pint unit string of the field's dimension (``"L/min"``, ``"bar"``, ``"deg"``);
+            None (default): SI.
+
+        Returns
+        -------
+        float or str or bool or list or dict
+            The value (a quantity in SI or in ``unit``); a constant input signal reads as its
+            value, other signals as their table.
+
+        Raises
+        ------
+        ScenarioError
+            ``path`` names no field (the message lists the fields there), or ``unit`` is given
+            for a field that is not a quantity or is not a unit of the field's dimension.
 
         Examples
         --------
@@ -96,10 +134,30 @@ class Scenario:
         """A new scenario with fields changed, validated as a file would be.
 
         ``set("circuit.pump_flow", "300 L/min")``, ``set({"inputs.bleed": 0.2, "arm.mass": "2.5 t"})``
-        or ``set(inputs__bleed=0.2)`` (``__`` for the dots). A value is written as in a scenario file
-        (a quantity string with its unit, or a number in SI), or as a pint ``Quantity``
-        (``ureg.Quantity(300, "L/min")``). Raises ``ScenarioError`` naming the field path and what
-        to change.
+        or ``set(inputs__bleed=0.2)`` (``__`` for the dots). This scenario is unchanged.
+
+        Parameters
+        ----------
+        path : str or Mapping[str, Any], optional
+            The field's path (``"circuit.pump_flow"``), or a mapping of several paths to their
+            values.
+        value : Any, optional
+            The new value of ``path``, written as in a scenario file (a quantity string with
+            its unit such as ``"300 L/min"``, or a number in SI), or as a pint ``Quantity``
+            (``ureg.Quantity(300, "L/min")``).
+        **fields : Any
+            More fields by keyword, ``__`` standing for the dots (``inputs__bleed=0.2``).
+
+        Returns
+        -------
+        Scenario
+            The changed scenario, validated.
+
+        Raises
+        ------
+        ScenarioError
+            A path names no field, a value is refused by the field (the message names the field
+            path, the value and what to change), or no field is given.
 
         Examples
         --------
@@ -132,22 +190,60 @@ class Scenario:
         return Scenario(parse_scenario(data, label), self._source)
 
     def show(self) -> str:
-        """The resolved scenario as TOML, every default filled in, quantities with units."""
+        """The resolved scenario as TOML, as ``actuatorlab show`` prints it.
+
+        Returns
+        -------
+        str
+            The scenario file's text, every default filled in, quantities with units.
+        """
         return scenario_to_toml(self._spec)
 
     def to_toml(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`show` to ``path`` (atomically): a scenario file ``actuatorlab run`` reads back."""
+        """Write the scenario as a file that ``actuatorlab run`` and :func:`actuatorlab.load` read back.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (atomically: it is whole or unchanged) with the text of :meth:`show`.
+
+        Raises
+        ------
+        OSError
+            The file cannot be written (a missing folder, no permission, a full disk).
+        """
         atomic_write_text(path, self.show())
 
     def run(self, progress: StageProgress | None = None, *, processes: int = 1) -> results.RunResult:
-        """Simulate in memory (no files) and return the result; ``progress(stage, fraction)``
-        with the stages ``"simulate"`` and, when numba compiles kernels its cache does not hold
-        (the first run after an install: seconds), ``"compiling kernels"`` at fraction 0. Without
-        ``progress``, that compiling is said in one line on stderr, as the command line does.
+        """Simulate in memory (no files) and return the result.
 
-        In this process unless ``processes=2``: then the ``arm`` kind simulates in a forked child
-        (Linux, a process with one thread) while this one loads the output's libraries, as
-        ``actuatorlab run`` does; the result is the same.
+        Parameters
+        ----------
+        progress : callable, optional
+            ``progress(stage, fraction)``, called with the stage ``"simulate"`` and the fraction
+            done and, when numba compiles kernels its cache does not hold (the first run after an
+            install: seconds), with ``"compiling kernels"`` at fraction 0. None (default): that
+            compiling is said in one line on stderr, as the command line does.
+        processes : {1, 2}, default 1
+            1: in this process. 2: the ``arm`` kind simulates in a forked child (Linux, a process
+            with one thread) while this one loads the output's libraries, as ``actuatorlab run``
+            does; the result is the same.
+
+        Returns
+        -------
+        RunResult
+            The run's table, key figures, notes and figures, and this scenario.
+
+        Raises
+        ------
+        SimulationError
+            The run cannot go on (for example an unstable time step); the message names the
+            time, the state and a remedy.
+        ParameterError
+            ``processes`` is neither 1 nor 2, or a model parameter is outside its range.
+        MissingExtra
+            The kind needs an optional dependency that is not installed (the message names the
+            extra to install, e.g. ``pip install 'actuatorlab[mujoco]'``).
 
         Examples
         --------
@@ -184,7 +280,28 @@ class Scenario:
 
 
 def load(source: str | os.PathLike[str]) -> Scenario:
-    """A built-in scenario by name (``actuatorlab scenarios`` lists them) or a TOML file, validated.
+    """A built-in scenario or a scenario file, validated.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        The name of a built-in scenario (``actuatorlab scenarios`` lists them), or the path of a
+        TOML scenario file.
+
+    Returns
+    -------
+    Scenario
+        The validated scenario, quantities in SI.
+
+    Raises
+    ------
+    ScenarioError
+        No built-in scenario or file has that name, or the file is not a valid scenario (the
+        message names the field, its value and what to change).
+
+    See Also
+    --------
+    Scenario.set : Change fields of the loaded scenario.
 
     Examples
     --------

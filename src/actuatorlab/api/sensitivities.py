@@ -16,6 +16,9 @@ from .scenario import Scenario
 class SensitivityResult:
     """The indices of a sensitivity analysis and the sweep that computed them.
 
+    Returned by :func:`actuatorlab.sensitivity` and :func:`actuatorlab.open`; not constructed
+    directly.
+
     Attributes
     ----------
     table : pandas.DataFrame
@@ -26,6 +29,10 @@ class SensitivityResult:
         The sweep's index: one row per run of the design (parameters in SI, key figures).
     folder : pathlib.Path
         Where ``sensitivity.parquet``, ``sensitivity.csv``, the sweep's files and ``report.html`` are.
+    ran, skipped : int
+        The runs this call made, and those an earlier, interrupted call had finished (``resume``).
+    wall_time_s : float
+        The analysis' wall time [s].
 
     Examples
     --------
@@ -68,14 +75,54 @@ def sensitivity(
     progress: Callable[[int, int], None] | None = None,
     overwrite: bool = False,
 ) -> SensitivityResult:
-    """Which parameter matters: SALib's ``method`` (``"sobol"``: first-order and total indices,
-    N·(2D + 2) runs; ``"morris"``: elementary effects μ*, σ, N·(D + 1) runs) over the parameters
-    ``vary`` (``{"inputs.bleed": "uniform(0.1, 0.5)"}`` or ``"PATH=DIST"`` strings; uniform,
-    normal, loguniform), ``samples`` = N, run as a sweep (Dask, resumable, as ``sweep``) into
-    ``out`` (default ``sensitivity/NAME``); the indices with 95 % confidence intervals per key
-    figure in ``figures`` (default: all that describe the design), as ``actuatorlab sensitivity``.
-    An ``out`` that holds files other than an analysis's is refused (``OutputTaken``) unless
-    ``overwrite``: the analysis's files are then written beside them.
+    """Which parameter matters: Sobol' or Morris indices of key figures, as ``actuatorlab sensitivity``.
+
+    The design (SALib's) runs as a sweep (local workers or Dask, resumable, as
+    :func:`actuatorlab.sweep`); the indices come with 95 % confidence intervals per key figure.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The base scenario.
+    vary : Mapping[str, str] or Sequence[str]
+        The parameters and their distributions: ``{"inputs.bleed": "uniform(0.1, 0.5)"}`` or
+        ``"PATH=DIST"`` strings (uniform, normal, loguniform).
+    method : {"sobol", "morris"}, default "sobol"
+        ``"sobol"``: first-order and total indices, N·(2D + 2) runs; ``"morris"``: elementary
+        effects μ*, σ, N·(D + 1) runs (D parameters).
+    samples : int, default 1024
+        N: the base sample of Sobol' (a power of 2), the trajectories of Morris (≥ 2).
+    figures : Sequence[str], optional
+        The key figures to analyse (default: all that describe the design).
+    seed : int, default 0
+        The seed of the design (≥ 0).
+    workers : int, optional
+        Local worker processes (default: one per core).
+    scheduler : str, optional
+        A Dask scheduler's address ``tcp://HOST:PORT`` (needs the ``dask`` extra).
+    out : str or os.PathLike, optional
+        The analysis' folder (default ``sensitivity/NAME``).
+    resume : bool, default False
+        Finish an interrupted analysis in ``out``.
+    progress : callable, optional
+        ``progress(done, total)`` as runs finish.
+    overwrite : bool, default False
+        Write into an ``out`` that holds files other than an analysis': its files are then
+        written beside them.
+
+    Returns
+    -------
+    SensitivityResult
+        The indices table, the design's index and the folder with its report.
+
+    Raises
+    ------
+    ScenarioError
+        ``vary`` is empty or one string, a parameter is given twice, a path, distribution,
+        method, sample count or key figure is refused, or a run of the design failed (the
+        indices need every run; the message names the variant and its error).
+    OutputTaken
+        ``out`` holds files other than an analysis' and ``overwrite`` is false.
 
     Examples
     --------

@@ -24,6 +24,8 @@ else:  # pandas loads once the workers run (see scenarios.sweep), or when the an
 class SweepResult:
     """A finished sweep: its index (one row per variant) and its folder.
 
+    Returned by :func:`actuatorlab.sweep` and :func:`actuatorlab.open`; not constructed directly.
+
     Attributes
     ----------
     index : pandas.DataFrame
@@ -33,6 +35,13 @@ class SweepResult:
         variants (``theta_q05``, ``theta_q50``, ``theta_q95``, …; units in ``attrs["units"]``).
     folder : pathlib.Path
         Where ``index.parquet``, the batches or variants, the kept series and ``report.html`` are.
+    ran, skipped : int
+        The variants this call ran, and those an earlier, interrupted call had finished (``resume``).
+    wall_time_s : float
+        The sweep's wall time [s].
+    batched : bool
+        Whether the variants ran in compiled batches (the arm kinds): then only the series of
+        the variants asked for were kept.
 
     Examples
     --------
@@ -69,8 +78,25 @@ class SweepResult:
         return self.folder / "report.html"
 
     def variant(self, variant_id: int) -> pd.DataFrame:
-        """The results table of one variant (units in ``attrs["units"]``); a failed variant, or
-        one of a batched sweep whose series were not kept, raises ``ScenarioError``."""
+        """The results table of one variant.
+
+        Parameters
+        ----------
+        variant_id : int
+            The variant's id (the index's ``variant`` column).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Its time series, units in ``attrs["units"]``.
+
+        Raises
+        ------
+        ScenarioError
+            No variant has that id, the variant failed (the message gives its error), or its
+            series were not kept (a batched sweep keeps those of ``keep_series`` and
+            ``keep_variants`` only).
+        """
         row = self.index[self.index["variant"] == variant_id]
         if row.empty:
             raise ScenarioError(f"variant {variant_id}: not in this sweep (variants 0 … {len(self.index) - 1})")
@@ -111,21 +137,65 @@ def sweep(
     keep_variants: Sequence[int] = (),
     overwrite: bool = False,
 ) -> SweepResult:
-    """Run variants of ``scenario`` on Dask (local worker processes, or ``scheduler``
-    ``tcp://HOST:PORT``) into ``out`` (default ``sweeps/NAME``), as ``actuatorlab sweep`` does.
+    """Run variants of ``scenario`` into a folder, as ``actuatorlab sweep`` does.
 
-    ``grid``: ``{"inputs.bleed": [0.1, 0.2], "circuit.pump_flow": ["300 L/min", "500 L/min"]}``
-    (or ``"PATH=V1,V2"`` strings), the Cartesian product; or ``samples`` Monte Carlo variants with
-    ``vary``: ``{"arm.mass": "normal(2000 kg, 100 kg)"}`` (uniform, normal, loguniform; or
-    ``"PATH=DIST"`` strings) and ``seed``. ``resume`` finishes an interrupted sweep.
+    A grid (the Cartesian product of the values given) or Monte Carlo samples. The variants
+    run on local worker processes (forked; on Dask where forking is not available) or on the
+    Dask cluster at ``scheduler``. Variants of the arm kinds (quasistatic model) run in compiled
+    batches: their key figures go to the index and the 5/50/95 % envelopes of the main signals
+    to ``envelopes``; their time series are kept for the first ``keep_series`` variants and the
+    ids in ``keep_variants``. Other kinds run one variant at a time and keep every variant's
+    series.
 
-    Variants of the arm kinds (quasistatic model) run in compiled batches: their key figures go
-    to the index and the 5/50/95 % envelopes of the main signals to ``envelopes``; their time
-    series are kept for the first ``keep_series`` variants and the ids in ``keep_variants``.
-    Other kinds run one variant at a time and keep every variant's series.
+    Parameters
+    ----------
+    scenario : Scenario
+        The base scenario.
+    grid : Mapping[str, Sequence] or Sequence[str], optional
+        ``{"inputs.bleed": [0.1, 0.2], "circuit.pump_flow": ["300 L/min", "500 L/min"]}`` or
+        ``"PATH=V1,V2"`` strings: every combination of the values runs.
+    vary : Mapping[str, str] or Sequence[str], optional
+        With ``samples``: ``{"arm.mass": "normal(2000 kg, 100 kg)"}`` (uniform, normal,
+        loguniform) or ``"PATH=DIST"`` strings.
+    samples : int, default 0
+        The number of Monte Carlo variants drawn from ``vary``.
+    seed : int, default 0
+        The seed of the draws (≥ 0).
+    workers : int, optional
+        Local worker processes (default: one per core).
+    scheduler : str, optional
+        A Dask scheduler's address ``tcp://HOST:PORT`` (needs the ``dask`` extra).
+    out : str or os.PathLike, optional
+        The sweep's folder (default ``sweeps/NAME``).
+    resume : bool, default False
+        Finish an interrupted sweep in ``out``: the variants it has are kept.
+    figures : Sequence[str], optional
+        The key figures the report plots against the varied parameters (default: the first few).
+    progress : callable, optional
+        ``progress(done, total)`` as variants finish.
+    keep_series : int, default 0
+        Batched sweeps: keep the time series of the first ``keep_series`` variants.
+    keep_variants : Sequence[int], default ()
+        Batched sweeps: keep the time series of these variants too.
+    overwrite : bool, default False
+        Write into an ``out`` that holds files other than a sweep's: the sweep's files are then
+        written beside them.
 
-    An ``out`` that holds files other than a sweep's is refused (``OutputTaken``, a
-    ``ScenarioError``) unless ``overwrite``: the sweep's files are then written beside them.
+    Returns
+    -------
+    SweepResult
+        The index (one row per variant: its parameters, status, error, wall time and key
+        figures), the envelopes of batched sweeps and the folder.
+
+    Raises
+    ------
+    ScenarioError
+        Neither or both of ``grid`` and ``samples``/``vary`` are given, a path or value is
+        refused (the message names it), or the scheduler cannot be reached.
+    OutputTaken
+        ``out`` holds files other than a sweep's and ``overwrite`` is false.
+    MissingExtra
+        A sweep on Dask without the ``dask`` extra installed.
 
     Examples
     --------

@@ -11,16 +11,16 @@ velocity [m/s], x_3 = i_q [A], x_4 = i_d [A]. Errors (69), control law (70), ada
 
 κ_1 is a velocity correction [m/s], κ_2 the motor torque command τ_m [N m], κ_3 = v_q [V],
 κ_4 = v_d [V]. References: x_4^ref = i_d,ref = 0; x_3^ref = i_q,ref from (4) solved for the
-torque κ_2 (spec 2.8 [INFERRED]). Gains default to the paper's (Sec. VII-C): k = 7, σ = 9,
+torque κ_2 (a reading taken). Gains default to the paper's (Sec. VII-C): k = 7, σ = 9,
 δ = 75 000, ε = 9 for every ν. Their units follow from the SI states: δ_1 [1/s], δ_2 [N m s/m],
 δ_3, δ_4 [V/A]; the paper gives none, so these are read as SI.
 
-Spec readings: the position and velocity are the motor-side linear ones, x = ρθ_m/(2πn),
-v = ρω_m/(2πn) (spec 6.2 item 13; collocated with the motor encoder); the paper describes no
+Readings taken: the position and velocity are the motor-side linear ones, x = ρθ_m/(2πn),
+v = ρω_m/(2πn) (collocated with the motor encoder); the paper describes no
 saturation, here i_q,ref is clipped to ±i_max and |v_dq| to V_dc/√3 by scaling the voltage
 vector (the simulation reports when; |i_q| can pass i_max only while the voltage is saturated,
 see ``simulation.emla_tracking``). (71) has the equilibrium φ̂ = ε Q²/(2σ) for constant Q
-and decays as exp(−kσ t) for Q = 0 (spec 5 item 10); ζ of (76) is min(min δ, min kσ) = 63 for
+and decays as exp(−kσ t) for Q = 0; ζ of (76) is min(min δ, min kσ) = 63 for
 the paper's gains.
 
 Behaviour of the paper's gains read in SI (measured with ``simulation.emla_tracking`` on the

@@ -1,7 +1,7 @@
 """Virtual decomposition control of a parallel–serial hydraulic manipulator (Petrović & Mattila
 Sec. 4, eqs. 35–48, 70–77, 90–93).
 
-One controller step (spec 2.13):
+One controller step:
 
 1. required rates (35)–(37), one law for every coordinate: ṙ_r = ṙ_d + λ (r_d − r) with r the
    joint angle q_j (36) or the telescope stroke x_tj (37); q̈_r = q̈_d + λ (q̇_d − q̇) is its
@@ -102,7 +102,7 @@ class VDCGains:
 
 
 def lab_crane_gains() -> VDCGains:
-    """The authors' gains (spec 3.2 [R]): λ = 3 s⁻¹, k_x = 5e-3, 5e-3, 1e-3 m, k_f = 2e-8, 2e-8,
+    """The authors' gains (their supplementary repository): λ = 3 s⁻¹, k_x = 5e-3, 5e-3, 1e-3 m, k_f = 2e-8, 2e-8,
     8e-9 m²/(N s), K_A = 5 I_6, ḟ_pr filter at 8 Hz, 1 kHz."""
     return VDCGains(lam=(3.0, 3.0, 3.0), kx=(5e-3, 5e-3, 1e-3), kf=(2e-8, 2e-8, 8e-9))
 

@@ -9,7 +9,7 @@ For an axial force f_x [N] (> 0 pushes) and velocity v_x [m/s] (> 0 extends), at
 3. losses: P_sc, P_mech, P_cu, P_co, P_d, P_sw (``losses``); electrical (DC-side) input
    P_in = f_x v_x + P_EE + P_EM (12), mechanical output P_out = f_x v_x.
 
-Efficiency (13) and its sign convention (spec 6.2 item 10; (13) is undefined for f_x v_x ≤ 0):
+Efficiency (13) and its sign convention (a reading taken: (13) is undefined for f_x v_x ≤ 0):
 
 * motoring (P_out > 0): η = P_out / P_in = f_x v_x / (f_x v_x + P_EE + P_EM), as (13);
 * regenerating / back-driven (P_out < 0, the load drives the actuator): η = P_in / P_out, the

@@ -16,7 +16,7 @@ load (x_L):
 with τ_m of (4), the currents of (3), f_eq = ρ/(2πn) (15), J_1 = J_m + J_c + J_GB/n² + f_eq² M_BS,
 b_1 = b_m + b_GB/n² and the load-side stiffness k_s = 1/(f_eq²/k_τ1 + (ρ/2π)²/k_τ2 + 1/k_L).
 
-Readings of the printed (14)–(15) (spec 2.2, 6.2 item 4; the paper is inconsistent there):
+Readings of the printed (14)–(15) (the paper is inconsistent there):
 
 * k_eq as printed, 1/k_τ1 + n²/k_τ2 + (2πn/ρ)²/k_L, is the motor-side **compliance** [rad/(N m)];
   it acts on the drive's **deflection** θ_m − x_L/f_eq, not on the absolute angle (a spring to
@@ -30,7 +30,7 @@ Friction in this ODE is (14)'s viscous b only; the Coulomb, drag and efficiency-
 ``efficiency`` are steady-state loss models for the maps (the paper's (6)–(11) are missing).
 
 The printed linearisation (17)–(20) is inconsistent (column order, a "1" in 𝒜(3,4), the sign of
-r(2), ℬ's size; spec 2.2); :func:`linearise` computes the Jacobians of this nonlinear model
+r(2), ℬ's size); :func:`linearise` computes the Jacobians of this nonlinear model
 numerically instead, in the same affine form ẋ ≈ A x + B u + E f_L + r.
 """
 
@@ -353,7 +353,7 @@ class Linearisation:
 def linearise(actuator: EMLA, x0, u0, load_force: float = 0.0, method: str = "complex") -> Linearisation:
     """Jacobians of the nonlinear model at (x0, u0, f_L) by complex step (``"complex"``, exact to
     rounding: the model is polynomial in x, u) or central differences (``"central"``); replaces the
-    printed (17)–(20) (spec 2.2 recommendation). The drive must be compliant (finite stiffness)."""
+    printed (17)–(20). The drive must be compliant (finite stiffness)."""
     if method not in ("complex", "central"):
         raise ParameterError(f"method = {method!r}: use 'complex' or 'central'")
     if actuator.rigid:

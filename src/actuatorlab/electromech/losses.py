@@ -1,14 +1,14 @@
 """Loss terms of Bahari et al. (12): P_EE = P_sw + P_d + P_cu + P_co, P_EM = P_mech + P_sc.
 
-The paper's loss formulas (6)–(11) are missing from the source (spec 0 and 6.2 item 1: they were
-in an image, "Table 3"); these are documented standard models, each ≥ 0 for every input:
+The paper's loss formulas (6)–(11) are missing from its text (they were in an image,
+"Table 3"); these are documented standard models, each ≥ 0 for every input:
 
 * P_cu — stator copper loss, (3/2) R_s (i_d² + i_q²) (amplitude-invariant dq currents).
 * P_co — core (iron) loss at the constant PM flux of i_d = 0 operation, Steinmetz/Bertotti
   separation in electrical speed: hysteresis k_h |ω_e| plus eddy current k_e ω_e².
 * P_d — inverter conduction losses of the six IGBTs **and** six freewheeling diodes under
   sinusoidal PWM (Casanellas 1994; Infineon AN2008-03), reading the paper's subscript "d" as
-  device/diode conduction (spec 1.1 [INFERRED]):
+  device/diode conduction (a reading taken):
   per IGBT (1/2π + m cos φ/8) V_CE0 Î + (1/8 + m cos φ/3π) r_CE Î²,
   per diode (1/2π − m cos φ/8) V_F0 Î + (1/8 − m cos φ/3π) r_F Î²,
   with modulation index m = 2 V̂/V_dc (clipped to the SVPWM limit 2/√3) and power factor cos φ

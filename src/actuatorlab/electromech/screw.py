@@ -9,7 +9,7 @@ The gear ratio n = driven teeth / driving teeth (n > 1 reduces speed); ρ is the
 
 so τ_m ω_m = f_x v_x for any ρ, n (the ideal stage conserves power); f_eq = ρ/(2πn) [m/rad].
 
-Losses (standard models; the paper's (6)–(11) are missing, spec 6.2 item 1): a screw (and a gear
+Losses (standard models; the paper's (6)–(11) are not in its text): a screw (and a gear
 stage) passes power with a forward efficiency η when driven from the motor and a backward
 efficiency η' when back-driven by the load (η' = 0: self-locking). Motor-side torque needed at
 the screw for a load-side torque τ_0 = ρ f / (2π) at screw speed ω_s:

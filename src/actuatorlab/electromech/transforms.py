@@ -7,7 +7,7 @@ and the three-phase power is P = (3/2)(v_d i_d + v_q i_q) (+ 3 v_0 i_0).
 
 Angle: the Park angle is the **electrical** angle θ_e = p θ_m (p pole pairs, θ_m the rotor's
 mechanical angle [rad]). The paper writes θ_m in (1); for p > 1 that is only right if θ_m is read
-as the electrical angle (spec 6.2 item 5); use :func:`electrical_angle`.
+as the electrical angle (a reading taken); use :func:`electrical_angle`.
 
 Shapes: phase quantities have a leading axis of length 3 (``(3,)`` or ``(3, n)``), angles are
 scalars or ``(n,)``; everything is vectorised with numpy.
@@ -21,7 +21,7 @@ _TWO_PI_3 = 2.0 * np.pi / 3.0
 
 
 def electrical_angle(mechanical_angle, pole_pairs: int):
-    """θ_e = p θ_m [rad] (the angle the Park transform needs, spec 6.2 item 5)."""
+    """θ_e = p θ_m [rad] (the angle the Park transform needs)."""
     return pole_pairs * np.asarray(mechanical_angle, dtype=np.float64)
 
 

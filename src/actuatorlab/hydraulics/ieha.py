@@ -6,17 +6,18 @@ State ``y`` (layout ``I_*``), SI units, pressures gauge [Pa]:
 ``[E, Ė, ζ, P_A, P_B, Y, Ẏ, P_p1 … P_pN]``; inputs ``u = [X, F_ext]`` (valve command X [m],
 external force F_ext [N], > 0 opposes Y > 0).
 
-Equations (paper numbers, readings of the spec ``shared/spec/000-*``):
+Equations (paper numbers; read from the article's embedded MathType, its plain text having lost
+every minus sign and fraction bar):
 
 - (5) piston reach L_i = √(R_b² − E² sin²θ_i) − E cos θ_i, θ_i = ωt + φ_i, φ_i = 2π(i−1)/N,
   (6) its exact rate L̇_i = Ḣ_i. ω is the shaft speed in rad/s everywhere in the kinematics.
-- (8) mean flow Q_mac = 2 N S_p E f with f = ω/(2π) [rev/s] (the spec's reading of ω in (8)).
+- (8) mean flow Q_mac = 2 N S_p E f with f = ω/(2π) [rev/s] (the reading of ω in (8) taken).
 - (9) micro-valve, a critical-centre four-way valve with load pressure 2ζ:
   Q_e = C_d 2π r_tig (X − E) √(2/ρ) √(P_s/2 − sgn(X − E) ζ); the paper prints the X > E branch
   only, the other is its mirror. The sign and the radicand are smoothed (``laminar_pressure``).
 - (12)–(13) carriage: m_e Ë = 2 S_e ζ + F_p, (v_e/β) ζ̇ = Q_e − S_e Ė − K_e ζ (leak read with
   the physical sign: it costs flow).
-- (16) read as the sum over pistons (spec §3b-7): F_p = −Σ P_pi S_p cos θ_i, the component of
+- (16) read as the sum over pistons: F_p = −Σ P_pi S_p cos θ_i, the component of
   the piston forces on the ring along increasing E (the ring centre sits at −E along θ = 0).
 - (14)–(15) with the missing Ṗ restored: (v_i/β) Ṗ_pi = Q_in − Q_out − S_p Ḣ_i − K_p P_pi,
   v_i = v_p0 + S_p (L_i − R_b + E_max) (a positive dead volume replaces the negative H_pi of (1)).
@@ -289,7 +290,7 @@ class IEHAParams:
         return k
 
     def mean_flow(self, eccentricity: float) -> float:
-        """Q_mac [m³/s] of (8), 2 N S_p E · ω/(2π): ω read in rev/s (spec §3.3)."""
+        """Q_mac [m³/s] of (8), 2 N S_p E · ω/(2π): ω read in rev/s."""
         return 2.0 * self.n_pistons * self.piston_area * eccentricity * self.shaft_speed / (2.0 * math.pi)
 
     def initial_state(self) -> np.ndarray:

@@ -12,9 +12,9 @@ From the model equations, with leakage neglected as in the paper:
 
 The coefficients are then read off the expanded B and C radicand. Reduction (25): drop every
 term of B and of C's radicand whose coefficient keeps a net factor 1/β (K2m, K2, K14m, K14).
-ω is the symbol of (8); numeric values use the spec's reading ω = shaft speed in rev/s (50).
+ω is the symbol of (8); numeric values read ω as the shaft speed in rev/s (50).
 
-Findings (the spec's list of typos, reproduced by ``coefficient_table``): K2 has S_c for v_c;
+Findings (the printed coefficients' typos, reproduced by ``coefficient_table``): K2 has S_c for v_c;
 the second "K14" is K14m; K15 duplicates K14; the sin/cos terms K16–K18 miss the factor K9;
 the radicand coefficients K1, K2m, K2, K3, K4m, K4 are half the derived ones (the paper used
 ζ/P_s for 2ζ/P_s), K1, K2m, K2 also with the wrong sign, and K3 assumes P_rp = P_s.
@@ -117,7 +117,7 @@ def _derived_coefficients() -> dict[str, sp.Expr]:
 
 
 def paper_coefficients() -> dict[str, sp.Expr]:
-    """K-coefficients as printed in the paper (decoded MathType, spec §3.10)."""
+    """K-coefficients as printed in the paper (read from the article's embedded MathType)."""
     return {
         "K1": me * Sc / (4 * Ps * Se * Sp * N * w),
         "K2m": me * vc * m / (8 * Ps * Se * beta * Sc * Sp * N * w),
@@ -161,7 +161,7 @@ NOTES = {
 
 
 def parameter_values(params: IEHAParams | None = None) -> dict[sp.Symbol, float]:
-    """Table 1 values (SI) for the symbols; ω in rev/s (spec reading of (8))."""
+    """Table 1 values (SI) for the symbols; ω in rev/s (the reading of (8) taken)."""
     p = IEHAParams() if params is None else params
     return {
         me: p.carriage_mass,

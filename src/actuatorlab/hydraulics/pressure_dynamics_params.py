@@ -30,9 +30,9 @@ class PressureDynamics:
     [m³/(s Pa)] of every suction check valve; retracted_length ℓ₀ [m], the pin-to-pin length
     at full retraction when the cylinder sits between two pins (x = ℓ − ℓ₀).
     The defaults (0.5 L per chamber, 0.8 m stroke, ℓ₀ = 1 m, 1.5 GPa) are those of the one-arm
-    peers in ``shared/peers``; ε, g_relief and g_check are chosen so that the relief overshoot
-    at the pump flow of (66) is 0.17 MPa (0.5 % of P_M) and a chamber sucking 100 L/min dips
-    1.7 kPa below the tank pressure.
+    peer models the benchmarks compare with (Exudyn's and a SciPy model); ε, g_relief and
+    g_check are chosen so that the relief overshoot at the pump flow of (66) is 0.17 MPa (0.5 %
+    of P_M) and a chamber sucking 100 L/min dips 1.7 kPa below the tank pressure.
     """
 
     bulk_modulus: float = OIL_BULK_MODULUS

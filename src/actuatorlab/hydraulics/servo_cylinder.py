@@ -5,7 +5,7 @@ f_p = A_a p_a − A_b p_b (79) [N] > 0 pushes the rod out; f_p = f_c + f_f (78) 
 f_f(ẋ). A valve input u > 0 connects chamber A to supply p_s and B to return p_r (82)–(84).
 
 Chambers (80)–(81), generalised with dead volumes V_a0, V_b0 [m³] and internal leakage
-Q_l = c_l (p_a − p_b) from A to B (spec 2.10, ref. [32]); with V_a0 = V_b0 = c_l = 0 they are
+Q_l = c_l (p_a − p_b) from A to B (as the paper's ref. [32] models them); with V_a0 = V_b0 = c_l = 0 they are
 the paper's equations:
 
 .. math::

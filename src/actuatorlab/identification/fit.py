@@ -6,7 +6,7 @@ import numpy as np
 
 
 def fit_ratio(measured: np.ndarray, simulated: np.ndarray) -> np.ndarray:
-    """NRMSE fit [%] per column: 100·(1 − ‖y − ŷ‖₂ / ‖y − ȳ‖₂) (MATLAB ``compare``; spec A9).
+    """NRMSE fit [%] per column: 100·(1 − ‖y − ŷ‖₂ / ‖y − ȳ‖₂) (MATLAB ``compare``).
 
     100 is a perfect match, 0 is no better than the mean, and it is negative when worse.
     """

@@ -19,9 +19,9 @@ exact while averaging the noise; the filter's and differences' edges are trimmed
 
 A joint counts as locked in an experiment when its angle varies by less than
 ``lock_tolerance`` (standard deviation); its locked angle is the mean. Orifice square roots use
-the measured pressures clipped into [0, p_s] (A10).
+the measured pressures clipped into [0, p_s].
 
-Gravity ``"unknown"`` (spec T13, a robot on uneven ground): each W_i column is replaced by the
+Gravity ``"unknown"`` (a robot on uneven ground): each W_i column is replaced by the
 pair sin φ_i, cos φ_i with g = 1, whose parameters are g W_i cos α and g W_i sin α; the result
 reports g·W_i and the tilt α. W_i and g cannot be told apart from torques alone.
 """

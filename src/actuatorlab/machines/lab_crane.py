@@ -1,7 +1,7 @@
 """The laboratory crane of Petrović & Mattila (HIAB XS 031 type), as validated parameter data.
 
-Everything here is a value of the authors' supplementary repository or of the paper, resolved
-as spec 002 §3.2–3.3 says ([R]: the repository; the paper prints no mass data):
+Everything here is a value of the authors' supplementary repository or of the paper, where the
+two conflict, as stated below ([R]: the repository; the paper prints no mass data):
 
 - ``lab_crane``: the mechanics, two structures (lift and tilt cylinders on revolute segments,
   the extension cylinder on the prismatic segment of structure 2 carrying the 570 kg end
@@ -10,7 +10,7 @@ as spec 002 §3.2–3.3 says ([R]: the repository; the paper prints no mass data
   model and its initial pose;
 - ``lab_crane_hydraulics``: cylinders, servo valves and friction of the three actuators;
 - ``emla_lab_crane``: the same mechanics with the EMLAs of Bahari et al. in place of the
-  cylinders (spec 004 §1.3).
+  cylinders (Bahari et al.).
 
 Signs and frames are those of ``mechanics.parallel_serial`` and ``hydraulics.servo_cylinder``
 (an actuator force > 0 pushes its piston out). The VDC gains of the authors are the
@@ -39,22 +39,22 @@ from ..mechanics.rigid_body import RigidBody
 
 LAB_CRANE_VARIANTS = ("corrected", "as_given")
 """``as_given`` reproduces the authors' parameter set; ``corrected`` fixes its two transcription
-slips (spec 3.2): the extension rod's centre of mass on its axis, (0.56802906, 0, 0) m, with the
+slips: the extension rod's centre of mass on its axis, (0.56802906, 0, 0) m, with the
 inertia diagonal permuted the same way, and the pistons' centre of mass at 0.32981882 m."""
 
-_BETA = (0.380747, 0.121962, 0.122595, 0.288982)  # β1..β4 [rad], spec 3.2
+_BETA = (0.380747, 0.121962, 0.122595, 0.288982)  # β1..β4 [rad], the authors' repository
 
 
 def crane_q_from_theta(theta1: float, theta2: float) -> tuple[float, float]:
     """Paper angles (q1, q2) [rad] from the encoder angles (Θ1, Θ2) [rad]:
-    q1 = −π/2 − β1 − β2 + Θ1, q2 = Θ2 − β3 − β4 (the authors' code; spec 3.2 resolves the sign
-    conflict with their notes in favour of this form)."""
+    q1 = −π/2 − β1 − β2 + Θ1, q2 = Θ2 − β3 − β4 (the authors' code; where their notes differ in sign,
+    the code's form is taken)."""
     b1, b2, b3, b4 = _BETA
     return -0.5 * math.pi - b1 - b2 + theta1, theta2 - b3 - b4
 
 
 LAB_CRANE_INITIAL_THETA = (math.radians(45.0), math.radians(-90.0))
-"""Initial encoder angles (Θ1, Θ2) [rad] of the authors' model; with x_t2 = 0.5 m (spec 3.2)."""
+"""Initial encoder angles (Θ1, Θ2) [rad] of the authors' model; with x_t2 = 0.5 m."""
 
 
 def lab_crane_initial_pose() -> np.ndarray:
@@ -67,7 +67,7 @@ def _diag(*d):
 
 
 def lab_crane(variant: str = "corrected") -> ParallelSerialManipulator:
-    """The HIAB XS 031-type lab crane of spec 3.2: lift and tilt cylinders (revolute segments 1,
+    """The HIAB XS 031-type lab crane of the authors' repository: lift and tilt cylinders (revolute segments 1,
     2) and the extension cylinder (prismatic segment of structure 2) carrying the 570 kg end mass.
 
     World W has y up; gravity 9.8066 m/s². Coordinates (q1 [rad], q2 [rad], x_t2 [m]); the exit
@@ -217,7 +217,8 @@ def lab_crane_hydraulics(
     spool_time_constant: float = 0.0,
     friction: Friction | None = None,
 ) -> CraneHydraulics:
-    """Lift, tilt and extension actuators of the lab crane (spec 3.2, conflicts of 3.3 resolved):
+    """Lift, tilt and extension actuators of the lab crane (the authors' repository; where it
+    conflicts with the paper, the paper's values):
 
     - supply/return pressure [Pa]: the paper's 185/10 bar (the repository: 190 bar);
     - rated flows [l/min] per valve at 35 bar per control edge ("per notch"): the paper's NG6

@@ -3,7 +3,7 @@ means of Table III (the identified parameters, the truth of the synthetic experi
 
 Built through the validated classes of :mod:`actuatorlab.mechanics.robot_dynamics`, whose
 docstring gives the conventions. SI units; the flow gains in m³/(s·mm·√Pa), the spool input
-being logged in mm (spec A4). Joint 2's triangle angle is θ2 = q2 − π (spec §2.3).
+being logged in mm (a reading taken). Joint 2's triangle angle is θ2 = q2 − π.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ GRAVITY = 9.8
 """g [m/s²], Table II."""
 
 MID_STROKE_LENGTH = 0.30
-"""ℓc [m], Table II: the cylinder's length at mid-stroke (A2)."""
+"""ℓc [m], Table II: the cylinder's length at mid-stroke (a reading taken)."""
 STROKE = 0.075
 """L [m], Table II (the printed 7.5×10² m is a typo for 75 mm, I2)."""
 HEAD_AREA = 7.0e-4

@@ -1,8 +1,8 @@
-"""The three-DOF lab crane driven by EMLAs (Bahari et al., spec 004 §1.3) instead of cylinders.
+"""The three-DOF lab crane driven by EMLAs (Bahari et al.) instead of cylinders.
 
 The crane is Petrović & Mattila's parallel–serial lab crane (``machines.lab_crane.lab_crane``):
 coordinates q = (q1 [rad], q2 [rad], x_t2 [m]) for lift, tilt and extension. Reading taken
-(spec 004 §1.3, 6.2 item 7): each EMLA replaces the hydraulic cylinder *between the same two
+(the paper does not say where the EMLAs sit): each EMLA replaces the hydraulic cylinder *between the same two
 pins*, so
 
 - its position is the piston stroke x_j (18) of the lift/tilt triangle (``linkage``), and the

@@ -4,7 +4,7 @@ Link L_j [m] runs from the cylinder's base pin (q_j1-joint) to the segment joint
 link L_j1 [m] from the q_j-joint to the rod pin (q_j2-joint). The cylinder closes the triangle;
 its pin-to-pin length is ℓ = x + x0 with stroke x ∈ [0, s] [m] and x0 the length at zero stroke.
 
-Sign convention (spec 2.5, the only one consistent with the velocity recursion 25–30): the
+Sign convention (the only one consistent with the velocity recursion 25–30): the
 angles are negative, q, q_j1, q_j2 ∈ (−π, 0), and q = q_j1 + q_j2.
 
 - (18) x = √(L² + L1² + 2 L L1 cos q) − x0
@@ -14,7 +14,7 @@ angles are negative, q, q_j1, q_j2 ∈ (−π, 0), and q = q_j1 + q_j2.
 
 The accelerations (not printed in the paper) are the time derivatives of (21)–(23):
 ẍ = J_x q̈ + J̇_x q̇ with J_x = −L L1 sin q/ℓ, and likewise for q_j1, q_j2. For the required
-motion of VDC (spec 2.2, item 9 of the ambiguities) the Jacobians use the *measured* geometry
+motion of VDC (a reading taken: the paper leaves it open) the Jacobians use the *measured* geometry
 and rates and only the propagated rate is "required": ``segment_motion`` takes both.
 """
 

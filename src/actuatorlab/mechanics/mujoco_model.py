@@ -26,12 +26,14 @@ import math
 import time
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, needs_extras
 from .parallel_serial import ParallelSerialManipulator
 from .rigid_body import RigidBody
+
+with needs_extras("actuatorlab.mechanics.mujoco_model"):
+    import mujoco
 
 
 def _fmt(values) -> str:

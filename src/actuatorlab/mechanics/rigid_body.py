@@ -2,7 +2,7 @@
 
 For a body with frame {A}, mass m [kg], centre of mass r = ^A r_AC [m] and inertia I [kg m²]
 **about the centre of mass**, expressed in {A} (using the inertia about A's origin would count
-the parallel-axis term twice, spec 2.1):
+the parallel-axis term twice; the paper does not say which):
 
 .. math::
     M_A = \\begin{bmatrix} m I_3 & -m(r\\times) \\\\ m(r\\times) & I - m(r\\times)^2 \\end{bmatrix},\\quad
@@ -76,7 +76,7 @@ def _unpack(body):
 
 
 def mass_matrix(body: np.ndarray) -> np.ndarray:
-    """M_A (6×6) of a packed body (spec 2.1)."""
+    """M_A (6×6) of a packed body."""
     m, r, inertia = _unpack(np.asarray(body, dtype=float))
     rx = skew(r)
     return np.block([[m * np.eye(3), -m * rx], [m * rx, inertia - m * rx @ rx]])

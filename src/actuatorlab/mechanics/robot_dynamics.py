@@ -9,7 +9,7 @@ of (1)), ``robot_experiments``, ``robot_validation``, ``robot_search``;
 ``identification/robot_least_squares`` (the coupled least squares (2)–(3)), ``sequential``,
 ``fit``; ``scenarios/robot_schema``, ``robot_logs``, ``kinds/identify_robot``.
 
-Conventions (spec 003, readings taken):
+Conventions (readings taken where the paper is garbled or silent):
 
 - Joint angles q_i [rad] are relative; absolute link angles φ_i = q_1 + … + q_i are measured
   from the downward vertical, so q = 0 hangs down and gravity torques are +W g sin φ (§2.2).
@@ -51,7 +51,7 @@ CYLINDER_ROW = Layout("C_", "a", "b", "offset", "lc", "stroke", "ap", "am", "vp"
 (C_A, C_B, C_OFFSET, C_LC, C_STROKE, C_AP, C_AM, C_VP, C_VM) = CYLINDER_ROW.indices
 N_CYL = len(CYLINDER_ROW)
 FLOW_GAIN_NAMES = ("C++", "C+-", "C-+", "C--")
-"""Flow gains of one valve: supply→head, head→tank, rod→tank, supply→rod (spec §2.6)."""
+"""Flow gains of one valve: supply→head, head→tank, rod→tank, supply→rod."""
 
 
 @dataclass(frozen=True)
@@ -281,7 +281,7 @@ def _accumulate(q_phi: np.ndarray, out: np.ndarray, col: int) -> None:
 
 @nb.njit(cache=True, inline="always")
 def orifice_terms(u: float, p_plus: float, p_minus: float, supply: float) -> tuple[float, float, float, float]:
-    """(h++, h+−, h−+, h−−) of spec §2.6; square-root arguments clipped at 0 (A10)."""
+    """(h++, h+−, h−+, h−−) of the valve flows; square-root arguments clipped at 0."""
     if u > 0.0:
         return math.sqrt(max(supply - p_plus, 0.0)), 0.0, math.sqrt(max(p_minus, 0.0)), 0.0
     if u < 0.0:

@@ -47,16 +47,18 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import mujoco
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, needs_extras
 from ..hydraulics.pressure_dynamics import N_PRESSURE, PressureDynamics
 from ..hydraulics.quasistatic.circuit import N_CIRCUIT, ValveCircuit
 from ..hydraulics.quasistatic.network import PumpNetwork
 from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..numerics.layout import Layout
 from ..validation import non_negative, positive
+
+with needs_extras("actuatorlab.multibody"):
+    import mujoco
 
 # actuator kinds (column J_KIND)
 KIND_QUASISTATIC = 0

@@ -15,10 +15,9 @@ curl). All values SI. The built-in ``excavator-dig`` scenario is the same machin
 
 from __future__ import annotations
 
-import mujoco
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError, SimulationError, needs_extras
 from ..machines.excavator import (
     CYLINDER_SITES,
     CYLINDERS,
@@ -35,6 +34,9 @@ from ..simulation.result import Channel, SimulationResult
 from ..validation import positive
 from .cylinders import PressureCylinder, QuasistaticCylinder, SiteLoad
 from .system import HydraulicMujocoSystem
+
+with needs_extras("actuatorlab.multibody"):
+    import mujoco
 
 MODELS = ("quasistatic", "pressure-dynamics")
 """The cylinder models ``excavator_system`` and ``run_dig_cycle`` take."""

@@ -25,10 +25,9 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 
-import mujoco
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError, SimulationError, needs_extras
 from ..hydraulics.pressure_dynamics import holding_pressures, idle_pump_pressure
 from ..hydraulics.quasistatic.network import new_pump_state
 from ..hydraulics.quasistatic.relaxation import STABILITY_BOUND, Relaxation, default_relaxation
@@ -110,12 +109,15 @@ REST_TOLERANCE = 1e-9
 REST_STEP = 1e-7
 """Central-difference step of ``rest_pose``: [m or rad] on the pose, relative on the forces."""
 
+with needs_extras("actuatorlab.multibody"):
+    import mujoco
+
 
 class HydraulicMujocoSystem:
     """An MJCF model with hydraulic cylinders attached to its sites or slide joints.
 
-    ``model``: an ``MjModel``, an MJCF path or XML string; ``actuators``: ``QuasistaticCylinder``
-    and ``PressureCylinder`` objects with distinct names. The time step is the model's
+    ``model``: a :class:`mujoco.MjModel`, an MJCF path or XML string; ``actuators``:
+    ``QuasistaticCylinder`` and ``PressureCylinder`` objects with distinct names. The time step is the model's
     ``opt.timestep`` [s].
     """
 

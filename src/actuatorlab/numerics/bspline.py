@@ -3,7 +3,7 @@
 q(t) = B(s) c,  q̇(t) = B'(s) c / t_M,  q̈(t) = B''(s) c / t_M²,  s = t / t_M ∈ [0, 1],
 
 with c the (n_ctrl, n_q) control points and B the clamped B-spline basis of degree p on the
-uniform knot vector [0]*(p+1) ∪ interior ∪ [1]*(p+1). Reading taken (spec 6.2 item 12): the
+uniform knot vector [0]*(p+1) ∪ interior ∪ [1]*(p+1). Reading taken (the paper does not say): the
 spline lives on the normalised time s, so the basis matrices at the collocation points
 s_k = k/M (40) are constants and t_M enters only through the 1/t_M, 1/t_M² factors; N in
 Algorithm 1 is the number of control points. Clamping gives q(0) = c_0, q(t_M) = c_{n−1};

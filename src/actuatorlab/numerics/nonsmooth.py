@@ -18,7 +18,7 @@ Division by a zero coefficient follows the limit (S(x)/0 = ±∞, 0/0 = 0): ``ph
 is 0, ``phi_b`` with a0 = 0 is 0 and with a1 = 0 (a0 > 0) is x1.
 
 Reading of (29): the printed case conditions "a0(bx + c)" are taken as a0·(b·x1 + c), as the
-fourth condition prints it; the spec checks this against brute force. Every quadratic root is
+fourth condition prints it; a brute-force check agrees (tests). Every quadratic root is
 written in rationalised form (no difference of nearly equal numbers) and discriminants are
 clipped at 0 against round-off.
 

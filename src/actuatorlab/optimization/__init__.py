@@ -1,4 +1,4 @@
-"""Trajectory and weight optimisation of EMLA-driven manipulators (Bahari et al., spec 004).
+"""Trajectory and weight optimisation of EMLA-driven manipulators (Bahari et al. 2024, see the bibliography).
 
 - ``trajectory_task``: the follower's task, settings, solution and samples as data; the clamped
   B-spline trajectories q = B(t)c (41) are ``numerics.bspline``.

@@ -9,7 +9,7 @@ subject to (53): q_L ≤ q ≤ q_U, q̇_L ≤ q̇ ≤ q̇_U, f_xL ≤ f_x ≤ f_
 t_ML ≤ t_M ≤ t_MU and q, q̇ given at t = 0 and t = t_M. Δ_t = t_M / M, collocation points
 t_k = k t_M / M (40), q = B(t)c (41) with ``numerics.bspline.ClampedBSpline``.
 
-Readings taken (spec 004 §6.2):
+Readings taken (where the paper is silent):
 
 - q are the joint coordinates (q1, q2 [rad], x_t2 [m]) of ``mechanics.emla_crane``; v_x and f_x
   the EMLA velocities and forces from the recursion (42) (item 7).

@@ -6,7 +6,7 @@
 
 with c*(w), t_M*(w) from the follower (43)–(57) and p_i = f_xi v_xi [W].
 
-Readings taken (spec 004 §6.2):
+Readings taken (where the paper is silent):
 
 - (68) is a power-weighted harmonic mean of the EMLA efficiencies; the paper leaves p_i ≤ 0
   undefined (item 10). η_EMLA,i comes from ``electromech.actuator_efficiency`` and η_Act

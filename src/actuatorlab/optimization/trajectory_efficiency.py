@@ -2,7 +2,8 @@
 
 η_EMLA,i(f_xi, v_xi) of each actuator per sample, η_Act (68) the power-weighted harmonic mean
 over the motoring actuators per sample, F (64) = ½ Δ_t Σ_k η_Act² [s] and F / t_M, and the
-energy-ratio efficiencies Σp / Σ(p/η) per actuator and in total (spec 004 §6.2 items 10–11).
+energy-ratio efficiencies Σp / Σ(p/η) per actuator and in total (a reading taken: the paper
+reports them without saying how it aggregates over the trajectory).
 Forces [N], velocities [m/s], times [s].
 """
 

@@ -3,7 +3,7 @@
 the ``identify-robot`` scenario that generates, identifies, validates and reports.
 
 Joints are numbered from 1 in files (``driven = [2]``); spool inputs and flow gains are in
-the spool unit of the logs (default mm, spec A4), so they are plain numbers here.
+the spool unit of the logs (default mm), so they are plain numbers here.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .. import __version__
-from ..errors import ScenarioError
+from ..errors import ScenarioError, needs_extras
 from ..io.atomic import atomic_write_text
 from ..io.forked import ChildLost, fork_allowed, fork_call
 from ..io.output_target import check_run_folder, write_run_folder
@@ -27,8 +27,10 @@ from .output import ScenarioOutput, StageProgress
 
 
 def kind_module(kind: str) -> ModuleType:
-    """The module that runs scenarios of ``kind`` (imported on first use)."""
-    return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].run}")
+    """The module that runs scenarios of ``kind`` (imported on first use); a kind whose optional
+    dependency is missing raises ``MissingExtra`` naming the extra to install."""
+    with needs_extras(f"the {kind} kind"):
+        return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].run}")
 
 
 def simulate(

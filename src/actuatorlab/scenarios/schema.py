@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import needs_extras
 from .kinds import KINDS
 from .signal_specs import SIGNAL_TYPES
 from .spec_base import Spec
@@ -22,7 +23,8 @@ LOC_TAGS = frozenset(SIGNAL_TYPES) | {"common", "per-valve"}
 def scenario_class(kind: str) -> type[Spec]:
     """The schema class of scenarios of ``kind`` (a key of :data:`~.kinds.KINDS`)."""
     module, name = KINDS[kind].schema.split(":")
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    with needs_extras(f"the {kind} kind"):
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
 Scenario = Spec

@@ -61,7 +61,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, needs_extras
 from ..io.atomic import atomic_write_text
 from ..io.forked import fork_allowed
 from ..io.output_target import refuse_foreign
@@ -162,7 +162,8 @@ def run_batch(base: dict, out_dir: str, variants: Variants) -> Tally:
 def batch_module(kind: str):
     """The module of ``kinds`` with ``batch_support`` and ``run_batch`` for ``kind`` (one that has a
     compiled batch path, ``KINDS[kind].batch``)."""
-    return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].batch}")
+    with needs_extras(f"the {kind} kind"):
+        return importlib.import_module(f"{__package__}.kinds.{KINDS[kind].batch}")
 
 
 def batch_name(first_id: int) -> str:

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, needs_extras
 from ..io.forked import ChildLost, fork_call, results
 
 Task = tuple[Callable[..., Any], tuple]
@@ -68,7 +68,8 @@ def _work(tasks: Sequence[Task], report: Callable[[Any], None]) -> None:
 def dask_client(workers: int | None, scheduler: str | None):
     """(client, local cluster or None): the cluster at ``scheduler``, or a new local one of
     ``workers`` single-thread worker processes (default: one per core)."""
-    from dask.distributed import Client, LocalCluster
+    with needs_extras("a sweep on Dask (--scheduler, or where worker processes cannot be forked)"):
+        from dask.distributed import Client, LocalCluster
 
     if scheduler:
         _check_scheduler(scheduler)

@@ -236,7 +236,7 @@ def diamond_run(
     **hydraulics_options,
 ) -> CraneRun:
     """The paper's control simulation on the lab crane: from the initial pose to A, ``loops``
-    A-B-C-D loops, ``segment_time`` [s] per segment, VDC at 1 kHz (spec 4, test 2), on the
+    A-B-C-D loops, ``segment_time`` [s] per segment, VDC at 1 kHz, on the
     ``plant`` of ``simulate_crane`` ("native" or "mujoco")."""
     if plant not in PLANTS:
         raise ParameterError(f"plant = {plant!r} is unknown; choose one of {PLANTS}")

@@ -8,7 +8,7 @@ uses lift and tilt only) → q_d, q̇_d, q̈_d on the controller grid.
 
 The diamond: the paper gives no coordinates; the authors' repository uses A = (2.5, 1.0),
 B = (3.0, 1.5), C = (3.5, 1.0), D = (3.0, 0.5) m (5 s per segment, one loop). The paper's run
-is: from the start pose to A, then two A-B-C-D loops, 2 s per segment (spec 3.3): that is
+is: from the start pose to A, then two A-B-C-D loops, 2 s per segment: that is
 ``diamond_waypoints`` with the defaults here.
 """
 
@@ -27,7 +27,7 @@ from ..numerics.status import STATUS_OK, STATUS_ROOT
 from ..numerics.trajectory import quintic_segments
 
 DIAMOND = np.array([[2.5, 1.0], [3.0, 1.5], [3.5, 1.0], [3.0, 0.5]])
-"""A, B, C, D [m] of the authors' repository (spec 3.2); the paper prints no coordinates."""
+"""A, B, C, D [m] of the authors' supplementary repository; the paper prints no coordinates."""
 
 
 def diamond_waypoints(start, loops: int = 2, corners: np.ndarray = DIAMOND) -> np.ndarray:

@@ -5,7 +5,7 @@ Sec. VII-C, Figs. 20–23).
 Plant: the compliant nonlinear EMLA model of ``electromech.emla`` per actuator (state θ_m, ω_m,
 i_q, i_d, x_L, v_L), load force on the rod f_L = f_ref + d (positive opposes extension, so in
 steady state the actuator force f_x equals f_L). Disturbance (per actuator a, as fractions of
-its ``max_force`` F_max; the paper gives no model, spec 6.2 item 13):
+its ``max_force`` F_max; the paper gives no model):
 
 .. math::
     d = F_{max}\\,[c_0 + c_1 \\sin(2π f_d t + 2π a/3) + c_2 \\tanh(v_L/v_s) + c_3 x_L/s]

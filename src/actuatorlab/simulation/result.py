@@ -18,7 +18,8 @@ GAUGE_PRESSURE = "Pa (gauge)"
 
 @dataclass
 class Channel:
-    """One recorded signal: ``values`` of shape ``(n_samples,)`` in ``unit``; ``label`` for plots."""
+    """One recorded signal: ``values`` (a :class:`numpy.ndarray` of shape ``(n_samples,)``) in
+    ``unit``; ``label`` for plots."""
 
     values: np.ndarray
     unit: str
@@ -27,7 +28,8 @@ class Channel:
 
 @dataclass
 class SimulationResult:
-    """Samples ``t`` [s] and named channels of a completed run (a failed run raises instead).
+    """Samples ``t`` [s] (a :class:`numpy.ndarray`) and named channels of a completed run (a failed
+    run raises instead).
 
     ``counters`` hold run statistics (steps, wall times of compilation and of the time loop);
     ``initial`` values of the state before the first sample where a run has them (SI units, named

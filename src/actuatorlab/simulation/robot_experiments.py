@@ -2,7 +2,7 @@
 
 A step locks some joints at given angles and drives the others with a sinusoidal spool input
 u = A sin(2πft) (the paper: A = 0.5 or 1 V at 1 Hz; here in the spool unit of the flow gains,
-default 0.03 mm, spec A4). An open-loop sine makes an asymmetric cylinder drift, so a weak
+default 0.03 mm). An open-loop sine makes an asymmetric cylinder drift, so a weak
 proportional feedback on the piston displacement (``centering``, default 2 spool units per
 metre) keeps it near mid-stroke; the logged spool signal is the input applied, so
 the identification needs nothing about it. Each driven cylinder starts at rest at mid-stroke
@@ -111,7 +111,7 @@ def paper_steps(
     q2_max: float = math.radians(100.0),
 ) -> list[LockedStep]:
     """Steps 1–3 of Fig. 3 for a 2-DOF robot: joint 1 locked and joint 2 driven; joint 2 locked at
-    q2min, then at q2max, with joint 1 driven (locked angles: spec §12's choice, the paper gives none)."""
+    q2min, then at q2max, with joint 1 driven (locked angles: our choice, the paper gives none)."""
     if robot.joints != 2:
         raise ParameterError("paper_steps is for 2 joints; describe the steps of other robots with LockedStep")
     q1_mid, q2_mid = mid_stroke_angle(robot, 0), mid_stroke_angle(robot, 1)

@@ -2,7 +2,7 @@
 
 The paper compares its least squares with particle-swarm and genetic searches that alternate
 simulation and tuning, fail whenever a trial's state "does not exist" (a pressure leaves
-[0, p_s]), and gives no settings (A8). The settings here: the unknowns of the joint that a
+[0, p_s]), and gives no settings. The settings here: the unknowns of the joint that a
 locked-joint log drives, i.e. [M_i, Fv_i, W_i, b, C++i, C+−i, C−+i, C−−i], searched within
 ``bounds`` (defaults: broad physical ranges, not the truth); cost = mean squared output error
 of s/L, p+/p_s and p−/p_s over the log; a trial whose simulation fails (pressure outside
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError, SimulationError, needs_extras
 from ..identification.robot_least_squares import Experiment
 from ..mechanics.robot_dynamics import HydraulicRobot, RobotParameters, cylinder_states, mechanical_names
 from .robot_simulation import simulate_robot
@@ -62,10 +62,11 @@ def output_error_search(
     seed: int = 1,
 ) -> SearchResult:
     """Search the driven joint's parameters of ``experiment`` by ``algorithm`` (module docstring)."""
-    from pymoo.algorithms.soo.nonconvex.ga import GA
-    from pymoo.algorithms.soo.nonconvex.pso import PSO
-    from pymoo.core.problem import ElementwiseProblem
-    from pymoo.optimize import minimize
+    with needs_extras("the output-error search baselines (GA, PSO)"):
+        from pymoo.algorithms.soo.nonconvex.ga import GA
+        from pymoo.algorithms.soo.nonconvex.pso import PSO
+        from pymoo.core.problem import ElementwiseProblem
+        from pymoo.optimize import minimize
 
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"algorithm = {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")

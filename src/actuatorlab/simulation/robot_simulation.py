@@ -11,9 +11,9 @@ state is advanced by classic RK4 (``numerics.rk4``) with ``substeps`` steps per 
 stability limit at that step).
 
 Pressure policy: ``"raise"`` (default) stops at the first pressure outside [0, p_s], naming the
-time, joint and chamber, because the model's square roots do not exist there (spec §2.7);
+time, joint and chamber, because the model's square roots do not exist there;
 ``"clip"`` clamps the pressures into [0, p_s] after each step. A piston leaving its stroke
-(|s| > L/2) always stops the run: the model has no end stops (A12).
+(|s| > L/2) always stops the run: the model has no end stops.
 """
 
 from __future__ import annotations

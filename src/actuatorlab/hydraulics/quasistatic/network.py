@@ -13,7 +13,7 @@ actuator takes pump flow. Hence (117)/(126): P = P_M if Ξ_P(P_M) ≥ 0 (the rel
 the root of Ξ_P on [0, P_M].
 
 Sign conventions: v > 0 extends the rod, f > 0 pushes the rod out; SI units. Readings of the
-spec's typos: (107m) is A_r·P (not A_r·P_M); (122h) is completed with its missing 𝒰₀ cases and
+paper's typos: (107m) is A_r·P (not A_r·P_M); (122h) is completed with its missing 𝒰₀ cases and
 the strict inequalities of (74f) (``lam_from_interval_scalar``); (123b) is read with the P
 argument of Λ̂_j(P, β_j, f̄_j) that it omits.
 
@@ -35,7 +35,7 @@ numba can inline where it cannot inline a ``*args`` call. The ``*_range`` kernel
 actuators [start, stop) of whole tables, for a machine whose tables hold several pumps.
 Ξ_PΛ is taken to be non-increasing, so a point below P_M with Ξ < 0 rules out the relief: the
 paper does not prove it, but each Q̂_p,j(P, Λ̂_j(P), ·) is non-decreasing in P (the fed chamber's
-force deficit is S(v)/û² with v rising in P, or A·P, or A·P − F_*M) and the spec found it so.
+force deficit is S(v)/û² with v rising in P, or A·P, or A·P − F_*M) and a numerical check found it so.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def pump_flow_scalar(cp, uh, pump_pressure: float, v: float, f: float) -> float:
     At v = 0 the rod is held and f does not fix the chamber force ((113)'s S(0)/û² is 0/0 for a
     closed outlet valve): the fed chamber is at min(F_*M, A_* P) or more (55), (107d), (107m),
     so the flow is that limit's, A_h·û_ph·R(max(A_h P − F_hM, 0)) in 𝒰₊ — zero for P ≤ P_hM
-    (spec target 13: Q̂_p(P, 0, Γ̂(P, 0)) = 0) — and f is not used.
+    (so Q̂_p(P, 0, Γ̂(P, 0)) = 0) — and f is not used.
     """
     mode = mode_scalar(uh)
     if mode == MODE_EXTEND:

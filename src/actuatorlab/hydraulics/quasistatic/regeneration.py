@@ -4,7 +4,7 @@ A valve of opening u_a ∈ [0, 1] lets oil flow from the rod chamber into the he
 the rod extends, so the rod-side oil feeds the head side and the rod extends faster. Sign
 conventions as everywhere: v [m/s] > 0 extends the rod, f [N] > 0 pushes the rod out.
 
-Readings taken of the paper (spec 001 sec. 2.13):
+Readings taken of the paper:
 
 - the valve passes oil from the rod side to the head side (P_r > P_h), as (91)–(92) say, not
   "from the head side to the rod side" as one sentence of the text says;
@@ -75,7 +75,7 @@ residuals they leave are round-off."""
 ROOT_MAX_ITER = 200
 """Cap of one inner root search; its bracket at least halves each iteration (roots.py)."""
 MAX_ALTERNATIONS = 10_000
-"""Default cap of the alternations of (105); convergence is linear and can be slow (spec:
+"""Default cap of the alternations of (105); convergence is linear and can be slow (measured:
 361 alternations at β = 1e5 N s/m, f̄ = 0)."""
 
 

@@ -233,8 +233,8 @@ def run(scenario: IdentifyRobotScenario, progress=None) -> ScenarioOutput:
     notes = [
         "Coupled least squares (2)–(3): every experiment's rows stacked, b and the flow gains one column each; "
         f"derivatives by {options.derivatives} differences, {options.taps}-tap moving average on every column.",
-        "Readings: τ = moment arm × F (I3), s = l − ℓc (A2), stroke 75 mm (I2), spool unit mm (A4), "
-        "FIT = 100(1 − ‖y − ŷ‖/‖y − ȳ‖) (A9), joint friction in N m s/rad (I8).",
+        "Readings: τ = moment arm × F, s = l − ℓc, stroke 75 mm, spool unit mm, "
+        "FIT = 100(1 − ‖y − ŷ‖/‖y − ȳ‖), joint friction in N m s/rad.",
         "Sequential method: b per experiment "
         + ", ".join(f"{k} {v / 1e6:.4g} MPa" for k, v in sequential.per_experiment_b.items())
         + "; E1 keeps the first, E2 averages — neither is the coupled estimate.",
