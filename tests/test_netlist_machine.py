@@ -18,7 +18,7 @@ from actuatorlab.control.pi import PIController
 from actuatorlab.errors import ParameterError
 from actuatorlab.hydraulics import circuits as c
 from actuatorlab.hydraulics.circuits.actuators import CoupledCylinder
-from actuatorlab.hydraulics.circuits.orifices import orifice_gain
+from actuatorlab.hydraulics.circuits.component import orifice_gain
 from actuatorlab.hydraulics.circuits.solvers import solve
 from actuatorlab.hydraulics.circuits.spools import spool_positions
 from actuatorlab.hydraulics.fluid import OIL_DENSITY

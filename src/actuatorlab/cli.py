@@ -122,6 +122,8 @@ class DelayedProgress:
 
 OVERWRITE_HELP = "Write into an --out that holds other files: only this command's files are replaced."
 Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
+Workers = Annotated[Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")]
+Scheduler = Annotated[Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")]
 
 
 @app.command()
@@ -206,12 +208,8 @@ def sweep(
         list[str], typer.Option("--vary", help="PATH=uniform(LOW, HIGH) | normal(MEAN, STD) | loguniform(LOW, HIGH).")
     ] = [],  # noqa: B006
     seed: Annotated[int, typer.Option("--seed", help="Seed of the Monte Carlo draws.")] = 0,
-    workers: Annotated[
-        Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")
-    ] = None,
-    scheduler: Annotated[
-        Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")
-    ] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory [default: sweeps/NAME].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep: skip complete variants.")] = False,
     figure: Annotated[
@@ -280,12 +278,8 @@ def sensitivity(
         typer.Option("--figure", help="A key figure to analyse; repeatable [default: all that describe the design]."),
     ] = [],  # noqa: B006
     seed: Annotated[int, typer.Option("--seed", help="Seed of the design.")] = 0,
-    workers: Annotated[
-        Optional[int], typer.Option("--workers", help="Local worker processes [default: cores].")
-    ] = None,
-    scheduler: Annotated[
-        Optional[str], typer.Option("--scheduler", help="tcp://HOST:PORT of a Dask scheduler.")
-    ] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
     out_dir: Annotated[
         Optional[Path], typer.Option("--out", help="Output directory [default: sensitivity/NAME].")
     ] = None,

@@ -26,7 +26,21 @@ from ..numerics.layout import Layout
 from ..validation import check_fields, non_negative, positive
 
 # packed motor
-MOTOR = Layout("M_", "p", "rs", "ld", "lq", "psi", "j", "b", "tc", "imax", "wmax", "kh", "ke")
+MOTOR = Layout(
+    "M_",
+    "p:pole_pairs",
+    "rs:resistance",
+    "ld:inductance_d",
+    "lq:inductance_q",
+    "psi:flux_linkage",
+    "j:inertia",
+    "b:damping",
+    "tc:friction_torque",
+    "imax:max_current",
+    "wmax:max_speed",
+    "kh:core_hysteresis",
+    "ke:core_eddy",
+)
 (M_P, M_RS, M_LD, M_LQ, M_PSI, M_J, M_B, M_TC, M_IMAX, M_WMAX, M_KH, M_KE) = MOTOR.indices
 N_MOTOR = len(MOTOR)
 
@@ -95,20 +109,7 @@ class PMSM:
 
     def packed(self) -> np.ndarray:
         """The motor's parameters as the vector the compiled EMLA dynamics read (``MOTOR``, SI)."""
-        return MOTOR.pack(
-            p=self.pole_pairs,
-            rs=self.resistance,
-            ld=self.inductance_d,
-            lq=self.inductance_q,
-            psi=self.flux_linkage,
-            j=self.inertia,
-            b=self.damping,
-            tc=self.friction_torque,
-            imax=self.max_current,
-            wmax=self.max_speed,
-            kh=self.core_hysteresis,
-            ke=self.core_eddy,
-        )
+        return MOTOR.pack_of(self)
 
     def torque(self, i_d, i_q):
         """τ_m [N m] of (4), vectorised."""

@@ -66,35 +66,35 @@ N_AUX = len(AUX)
 # Layout of the float64 parameter vector of the kernels.
 PARAMETERS = Layout(
     "K_",
-    "ps",
-    "kv",
-    "me",
-    "se",
-    "emax",
-    "ve",
-    "bulk_modulus",
-    "omega",
-    "prp",
-    "n",
-    "kport",
-    "sp",
-    "rb",
-    "m",
-    "va",
-    "sa",
-    "sb",
-    "vb",
-    "vp0",
-    "kvent",
-    "kin",
-    "kex",
-    "ke",
-    "kp",
-    "damp",
-    "eps",
-    "delta",
-    "eeps",
-    "kcheck",
+    "ps:supply_pressure",
+    "kv:valve_gain",
+    "me:carriage_mass",
+    "se:carriage_area",
+    "emax:max_eccentricity",
+    "ve:carriage_volume",
+    "bulk_modulus:bulk_modulus",
+    "omega:shaft_speed",
+    "prp:pump_supply_pressure",
+    "n:n_pistons",
+    "kport:port_gain",
+    "sp:piston_area",
+    "rb:ring_radius",
+    "m:load_mass",
+    "va:chamber_volume_a",
+    "sa:area_a",
+    "sb:area_b",
+    "vb:chamber_volume_b",
+    "vp0:piston_dead_volume",
+    "kvent:vent_gain",
+    "kin:internal_leakage",
+    "kex:external_leakage",
+    "ke:carriage_leakage",
+    "kp:piston_leakage",
+    "damp:load_damping",
+    "eps:laminar_pressure",
+    "delta:port_smoothing",
+    "eeps:eccentricity_smoothing",
+    "kcheck:check_gain",
 )
 (
     K_PS,
@@ -254,40 +254,31 @@ class IEHAParams:
         """The length of the state vector: the fixed states (E, Ė, ζ, P_A, P_B, Y, Ẏ) plus one pressure per piston."""
         return I_PISTON + self.n_pistons
 
+    @property
+    def valve_gain(self) -> float:
+        """K_v = C_d·2π r_tig·√(2/ρ) [m^{5/2} kg^{-1/2}]: the micro-valve's orifice gain per metre of
+        carriage travel (its window is the circumference 2π r_tig times the travel)."""
+        return self.discharge_coefficient * 2.0 * math.pi * self.valve_radius * math.sqrt(2.0 / self.density)
+
+    @property
+    def port_gain(self) -> float:
+        """K_port = C_d·π r_rp²·√(2/ρ) [m^{7/2} kg^{-1/2}]: a piston port's orifice gain."""
+        return self.discharge_coefficient * math.pi * self.port_radius**2 * math.sqrt(2.0 / self.density)
+
+    @property
+    def vent_gain(self) -> float:
+        """K_vent = C_d·π r_vent²·√(2/ρ) [m^{7/2} kg^{-1/2}]: the vent's orifice gain."""
+        return self.discharge_coefficient * math.pi * self.vent_radius**2 * math.sqrt(2.0 / self.density)
+
+    @property
+    def check_gain(self) -> float:
+        """K_check = C_d·π r_check²·√(2/ρ) [m^{7/2} kg^{-1/2}]: an anti-cavitation check valve's
+        orifice gain (0 without them)."""
+        return self.discharge_coefficient * math.pi * self.check_valve_radius**2 * math.sqrt(2.0 / self.density)
+
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (layout ``K_*``)."""
-        root = math.sqrt(2.0 / self.density)
-        k = np.empty(N_KERNEL)
-        k[K_PS] = self.supply_pressure
-        k[K_KV] = self.discharge_coefficient * 2.0 * math.pi * self.valve_radius * root
-        k[K_ME] = self.carriage_mass
-        k[K_SE] = self.carriage_area
-        k[K_EMAX] = self.max_eccentricity
-        k[K_VE] = self.carriage_volume
-        k[K_BULK_MODULUS] = self.bulk_modulus
-        k[K_OMEGA] = self.shaft_speed
-        k[K_PRP] = self.pump_supply_pressure
-        k[K_N] = self.n_pistons
-        k[K_KPORT] = self.discharge_coefficient * math.pi * self.port_radius**2 * root
-        k[K_SP] = self.piston_area
-        k[K_RB] = self.ring_radius
-        k[K_M] = self.load_mass
-        k[K_VA] = self.chamber_volume_a
-        k[K_SA] = self.area_a
-        k[K_SB] = self.area_b
-        k[K_VB] = self.chamber_volume_b
-        k[K_VP0] = self.piston_dead_volume
-        k[K_KVENT] = self.discharge_coefficient * math.pi * self.vent_radius**2 * root
-        k[K_KIN] = self.internal_leakage
-        k[K_KEX] = self.external_leakage
-        k[K_KE] = self.carriage_leakage
-        k[K_KP] = self.piston_leakage
-        k[K_DAMP] = self.load_damping
-        k[K_EPS] = self.laminar_pressure
-        k[K_DELTA] = self.port_smoothing
-        k[K_EEPS] = self.eccentricity_smoothing
-        k[K_KCHECK] = self.discharge_coefficient * math.pi * self.check_valve_radius**2 * root
-        return k
+        return PARAMETERS.pack_of(self)
 
     def mean_flow(self, eccentricity: float) -> float:
         """Q_mac [m³/s] of (8), 2 N S_p E · ω/(2π): ω read in rev/s."""

@@ -28,8 +28,7 @@ Tank pressure is 0, pressures are gauge [Pa]. The parameters, ``PressureDynamics
 :mod:`.pressure_dynamics_params` (no numba, so a scenario file validates without the compiler)
 and are importable from here too.
 
-Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/pressure.c``);
-``tests/test_fmu_pressure.py`` holds the two to 1e-12 on drawn inputs. Change both together.
+Twin: the exported FMU's C ``fmu/c/pressure.c`` (``tests/test_fmu_pressure.py``: equal to 1e-12); change both together.
 """
 
 from __future__ import annotations

@@ -45,7 +45,16 @@ class PressureDynamics:
     check_flow_gain: float = 1.0e-6
     retracted_length: float = 1.0
     LAYOUT: ClassVar[Layout] = Layout(
-        "H_", "bulk_modulus", "vh0", "vr0", "stroke", "vp", "eps", "grelief", "gcheck", "l0"
+        "H_",
+        "bulk_modulus:bulk_modulus",
+        "vh0:head_dead_volume",
+        "vr0:rod_dead_volume",
+        "stroke:stroke",
+        "vp:pump_line_volume",
+        "eps:laminar_pressure",
+        "grelief:relief_flow_gain",
+        "gcheck:check_flow_gain",
+        "l0:retracted_length",
     )
     """The compiled kernels' parameter vector: β, V_h0, V_r0, s, V_p, ε, g_relief, g_check, ℓ₀ (as above)."""
 
@@ -69,14 +78,4 @@ class PressureDynamics:
 
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``; constants ``H_*``)."""
-        return self.LAYOUT.pack(
-            bulk_modulus=self.bulk_modulus,
-            vh0=self.head_dead_volume,
-            vr0=self.rod_dead_volume,
-            stroke=self.stroke,
-            vp=self.pump_line_volume,
-            eps=self.laminar_pressure,
-            grelief=self.relief_flow_gain,
-            gcheck=self.check_flow_gain,
-            l0=self.retracted_length,
-        )
+        return self.LAYOUT.pack_of(self)

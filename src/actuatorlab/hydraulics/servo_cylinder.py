@@ -70,7 +70,17 @@ class Cylinder:
     leakage: float = 0.0
     p_min: float = 0.0
     name: str = "cylinder"
-    LAYOUT: ClassVar[Layout] = Layout("C_", "aa", "ab", "s", "bulk_modulus", "va0", "vb0", "leak", "pmin")
+    LAYOUT: ClassVar[Layout] = Layout(
+        "C_",
+        "aa:head_area",
+        "ab:rod_area",
+        "s:stroke",
+        "bulk_modulus:bulk_modulus",
+        "va0:dead_volume_a",
+        "vb0:dead_volume_b",
+        "leak:leakage",
+        "pmin:p_min",
+    )
     """The packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor."""
 
     def __post_init__(self) -> None:
@@ -91,16 +101,7 @@ class Cylinder:
 
     def packed(self) -> np.ndarray:
         """The cylinder's parameters as the vector the compiled rates read (``LAYOUT``)."""
-        return self.LAYOUT.pack(
-            aa=self.head_area,
-            ab=self.rod_area,
-            s=self.stroke,
-            bulk_modulus=self.bulk_modulus,
-            va0=self.dead_volume_a,
-            vb0=self.dead_volume_b,
-            leak=self.leakage,
-            pmin=self.p_min,
-        )
+        return self.LAYOUT.pack_of(self)
 
 
 (C_AA, C_AB, C_S, C_BULK_MODULUS, C_VA0, C_VB0, C_LEAK, C_PMIN) = Cylinder.LAYOUT.indices
@@ -123,7 +124,18 @@ class ServoValve:
     tau: float = 0.0
     p_lin: float = 1e4
     name: str = "valve"
-    LAYOUT: ClassVar[Layout] = Layout("V_", "cp1", "cn1", "cp2", "cn2", "ps", "pr", "umax", "tau", "plin")
+    LAYOUT: ClassVar[Layout] = Layout(
+        "V_",
+        "cp1:c_p1",
+        "cn1:c_n1",
+        "cp2:c_p2",
+        "cn2:c_n2",
+        "ps:supply_pressure",
+        "pr:return_pressure",
+        "umax:u_max",
+        "tau:tau",
+        "plin:p_lin",
+    )
     """The packed valve: edge coefficients, supply and return pressures, saturation, spool time
     constant, laminar band."""
 
@@ -158,17 +170,7 @@ class ServoValve:
 
     def packed(self) -> np.ndarray:
         """The valve's parameters as the vector the compiled rates read (``LAYOUT``)."""
-        return self.LAYOUT.pack(
-            cp1=self.c_p1,
-            cn1=self.c_n1,
-            cp2=self.c_p2,
-            cn2=self.c_n2,
-            ps=self.supply_pressure,
-            pr=self.return_pressure,
-            umax=self.u_max,
-            tau=self.tau,
-            plin=self.p_lin,
-        )
+        return self.LAYOUT.pack_of(self)
 
 
 (V_CP1, V_CN1, V_CP2, V_CN2, V_PS, V_PR, V_UMAX, V_TAU, V_PLIN) = ServoValve.LAYOUT.indices
@@ -185,7 +187,7 @@ class Friction:
     coulomb: float = 0.0
     smoothing_velocity: float = 5e-3
     name: str = "friction"
-    LAYOUT: ClassVar[Layout] = Layout("F_", "b", "c", "v")
+    LAYOUT: ClassVar[Layout] = Layout("F_", "b:viscous", "c:coulomb", "v:smoothing_velocity")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "viscous", non_negative(f"{self.name}.viscous", self.viscous, "N s/m"))
@@ -199,7 +201,7 @@ class Friction:
     def packed(self) -> np.ndarray:
         """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]] (``LAYOUT``), as the compiled
         friction reads them."""
-        return self.LAYOUT.pack(b=self.viscous, c=self.coulomb, v=self.smoothing_velocity)
+        return self.LAYOUT.pack_of(self)
 
     def __call__(self, velocity):
         """f_f [N] at piston velocity [m/s] (array or scalar)."""

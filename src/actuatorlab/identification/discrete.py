@@ -97,7 +97,44 @@ def check_orders(structure, orders: dict[str, int]) -> None:
 
 
 class _Polynomial:
-    """What the discrete structures share: parameters fitted as they are (no transform)."""
+    """What the discrete structures share: θ holds the coefficients of two polynomials, the
+    orders ``ORDERS`` (field names, in θ's order; their first letters name the coefficients),
+    fitted as they are (no transform), and an input delay ``nk``; a structure says which part of
+    θ is the numerator B and which the denominator (``_split``)."""
+
+    KIND = ""
+    ORDERS: tuple[str, str] = ("", "")
+
+    def _check(self) -> None:
+        check_orders(self, {name: getattr(self, name) for name in (*self.ORDERS, "nk")})
+
+    def __str__(self) -> str:
+        first, second = (getattr(self, name) for name in self.ORDERS)
+        return f"{self.KIND}({first},{second},{self.nk})"
+
+    @property
+    def n_params(self) -> int:
+        """The sum of the two orders."""
+        return sum(getattr(self, name) for name in self.ORDERS)
+
+    def names(self, prefix: str = "") -> list[str]:
+        """The coefficients in θ's order, ``a_1`` … ``a_na`` and so on, numbered with ``prefix``."""
+        return [f"{name[1]}{prefix}_{k + 1}" for name in self.ORDERS for k in range(getattr(self, name))]
+
+    def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(numerator B, denominator without its leading 1) of θ."""
+        raise NotImplementedError
+
+    def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
+        """The model's simulated (not one-step predicted) output B(q)/A(q) u(t − nk) from rest."""
+        b, a = self._split(theta)
+        return lfilter(np.concatenate([np.zeros(self.nk), b]), np.concatenate([[1.0], a]), u)
+
+    def frequency_response(self, theta: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
+        """B(z⁻¹) z⁻ⁿᵏ / A(z⁻¹) at z = e^{jωΔt}, ω [rad/s]."""
+        b, a = self._split(theta)
+        back = np.exp(-1j * np.asarray(omega, float) * dt)
+        return back**self.nk * np.polyval(b[::-1], back) / np.polyval(np.concatenate([[1.0], a])[::-1], back)
 
     def to_free(self, theta: np.ndarray) -> np.ndarray:
         """The coefficients are fitted as they are: q = θ."""
@@ -119,11 +156,6 @@ class _Polynomial:
         """Every coefficient is measured by the record."""
         return np.zeros(self.n_params, bool)
 
-    def _response(self, b: np.ndarray, a: np.ndarray, omega: np.ndarray, dt: float, nk: int) -> np.ndarray:
-        """B(z⁻¹) z⁻ⁿᵏ / A(z⁻¹) at z = e^{jωΔt}."""
-        back = np.exp(-1j * np.asarray(omega, float) * dt)
-        return back**nk * np.polyval(b[::-1], back) / np.polyval(np.asarray(a)[::-1], back)
-
 
 @dataclass(frozen=True)
 class ARXStructure(_Polynomial):
@@ -132,63 +164,31 @@ class ARXStructure(_Polynomial):
     na: int
     nb: int
     nk: int = 1
+    KIND = "arx"
+    ORDERS = ("na", "nb")
 
     def __post_init__(self) -> None:
-        check_orders(self, {"na": self.na, "nb": self.nb, "nk": self.nk})
+        self._check()
 
-    def __str__(self) -> str:
-        return f"arx({self.na},{self.nb},{self.nk})"
-
-    @property
-    def n_params(self) -> int:
-        """na + nb."""
-        return self.na + self.nb
-
-    def names(self, prefix: str = "") -> list[str]:
-        """``a_1`` … ``a_na``, ``b_1`` … ``b_nb`` (numbered with ``prefix``)."""
-        return [f"a{prefix}_{k + 1}" for k in range(self.na)] + [f"b{prefix}_{k + 1}" for k in range(self.nb)]
-
-    def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
-        """The model's simulated (not one-step predicted) output from rest."""
-        a = np.concatenate([[1.0], theta[: self.na]])
-        return lfilter(np.concatenate([np.zeros(self.nk), theta[self.na :]]), a, u)
-
-    def frequency_response(self, theta: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
-        """B(z⁻¹) z⁻ⁿᵏ / A(z⁻¹) at z = e^{jωΔt}, ω [rad/s]."""
-        return self._response(theta[self.na :], np.concatenate([[1.0], theta[: self.na]]), omega, dt, self.nk)
+    def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return theta[self.na :], theta[: self.na]
 
 
 @dataclass(frozen=True)
 class OEStructure(_Polynomial):
-    """OE(nb, nf, nk); θ = (b_1 … b_nb, f_1 … f_nf)."""
+    """OE(nb, nf, nk); θ = (b_1 … b_nb, f_1 … f_nf): B(q)/F(q) u(t − nk)."""
 
     nb: int
     nf: int
     nk: int = 1
+    KIND = "oe"
+    ORDERS = ("nb", "nf")
 
     def __post_init__(self) -> None:
-        check_orders(self, {"nb": self.nb, "nf": self.nf, "nk": self.nk})
+        self._check()
 
-    def __str__(self) -> str:
-        return f"oe({self.nb},{self.nf},{self.nk})"
-
-    @property
-    def n_params(self) -> int:
-        """nb + nf."""
-        return self.nb + self.nf
-
-    def names(self, prefix: str = "") -> list[str]:
-        """``b_1`` … ``b_nb``, ``f_1`` … ``f_nf`` (numbered with ``prefix``)."""
-        return [f"b{prefix}_{k + 1}" for k in range(self.nb)] + [f"f{prefix}_{k + 1}" for k in range(self.nf)]
-
-    def simulate(self, theta: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
-        """B(q)/F(q) u(t − nk) from rest."""
-        f = np.concatenate([[1.0], theta[self.nb :]])
-        return lfilter(np.concatenate([np.zeros(self.nk), theta[: self.nb]]), f, u)
-
-    def frequency_response(self, theta: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
-        """B(z⁻¹) z⁻ⁿᵏ / F(z⁻¹) at z = e^{jωΔt}, ω [rad/s]."""
-        return self._response(theta[: self.nb], np.concatenate([[1.0], theta[self.nb :]]), omega, dt, self.nk)
+    def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return theta[: self.nb], theta[self.nb :]
 
     def initial(self, u: np.ndarray, y: np.ndarray, dt: float) -> np.ndarray:
         """B and F of the instrumental-variable ARX(nf, nb, nk) model (module docstring)."""

@@ -47,7 +47,18 @@ from ..numerics.layout import Layout
 from ..validation import check_fields, finite, non_negative, positive
 
 # Layout of a cylinder row in the float64 array handed to the kernels.
-CYLINDER_ROW = Layout("C_", "a", "b", "offset", "lc", "stroke", "ap", "am", "vp", "vm")
+CYLINDER_ROW = Layout(
+    "C_",
+    "a:base_distance",
+    "b:link_distance",
+    "offset:angle_offset",
+    "lc:mid_stroke_length",
+    "stroke:stroke",
+    "ap:head_area",
+    "am:rod_area",
+    "vp:head_line_volume",
+    "vm:rod_line_volume",
+)
 (C_A, C_B, C_OFFSET, C_LC, C_STROKE, C_AP, C_AM, C_VP, C_VM) = CYLINDER_ROW.indices
 N_CYL = len(CYLINDER_ROW)
 FLOW_GAIN_NAMES = ("C++", "C+-", "C-+", "C--")
@@ -93,17 +104,7 @@ class CylinderMount:
 
     def as_row(self) -> np.ndarray:
         """The mount as one row of :meth:`HydraulicRobot.cylinder_array` (layout ``C_*``, SI)."""
-        return CYLINDER_ROW.pack(
-            a=self.base_distance,
-            b=self.link_distance,
-            offset=self.angle_offset,
-            lc=self.mid_stroke_length,
-            stroke=self.stroke,
-            ap=self.head_area,
-            am=self.rod_area,
-            vp=self.head_line_volume,
-            vm=self.rod_line_volume,
-        )
+        return CYLINDER_ROW.pack_of(self)
 
 
 @dataclass(frozen=True)

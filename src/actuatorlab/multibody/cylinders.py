@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -112,46 +112,54 @@ def _check_attachment(a) -> None:
         raise ParameterError(f"actuator {a.name!r}: length_offset = {a.length_offset!r}: give a finite length [m]")
 
 
-def _check_cylinder(actuator) -> None:
-    """The checks both cylinder models share: pins or joint, supply, and a ``ValveCircuit``."""
-    _check_attachment(actuator)
-    _check_supply(actuator)
-    if not isinstance(actuator.circuit, ValveCircuit):
-        raise ParameterError(f"actuator {actuator.name!r}: circuit must be a ValveCircuit")
-
-
 @dataclass(frozen=True)
-class QuasistaticCylinder:
-    """A relaxed quasistatic cylinder (Kikuuwe et al. Secs. 3–4, 6) between two sites or on a slide joint.
+class MountedCylinder:
+    """What both cylinder models share: where the cylinder sits, its circuit and its supply.
 
     ``name``: label of the actuator (inputs and result channels are keyed by it);
     ``base_site``, ``rod_site``: the pin sites (f > 0 pushes them apart), or instead ``joint``:
     a slide joint, with ℓ = qpos[joint] + ``length_offset`` [m] and f a generalised force on
-    its degree of freedom (f > 0 pushes towards larger qpos); ``circuit``: the
-    four-valve circuit; ``relaxation``: the virtual spring–damper K [N/m], B [N s/m];
-    ``pump``: None for an own pump, or the name of a pump shared with the other cylinders of
-    that name (their circuits must agree on the pump fields); ``supply_pressure`` P_s [Pa]:
-    a constant-pressure supply instead of a pump (no ``pump``; the circuit's pump flow, bleed
-    and pump relief are not used); ``min_length``, ``max_length``
-    [m]: optional pin-to-pin limits (fully retracted / extended), checked at the start and at
-    every step; ``rotary``: ``joint`` is a hinge (module docstring).
+    its degree of freedom (f > 0 pushes towards larger qpos); ``circuit``: the four-valve
+    circuit; ``pump``: None for an own pump, or the name of a pump shared with the other
+    cylinders of that name (their circuits must agree on the pump fields); ``supply_pressure``
+    P_s [Pa]: a constant-pressure supply instead of a pump (no ``pump``; the circuit's pump flow,
+    bleed and pump relief are not used); ``rotary``: ``joint`` is a hinge (module docstring).
+    The fields after ``circuit`` are given by keyword; a model's own fields follow ``circuit``.
     """
 
     name: str
     base_site: str | None = None
     rod_site: str | None = None
     circuit: ValveCircuit = field(default_factory=ValveCircuit.paper_example)
-    relaxation: Relaxation = field(default_factory=Relaxation)
+    _: KW_ONLY
     pump: str | None = None
-    min_length: float | None = None
-    max_length: float | None = None
     joint: str | None = None
     length_offset: float = 0.0
     supply_pressure: float | None = None
     rotary: bool = False
 
     def __post_init__(self) -> None:
-        _check_cylinder(self)
+        _check_attachment(self)
+        _check_supply(self)
+        if not isinstance(self.circuit, ValveCircuit):
+            raise ParameterError(f"actuator {self.name!r}: circuit must be a ValveCircuit")
+
+
+@dataclass(frozen=True)
+class QuasistaticCylinder(MountedCylinder):
+    """A relaxed quasistatic cylinder (Kikuuwe et al. Secs. 3–4, 6) between two sites or on a slide joint.
+
+    ``relaxation``: the virtual spring–damper K [N/m], B [N s/m]; ``min_length``,
+    ``max_length`` [m]: optional pin-to-pin limits (fully retracted / extended), checked at the
+    start and at every step; the other fields as ``MountedCylinder``.
+    """
+
+    relaxation: Relaxation = field(default_factory=Relaxation)
+    min_length: float | None = None
+    max_length: float | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if not isinstance(self.relaxation, Relaxation):
             raise ParameterError(f"actuator {self.name!r}: relaxation must be a Relaxation(K, B)")
         _check_limits(self.name, self.min_length, self.max_length)
@@ -166,7 +174,7 @@ class QuasistaticCylinder:
 
 
 @dataclass(frozen=True)
-class PressureCylinder:
+class PressureCylinder(MountedCylinder):
     """A pressure-dynamics cylinder (bulk modulus, chamber and pump-line volumes) between two sites
     or on a slide joint (``joint``, ``length_offset``: as for ``QuasistaticCylinder``).
 
@@ -178,23 +186,14 @@ class PressureCylinder:
     fluids on the pump-line fields (bulk_modulus, pump_line_volume, laminar_pressure,
     relief_flow_gain, check_flow_gain), which are read from the first of them.
     ``supply_pressure`` P_s [Pa]: the line is held at P_s (a constant-pressure supply; no
-    ``pump``).
+    ``pump``). The other fields as ``MountedCylinder``.
     """
 
-    name: str
-    base_site: str | None = None
-    rod_site: str | None = None
-    circuit: ValveCircuit = field(default_factory=ValveCircuit.paper_example)
     fluid: PressureDynamics = field(default_factory=PressureDynamics)
     initial_low_pressure: float = 2.0e6
-    pump: str | None = None
-    joint: str | None = None
-    length_offset: float = 0.0
-    supply_pressure: float | None = None
-    rotary: bool = False
 
     def __post_init__(self) -> None:
-        _check_cylinder(self)
+        super().__post_init__()
         if not isinstance(self.fluid, PressureDynamics):
             raise ParameterError(f"actuator {self.name!r}: fluid must be a PressureDynamics")
         non_negative(f"{self.name}.initial_low_pressure", self.initial_low_pressure, "Pa")

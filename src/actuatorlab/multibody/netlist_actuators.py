@@ -10,6 +10,7 @@ Signs: a cylinder's f = A_h p_h − A_r p_r > 0 pushes its pins apart, v > 0 ext
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -52,18 +53,9 @@ class NetlistCylinder:
 
     def component(self, admittance: float) -> Cylinder:
         """The network's component of this cylinder (``CoupledCylinder`` when ``admittance`` > 0)."""
-        fields = dict(
-            head_area=self.head_area,
-            rod_area=self.rod_area,
-            stroke=self.stroke,
-            head_dead_volume=self.head_dead_volume,
-            rod_dead_volume=self.rod_dead_volume,
-            leakage=self.leakage,
+        return _component(
+            f"cylinder {self.name!r}", Cylinder, CoupledCylinder, admittance, _shared_fields(self, Cylinder)
         )
-        try:
-            return CoupledCylinder(**fields, admittance=admittance) if admittance > 0.0 else Cylinder(**fields)
-        except ParameterError as error:
-            raise ParameterError(f"cylinder {self.name!r}: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -110,12 +102,20 @@ class NetlistMotor:
 
     def component(self, admittance: float) -> Motor:
         """The network's component at the joint (``CoupledMotor`` when ``admittance`` > 0)."""
-        fields = dict(
-            displacement=self.gear_ratio * self.displacement,
-            volumetric_efficiency=self.volumetric_efficiency,
-            mechanical_efficiency=self.mechanical_efficiency,
-        )
-        try:
-            return CoupledMotor(**fields, admittance=admittance) if admittance > 0.0 else Motor(**fields)
-        except ParameterError as error:
-            raise ParameterError(f"motor {self.name!r}: {error}") from None
+        fields = _shared_fields(self, Motor) | {"displacement": self.gear_ratio * self.displacement}
+        return _component(f"motor {self.name!r}", Motor, CoupledMotor, admittance, fields)
+
+
+def _shared_fields(actuator, component: type) -> dict:
+    """The fields of the network's ``component`` class, each read from the ``actuator`` (which
+    has one of the same name and meaning for each)."""
+    return {f.name: getattr(actuator, f.name) for f in dataclasses.fields(component)}
+
+
+def _component(what: str, plain: type, coupled: type, admittance: float, fields: dict):
+    """``plain(**fields)``, or ``coupled(**fields, admittance=…)`` when ``admittance`` > 0; a
+    refused value is named after ``what``."""
+    try:
+        return coupled(**fields, admittance=admittance) if admittance > 0.0 else plain(**fields)
+    except ParameterError as error:
+        raise ParameterError(f"{what}: {error}") from None

@@ -31,16 +31,7 @@ from ..errors import ParameterError, SimulationError, needs_extras
 from ..hydraulics.pressure_dynamics import holding_pressures, idle_pump_pressure
 from ..hydraulics.quasistatic.network import new_pump_state
 from ..hydraulics.quasistatic.relaxation import STABILITY_BOUND, Relaxation, default_relaxation
-from ..numerics.status import (
-    STATUS_CHATTER,
-    STATUS_NEWTON,
-    STATUS_NOT_FINITE,
-    STATUS_OK,
-    STATUS_ROOT,
-    STATUS_STRETCH,
-    STATUS_STROKE,
-    LoopStatus,
-)
+from ..numerics.status import LoopStatus
 from ..simulation.result import Channel, SimulationResult
 from ..validation import positive
 from .cylinders import (
@@ -600,7 +591,7 @@ class HydraulicMujocoSystem:
         loop_time = time.perf_counter() - t0
         if k_unstable >= 0:
             self._check_running(float(t[k_unstable]))
-        if status != STATUS_OK:
+        if status != LoopStatus.OK:
             self._raise_failure(status, which, t[k_fail], out[k_fail, which])
         if not (np.all(np.isfinite(qpos_out)) and np.all(np.isfinite(qvel_out))):
             k = int(np.argmax(~np.isfinite(qpos_out).all(axis=1) | ~np.isfinite(qvel_out).all(axis=1)))
@@ -710,18 +701,18 @@ class HydraulicMujocoSystem:
     def _raise_failure(self, status, which, time_, row) -> None:
         a = self.actuators[which]
         detail = {
-            STATUS_NOT_FINITE: " (force or pin-to-pin length)",
-            STATUS_STRETCH: f" of {MAX_STRETCH} m",
-            STATUS_STROKE: f" (ℓ = {row[O_LENGTH]:.6g} m outside its limits [{self.gain[which, G_MIN_LENGTH]:.6g}, "
+            LoopStatus.NOT_FINITE: " (force or pin-to-pin length)",
+            LoopStatus.STRETCH: f" of {MAX_STRETCH} m",
+            LoopStatus.STROKE: f" (ℓ = {row[O_LENGTH]:.6g} m outside its limits [{self.gain[which, G_MIN_LENGTH]:.6g}, "
             f"{self.gain[which, G_MAX_LENGTH]:.6g}] m; the cylinder model has no end stops"
             f"{self._joint_stops(which, row)})",
-            STATUS_ROOT: " (the shared pump pressure)",
-            STATUS_NEWTON: " (the chamber and pump-line pressures)",
-            STATUS_CHATTER: " (the step is unstable at this pose)",
+            LoopStatus.ROOT: " (the shared pump pressure)",
+            LoopStatus.NEWTON: " (the chamber and pump-line pressures)",
+            LoopStatus.CHATTER: " (the step is unstable at this pose)",
         }[status]
         remedy = (
             "change the inputs or the cylinder's length limits (stroke)"
-            if status == STATUS_STROKE
+            if status == LoopStatus.STROKE
             else "reduce the timestep or relaxation.stiffness, or change the inputs"
         )
         raise SimulationError(

@@ -3,10 +3,12 @@ table's columns, declared once.
 
 A layout is written once, next to the class or kernel that owns it, as the ordered tuple of its
 entry names. The packing function fills the vector by name (``pack``), so its order cannot drift
-from the layout's; the module-level integer constants that compiled kernels index with (numba
-folds them into the machine code) are unpacked from ``indices`` under the names
-``prefix + NAME``, which ``tests/test_layouts.py`` checks against the layout; the FMU's C
-enums are written from the same layouts (``fmu/header.layout_header``).
+from the layout's; a parameter class's layout names, for each entry, the attribute it is read
+from (``"aa:head_area"``), so the class packs itself (``pack_of``) without a second list. The
+module-level integer constants that compiled kernels index with (numba folds them into the
+machine code) are unpacked from ``indices`` under the names ``prefix + NAME``, which
+``tests/test_layouts.py`` checks against the layout; the FMU's C enums are written from the
+same layouts (``fmu/header.layout_header``).
 """
 
 from __future__ import annotations
@@ -20,16 +22,20 @@ import numpy as np
 
 class Layout:
     """The entries ``names`` of a vector, in order; ``prefix`` names their module constants
-    (``Layout("I_", "ah", "ar")``: ``I_AH = 0``, ``I_AR = 1``)."""
+    (``Layout("I_", "ah", "ar")``: ``I_AH = 0``, ``I_AR = 1``). An entry written ``"name:attribute"``
+    is read from that attribute (a field or a property) of the instance :meth:`pack_of` packs
+    (``Layout("C_", "aa:head_area", …)``)."""
 
-    __slots__ = ("prefix", "names", "_index")
+    __slots__ = ("prefix", "names", "_index", "fields")
 
-    def __init__(self, prefix: str, *names: str) -> None:
+    def __init__(self, prefix: str, *entries: str) -> None:
+        names = tuple(entry.partition(":")[0] for entry in entries)
         if len(set(names)) != len(names):
             raise ValueError(f"layout {prefix}*: an entry is named twice in {names}")
         self.prefix = prefix
         self.names = names
         self._index = {name: i for i, name in enumerate(names)}
+        self.fields = {name: source for name, _, source in (e.partition(":") for e in entries) if source}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -57,6 +63,11 @@ class Layout:
             unknown = [n for n in values if n not in self._index]
             raise ValueError(f"layout {self.prefix}*: missing {missing}, unknown {unknown}")
         return np.array([values[name] for name in self.names], dtype=np.float64)
+
+    def pack_of(self, instance, **computed: float) -> np.ndarray:
+        """:meth:`pack` with each entry read from its attribute of ``instance`` (``"name:attribute"``)
+        and the others (``computed``) as given."""
+        return self.pack(**{name: getattr(instance, source) for name, source in self.fields.items()}, **computed)
 
     def enum(self, name: str) -> type[IntEnum]:
         """An ``IntEnum`` called ``name`` with a member ``NAME = position`` per entry (numba folds

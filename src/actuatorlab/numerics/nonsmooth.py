@@ -22,8 +22,7 @@ fourth condition prints it; a brute-force check agrees (tests). Every quadratic 
 written in rationalised form (no difference of nearly equal numbers) and discriminants are
 clipped at 0 against round-off.
 
-Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
-``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
+Twin: the exported FMU's C ``fmu/c/quasistatic.c`` (``tests/test_fmu_twins.py``: equal to 1e-12); change both together.
 """
 
 from __future__ import annotations

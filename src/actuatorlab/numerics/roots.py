@@ -16,8 +16,7 @@ Compiled with ``inline="always"`` and without a cache of its own: numba caches a
 calls it (the call is inlined at the IR level), whereas a separately compiled ``find_root``
 taking a function argument would make every caller uncacheable ("dynamic globals").
 
-Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
-``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
+Twin: the exported FMU's C ``fmu/c/quasistatic.c`` (``tests/test_fmu_twins.py``: equal to 1e-12); change both together.
 """
 
 from __future__ import annotations

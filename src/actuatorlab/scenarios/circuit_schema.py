@@ -58,6 +58,12 @@ def input_signals(netlist: Netlist | None, value: dict) -> dict:
     return out
 
 
+def netlist_inputs(value: dict, info) -> dict:
+    """The validator of a scenario's ``inputs`` field: :func:`input_signals` against the netlist
+    validated before it in ``components``."""
+    return input_signals(info.data.get("components"), value)
+
+
 class CircuitScenario(Spec):
     """A hydraulic circuit as a netlist, simulated over ``duration`` in steps of ``timestep``
     with the quasistatic model (β → ∞) or pressure dynamics (node volumes at ``bulk_modulus``)."""
@@ -75,10 +81,7 @@ class CircuitScenario(Spec):
     initial_pressures: dict[str, Pressure] = Field(default_factory=dict)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
-    @field_validator("inputs")
-    @classmethod
-    def _inputs(cls, value: dict, info):
-        return input_signals(info.data.get("components"), value)
+    _inputs = field_validator("inputs")(netlist_inputs)
 
     @field_validator("initial_positions")
     @classmethod

@@ -44,7 +44,7 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError, f
 from ..errors import ParameterError, ScenarioError
 from ..io.results import DELIMITERS, TEXT_LOGS, numeric_columns, read_log
 from .loading import describe_validation_error
-from .spec_base import Frequency, Spec, Time
+from .spec_base import Frequency, Spec, Time, at_least
 from .toml_text import decode, parse
 from .units import DIMENSIONS, registry
 
@@ -83,19 +83,8 @@ class LogSpec(Spec):
     check_gauge: StrictBool = True
     columns: dict[StrictStr, ColumnSpec] = Field(default_factory=dict)
 
-    @field_validator("header_row")
-    @classmethod
-    def _header(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError(f"{value}: give the line (from 1) that holds the column names")
-        return value
-
-    @field_validator("skip_rows", "max_gap")
-    @classmethod
-    def _count(cls, value: int) -> int:
-        if value < 0:
-            raise ValueError(f"{value}: give a count of rows >= 0")
-        return value
+    _header = field_validator("header_row")(at_least(1, "give the line (from 1) that holds the column names"))
+    _count = field_validator("skip_rows", "max_gap")(at_least(0, "give a count of rows >= 0"))
 
     @field_validator("delimiter")
     @classmethod

@@ -31,7 +31,7 @@ from ..hydraulics.quasistatic.relaxation import Relaxation
 from ..multibody.netlist_actuators import NetlistCylinder, NetlistMotor
 from ..multibody.open_centre import OpenCentreBleed
 from ..validation import stroke_fits
-from .circuit_schema import input_signals
+from .circuit_schema import netlist_inputs
 from .loading import scenario_folder
 from .netlist_schema import NetlistField
 from .signal_specs import DimensionlessSignal, ForceSignal, signal_spec
@@ -473,10 +473,7 @@ class MachineScenario(Spec):
     picture: PictureSpec = Field(default_factory=PictureSpec)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
-    @field_validator("inputs")
-    @classmethod
-    def _inputs(cls, value: dict, info):
-        return input_signals(info.data.get("components"), value)
+    _inputs = field_validator("inputs")(netlist_inputs)
 
     @field_validator("model_file")
     @classmethod

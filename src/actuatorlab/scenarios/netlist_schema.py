@@ -24,7 +24,6 @@ Any scenario table may hold a netlist: the ``circuit`` kind's and the ``machine`
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from pydantic import PlainSerializer, PlainValidator
 
 from ..errors import ParameterError, ScenarioError
 from ..hydraulics import circuits
-from ..hydraulics.circuits.component import Component
+from ..hydraulics.circuits.component import Component, parameter_fields
 from .spec_base import FieldError
 from .units import convert, format_quantity
 
@@ -142,7 +141,7 @@ class Netlist:
 
 def _parameters(name: str, cls: type[Component], table: Mapping) -> dict[str, Any]:
     """The class's keyword arguments from a component table: numbers to SI by their dimension."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {f.name: f for f in parameter_fields(cls)}
     out = {}
     for key, value in table.items():
         if key in RESERVED:
@@ -226,7 +225,7 @@ def netlist_tables(netlist: Netlist, display: bool) -> dict[str, dict[str, Any]]
     out = {}
     for e in netlist.entries:
         table: dict[str, Any] = {"type": e.type, "ports": dict(e.ports)}
-        for f in dataclasses.fields(e.component):
+        for f in parameter_fields(type(e.component)):
             value = getattr(e.component, f.name)
             if f.type == "float" and display:
                 value = format_quantity(value, PARAMETER_DIMENSIONS[f.name])

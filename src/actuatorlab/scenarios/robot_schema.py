@@ -32,6 +32,7 @@ from .spec_base import (
     Spec,
     Time,
     Volume,
+    at_least,
     defaults_of,
     reported_at,
 )
@@ -189,12 +190,7 @@ class IdentifyRobotScenario(Spec):
     search: SearchSpec = Field(default_factory=SearchSpec)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
-    @field_validator("repetitions")
-    @classmethod
-    def _positive(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError(f"{value}: give at least 1 repetition")
-        return value
+    _positive = field_validator("repetitions")(at_least(1, "give at least 1 repetition"))
 
     def locked_steps(self) -> list[LockedStep]:
         """The steps as data (default: Steps 1–3 of Fig. 3 for a 2-DOF robot)."""

@@ -144,6 +144,18 @@ class Spec(BaseModel):
         return data
 
 
+def at_least(low: int, remedy: str):
+    """A field validator (``field_validator(name)(at_least(1, "give …"))``) that refuses an
+    integer below ``low`` with ``"{value}: {remedy}"``."""
+
+    def check(value: int) -> int:
+        if value < low:
+            raise ValueError(f"{value}: {remedy}")
+        return value
+
+    return check
+
+
 def defaults_of(cls) -> dict[str, Any]:
     """Default values of a dataclass's init fields (so a spec and its dataclass agree)."""
     out = {}

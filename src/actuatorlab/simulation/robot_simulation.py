@@ -59,37 +59,17 @@ class RobotRun:
 
 
 @nb.njit(cache=True)
-def robot_rates(
-    t,
-    x,
-    dx,
-    u_now,
-    u_next,
-    dt,
-    centering,
-    s_ref,
-    a1,
-    gains,
-    inv_b,
-    cyl,
-    supply,
-    gravity,
-    tilt,
-    driven,
-    u,
-    s_out,
-    y,
-    mass,
-    vectors,
-):
+def robot_rates(t, x, dx, u_now, u_next, dt, centering, s_ref, model, u, s_out, y, mass, vectors):
     """dx = f0(x) + g0(x) u for the driven joints (zero for locked ones) at time t [s] into a
     sample interval of length dt, in the form ``rhs(t, y, out, *args)`` of
     ``numerics.rk4.rk4_step``. The spool input ``u`` (written) is the
     feed-forward linear from ``u_now`` to ``u_next`` plus centering·(s_ref − s) on the driven
     joints; ``s_out`` gets s_i.
 
-    Scratch space: ``y`` (n, P) the regressor, ``mass`` (n, n), ``vectors`` (4, n).
+    ``model``: the robot as the compiled code reads it (``robot_model``). Scratch space: ``y``
+    (n, P) the regressor, ``mass`` (n, n), ``vectors`` (4, n).
     """
+    a1, gains, inv_b, cyl, supply, gravity, tilt, driven = model
     n = cyl.shape[0]
     zeros, unit, tau, sd = vectors[0], vectors[1], vectors[2], vectors[3]
     q, qd = x[:n], x[n : 2 * n]
@@ -160,29 +140,11 @@ def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _simulate(
-    x0,
-    u,
-    dt,
-    substeps,
-    a1,
-    gains,
-    inv_b,
-    cyl,
-    supply,
-    gravity,
-    tilt,
-    driven,
-    clip,
-    centering,
-    s_ref,
-    states,
-    rates,
-    strokes,
-):
+def _simulate(x0, u, dt, substeps, model, clip, centering, s_ref, states, rates, strokes):
     """RK4 (``substeps`` steps per sample) over the samples, the feed-forward ``u`` interpolated
     linearly; ``u`` is overwritten with the input applied at the samples. Returns (status,
     sample, joint, value) at the first failure (``numerics.status`` codes)."""
+    a1, _, _, cyl, supply, _, _, _ = model
     n = cyl.shape[0]
     x = x0.copy()
     h = dt / substeps
@@ -195,7 +157,7 @@ def _simulate(
     vectors = np.empty((4, n))
     samples = u.shape[0]
     # the arguments of robot_rates after the inputs at the start and the end of the sample
-    rates_args = (dt, centering, s_ref, a1, gains, inv_b, cyl, supply, gravity, tilt, driven, ui, s, y, mass, vectors)
+    rates_args = (dt, centering, s_ref, model, ui, s, y, mass, vectors)
     for k in range(samples):
         robot_rates(0.0, x, rates[k], u[k], u[k], *rates_args)
         states[k] = x
@@ -221,6 +183,22 @@ def _simulate(
                     x[2 * n + i] = min(max(x[2 * n + i], 0.0), supply)
                     x[3 * n + i] = min(max(x[3 * n + i], 0.0), supply)
     return STATUS_OK, samples, 0, 0.0
+
+
+def robot_model(robot: HydraulicRobot, params: RobotParameters, driven: np.ndarray) -> tuple:
+    """The robot as ``robot_rates`` reads it, one tuple: mechanical parameters A1, flow gains
+    (N, 4), 1/β [1/Pa], the cylinder rows (layout ``C_*``), supply pressure [Pa], gravity
+    [m/s²], its tilt [rad] and the driven joints (N bools)."""
+    return (
+        params.mechanical,
+        params.flow_gains,
+        1.0 / params.bulk_modulus,
+        robot.cylinder_array(),
+        robot.supply_pressure,
+        robot.gravity,
+        robot.gravity_tilt,
+        driven,
+    )
 
 
 def simulate_robot(
@@ -275,14 +253,7 @@ def simulate_robot(
         u,
         dt,
         int(substeps),
-        params.mechanical,
-        params.flow_gains,
-        1.0 / params.bulk_modulus,
-        robot.cylinder_array(),
-        robot.supply_pressure,
-        robot.gravity,
-        robot.gravity_tilt,
-        driven,
+        robot_model(robot, params, driven),
         policy == "clip",
         np.broadcast_to(np.asarray(centering, dtype=float), (n,)).copy(),
         np.broadcast_to(np.asarray(s_ref, dtype=float), (n,)).copy(),

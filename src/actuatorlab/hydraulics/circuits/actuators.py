@@ -17,6 +17,21 @@ from .branch import Branch, Law
 from .component import Component, Volume
 
 
+class Coupled:
+    """What ``CoupledCylinder`` and ``CoupledMotor`` add to their component: the ``admittance``
+    1/β ≥ 0 of the relaxation joining it to the mechanics (in ``ADMITTANCE_UNIT``), and, where
+    it is > 0, the branches of ``coupling`` after the component's own."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_fields(self, non_negative, (("admittance", self.ADMITTANCE_UNIT),))
+
+    def branches(self, nodes, inputs):
+        """The component's branches, then those of ``coupling`` when ``admittance`` > 0."""
+        rows = super().branches(nodes, inputs)
+        return rows + self.coupling(nodes) if self.admittance > 0.0 else rows
+
+
 @dataclass(frozen=True)
 class Cylinder(Component):
     """Single-rod cylinder, ports ``head`` and ``rod``; inputs ``velocity`` v (> 0 extends) and
@@ -86,7 +101,7 @@ class Cylinder(Component):
 
 
 @dataclass(frozen=True)
-class CoupledCylinder(Cylinder):
+class CoupledCylinder(Coupled, Cylinder):
     """A ``Cylinder`` whose rod is joined to the mechanics through the relaxation of Kikuuwe et
     al. (68a): the rod carries f = f̄ + β v to the mechanics (β = B + hK [N s/m], f̄ [N] from the
     last step's stretch and the pins' motion, algorithm (72)), and the chambers give the force
@@ -104,21 +119,19 @@ class CoupledCylinder(Cylinder):
     type of its own."""
 
     admittance: float = 0.0
+    ADMITTANCE_UNIT = "m/(s N)"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_fields(self, non_negative, (("admittance", "m/(s N)"),))
 
-    def branches(self, nodes, inputs):
-        rows = super().branches(nodes, inputs)
-        if self.admittance > 0.0:
-            h, r = nodes["head"], nodes["rod"]
-            pilots = dict(pilot1=h, coef1=self.head_area, pilot2=r, coef2=-self.rod_area, law=Law.AFFINE)
-            rows += [
-                Branch(h, -1, self.head_area * self.admittance, **pilots),
-                Branch(-1, r, self.rod_area * self.admittance, **pilots),
-            ]
-        return rows
+    def coupling(self, nodes) -> list[Branch]:
+        """The chamber flows A_h v̂ and A_r v̂ of the rod velocity's pressure term."""
+        h, r = nodes["head"], nodes["rod"]
+        pilots = dict(pilot1=h, coef1=self.head_area, pilot2=r, coef2=-self.rod_area, law=Law.AFFINE)
+        return [
+            Branch(h, -1, self.head_area * self.admittance, **pilots),
+            Branch(-1, r, self.rod_area * self.admittance, **pilots),
+        ]
 
 
 @dataclass(frozen=True)
@@ -156,7 +169,7 @@ class Motor(Component):
 
 
 @dataclass(frozen=True)
-class CoupledMotor(Motor):
+class CoupledMotor(Coupled, Motor):
     """A ``Motor`` whose shaft is joined to the mechanics through a rotational relaxation, as
     ``CoupledCylinder``'s rod is: the shaft carries T = T̄ + β ω (β = B + hK [N m s/rad], T̄
     [N m] from the last step's twist and the joint's motion, algorithm (72) of Kikuuwe et al.
@@ -171,15 +184,13 @@ class CoupledMotor(Motor):
     :mod:`actuatorlab.multibody.netlist_machine`; not a netlist type of its own."""
 
     admittance: float = 0.0
+    ADMITTANCE_UNIT = "rad/(s N m)"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_fields(self, non_negative, (("admittance", "rad/(s N m)"),))
 
-    def branches(self, nodes, inputs):
-        rows = super().branches(nodes, inputs)
-        if self.admittance > 0.0:
-            per_radian = self.displacement / (2.0 * math.pi)
-            conductance = per_radian**2 * self.mechanical_efficiency * self.admittance / self.volumetric_efficiency
-            rows.append(Branch(nodes["inlet"], nodes["outlet"], conductance, law=Law.LAMINAR))
-        return rows
+    def coupling(self, nodes) -> list[Branch]:
+        """The laminar branch inlet → outlet of the shaft speed's pressure term."""
+        per_radian = self.displacement / (2.0 * math.pi)
+        conductance = per_radian**2 * self.mechanical_efficiency * self.admittance / self.volumetric_efficiency
+        return [Branch(nodes["inlet"], nodes["outlet"], conductance, law=Law.LAMINAR)]

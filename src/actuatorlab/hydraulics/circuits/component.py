@@ -9,11 +9,14 @@ ports and the index of each of its inputs in the input vector; the component ret
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ...validation import check_fields, non_negative, positive
+from ..fluid import OIL_DENSITY
 from .branch import Branch, Opening
 
 
@@ -36,7 +39,8 @@ class GasStore(NamedTuple):
 
 
 class Component:
-    """Base of the netlist components (not a parameter class itself: it has no fields).
+    """Base of the netlist components (not a parameter class itself: it has no fields; the
+    families that share fields share them through ``SharpEdged`` and ``PilotedValve``).
 
     Class attributes: ``PORTS`` (the names of the ports that carry flow), ``PILOTS`` (pilot
     ports: pressure only), ``INPUTS`` (names of the signals the component reads each step, e.g.
@@ -72,12 +76,27 @@ class Component:
         return {}
 
 
+def parameter_fields(cls: type[Component]) -> list[dataclasses.Field]:
+    """The fields of a component class in the order a user reads them: those the class adds
+    first, then those of its base, and so on (a relief valve's ``setting``, then the ``band`` and
+    ``leakage`` of a ``PilotedValve``, then the ``area`` … of a ``SharpEdged``)."""
+
+    def names(klass: type) -> set[str]:
+        return {f.name for f in dataclasses.fields(klass)} if dataclasses.is_dataclass(klass) else set()
+
+    out: list[dataclasses.Field] = []
+    for klass in cls.__mro__:
+        added = names(klass) - set().union(*map(names, klass.__bases__))
+        out += [f for f in dataclasses.fields(cls) if f.name in added]
+    return out
+
+
 def orifice_gain(discharge_coefficient: float, area: float, oil_density: float) -> float:
     """K = C_d·a·√(2/ρ) [m^{7/2} kg^{-1/2}] of a sharp-edged orifice, Q = K √Δp."""
     return discharge_coefficient * area * math.sqrt(2.0 / oil_density)
 
 
-def piloted_branch(valve, a: int, b: int, offset: float, pilots, leakage: float) -> Branch:
+def piloted_branch(valve: PilotedValve, a: int, b: int, offset: float, pilots, leakage: float) -> Branch:
     """A valve's sharp-edged passage a → b (its ``area``, ``discharge_coefficient``,
     ``oil_density``, ``transition``) opened by o = clamp((offset + Σ coef·p_node)/band) over the
     (node, coef) ``pilots`` (up to three; the valve's ``band``), with ``leakage`` a → b."""
@@ -87,7 +106,7 @@ def piloted_branch(valve, a: int, b: int, offset: float, pilots, leakage: float)
     return Branch(
         a,
         b,
-        orifice_gain(valve.discharge_coefficient, valve.area, valve.oil_density),
+        valve.gain(valve.area),
         transition=valve.transition,
         opening=Opening.PILOTED,
         offset=offset,
@@ -97,18 +116,40 @@ def piloted_branch(valve, a: int, b: int, offset: float, pilots, leakage: float)
     )
 
 
-def check_orifice(instance, prefix: str = "") -> None:
-    """Validate the ``area``, ``discharge_coefficient``, ``oil_density``, ``transition`` fields
-    that every orifice-like component has."""
-    check_fields(
-        instance,
-        positive,
-        (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"), ("transition", "Pa")),
-        prefix,
-    )
+@dataclass(frozen=True)
+class SharpEdged(Component):
+    """A component whose passages are sharp-edged orifices (an orifice, a spool's metering
+    edges, a valve's poppet): area a [m²] of a full opening; discharge_coefficient C_d [-];
+    oil_density ρ [kg/m³]; transition ε [Pa], the laminar band of R_ε. A subclass declares its
+    own fields after these and may give one of them another default."""
+
+    area: float = 1e-4
+    discharge_coefficient: float = 0.6
+    oil_density: float = OIL_DENSITY
+    transition: float = 0.05e6
+
+    def __post_init__(self) -> None:
+        check_fields(
+            self,
+            positive,
+            (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"), ("transition", "Pa")),
+        )
+
+    def gain(self, area: float) -> float:
+        """The orifice gain K = C_d·a·√(2/ρ) of a passage of ``area`` [m²] in this component."""
+        return orifice_gain(self.discharge_coefficient, area, self.oil_density)
 
 
-def check_valve_fields(instance, prefix: str = "") -> None:
-    """Validate ``band`` (> 0) and ``leakage`` (≥ 0) of a pressure-operated valve."""
-    check_fields(instance, positive, (("band", "Pa"),), prefix)
-    check_fields(instance, non_negative, (("leakage", "m^3/(s Pa)"),), prefix)
+@dataclass(frozen=True)
+class PilotedValve(SharpEdged):
+    """A pressure-operated valve: a ``SharpEdged`` passage opened over the proportional band
+    band Δp_band [Pa] > 0 (see :func:`piloted_branch`), with the leakage g [m³/(s Pa)] ≥ 0 of
+    the closed valve."""
+
+    band: float = 0.1e6
+    leakage: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_fields(self, positive, (("band", "Pa"),))
+        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))

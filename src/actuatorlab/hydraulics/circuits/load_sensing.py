@@ -19,15 +19,14 @@ from dataclasses import dataclass
 
 from ...errors import ParameterError
 from ...validation import check_fields, positive
-from ..fluid import OIL_DENSITY
 from .branch import Branch, Law, Opening
-from .component import Component, check_orifice, check_valve_fields, piloted_branch
+from .component import Component, PilotedValve, piloted_branch
 
 POSITIONS = ("before", "after")
 
 
 @dataclass(frozen=True)
-class Compensator(Component):
+class Compensator(PilotedValve):
     """Section pressure compensator (see the module docstring for the law).
 
     position ``before`` | ``after`` the metering edge; spring_pressure Δp_spring [Pa]; band
@@ -37,20 +36,14 @@ class Compensator(Component):
 
     position: str = "after"
     spring_pressure: float = 0.5e6
-    band: float = 0.1e6
     area: float = 2e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("inlet", "outlet")
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
             raise ParameterError(f"position = {self.position!r}: choose one of {', '.join(POSITIONS)}")
         check_fields(self, positive, (("spring_pressure", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     @property
     def PILOTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)

@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...validation import check_fields, positive
-from ..fluid import OIL_DENSITY
 from .branch import Branch, Law
-from .component import Component, check_orifice, orifice_gain
+from .component import Component, SharpEdged
 
 
 @dataclass(frozen=True)
-class Orifice(Component):
+class Orifice(SharpEdged):
     """q = C_d a √(2/ρ) R_ε(p_in − p_out), R_ε(Δp) = Δp/(Δp² + ε²)^{1/4} (≈ sign(Δp)√|Δp| for
     |Δp| ≫ ε, linear below).
 
@@ -23,18 +22,14 @@ class Orifice(Component):
     """
 
     area: float = 1e-5
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
     PORTS = ("inlet", "outlet")
     LIMITS = ("inlet", "outlet")
 
     def __post_init__(self) -> None:
-        check_orifice(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
-        gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
-        return [Branch(nodes["inlet"], nodes["outlet"], gain, transition=self.transition)]
+        return [Branch(nodes["inlet"], nodes["outlet"], self.gain(self.area), transition=self.transition)]
 
 
 @dataclass(frozen=True)

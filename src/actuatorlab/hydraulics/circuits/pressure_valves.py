@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...validation import check_fields, non_negative, positive
-from ..fluid import OIL_DENSITY
 from .branch import Branch
-from .component import Component, check_orifice, check_valve_fields, piloted_branch
+from .component import PilotedValve, piloted_branch
 
 
 @dataclass(frozen=True)
-class ReliefValve(Component):
+class ReliefValve(PilotedValve):
     """Direct relief from ``inlet`` to ``outlet``: o = clamp((p_in − p_out − p_set)/Δp_band).
 
     setting p_set [Pa] > 0; band [Pa]; area [m²]; discharge_coefficient; oil_density [kg/m³];
@@ -29,18 +28,12 @@ class ReliefValve(Component):
 
     setting: float = 25e6
     band: float = 0.5e6
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("inlet", "outlet")
     LIMITS = ("inlet",)
 
     def __post_init__(self) -> None:
         check_fields(self, positive, (("setting", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -48,7 +41,7 @@ class ReliefValve(Component):
 
 
 @dataclass(frozen=True)
-class ReducingValve(Component):
+class ReducingValve(PilotedValve):
     """Pressure-reducing valve ``inlet`` → ``outlet``: o = clamp((p_set − p_out)/Δp_band), it
     throttles to hold its outlet at p_set (no drain relief: an outlet above p_set stays there).
 
@@ -58,16 +51,11 @@ class ReducingValve(Component):
     setting: float = 5e6
     band: float = 0.5e6
     area: float = 1e-5
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("inlet", "outlet")
 
     def __post_init__(self) -> None:
         check_fields(self, positive, (("setting", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -75,25 +63,18 @@ class ReducingValve(Component):
 
 
 @dataclass(frozen=True)
-class CheckValve(Component):
+class CheckValve(PilotedValve):
     """Check valve: flow ``inlet`` → ``outlet`` only, o = clamp((p_in − p_out − p_crack)/Δp_band).
 
     cracking_pressure p_crack [Pa] ≥ 0; other fields as ``ReliefValve``.
     """
 
     cracking_pressure: float = 0.05e6
-    band: float = 0.1e6
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("inlet", "outlet")
 
     def __post_init__(self) -> None:
         check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
         return [_check_branch(self, nodes["inlet"], nodes["outlet"])]
@@ -105,7 +86,7 @@ def _check_branch(valve, inlet: int, outlet: int, leakage: float = 0.0) -> Branc
 
 
 @dataclass(frozen=True)
-class PilotCheckValve(Component):
+class PilotCheckValve(PilotedValve):
     """Pilot-operated check valve: free flow ``inlet`` → ``outlet`` (a check); reverse flow
     ``outlet`` → ``inlet`` once the pilot piston (area ratio r to the poppet seat) overcomes the
     load pressure on the poppet: o = clamp((r p_pilot − p_out − p_crack)/Δp_band).
@@ -116,20 +97,13 @@ class PilotCheckValve(Component):
 
     pilot_ratio: float = 3.0
     cracking_pressure: float = 0.05e6
-    band: float = 0.1e6
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("inlet", "outlet")
     PILOTS = ("pilot",)
 
     def __post_init__(self) -> None:
         check_fields(self, positive, (("pilot_ratio", ""),))
         check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -138,7 +112,7 @@ class PilotCheckValve(Component):
 
 
 @dataclass(frozen=True)
-class CounterbalanceValve(Component):
+class CounterbalanceValve(PilotedValve):
     """Counterbalance (over-centre) valve between a cylinder chamber ``load`` and the directional
     valve ``valve``: free flow valve → load through its check; load → valve once the load
     pressure and the pilot pressure (area ratio r) overcome the setting,
@@ -155,12 +129,6 @@ class CounterbalanceValve(Component):
     setting: float = 20e6
     pilot_ratio: float = 3.0
     cracking_pressure: float = 0.05e6
-    band: float = 0.1e6
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-    leakage: float = 0.0
     PORTS = ("valve", "load")
     PILOTS = ("pilot",)
     LIMITS = ("load",)
@@ -168,8 +136,7 @@ class CounterbalanceValve(Component):
     def __post_init__(self) -> None:
         check_fields(self, positive, (("setting", "Pa"), ("pilot_ratio", "")))
         check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        check_orifice(self)
-        check_valve_fields(self)
+        super().__post_init__()
 
     def branches(self, nodes, inputs):
         v, ld = nodes["valve"], nodes["load"]

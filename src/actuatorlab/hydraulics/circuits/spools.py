@@ -20,9 +20,8 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...validation import check_fields, finite, non_negative, positive
-from ..fluid import OIL_DENSITY
 from .branch import Branch, Opening
-from .component import Component, check_orifice, orifice_gain
+from .component import SharpEdged
 
 CENTRES = ("closed", "open", "float")
 EDGES = (
@@ -35,7 +34,7 @@ EDGES = (
 
 
 @dataclass(frozen=True)
-class SpoolValve(Component):
+class SpoolValve(SharpEdged):
     """4/3 proportional spool valve (see the module docstring for the law).
 
     area a [m²] of each fully open metering edge; discharge_coefficient C_d [-]; oil_density ρ
@@ -45,10 +44,6 @@ class SpoolValve(Component):
     [s] of the spool (0: the position follows the command).
     """
 
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
     overlap_pa: float = 0.0
     overlap_bt: float = 0.0
     overlap_pb: float = 0.0
@@ -62,7 +57,7 @@ class SpoolValve(Component):
     INPUTS = ("position",)
 
     def __post_init__(self) -> None:
-        check_orifice(self)
+        super().__post_init__()
         for _, _, _, name in EDGES:
             value = finite(name, getattr(self, name), "")
             if not -1.0 < value < 1.0:
@@ -81,37 +76,25 @@ class SpoolValve(Component):
         return ("P",) if self.centre == "open" else ()
 
     def branches(self, nodes, inputs):
-        gain = orifice_gain(self.discharge_coefficient, self.area, self.oil_density)
         x = inputs["position"]
-        rows = [
-            Branch(
+
+        def passage(a: str, b: str, area: float, opening: Opening, overlap: float, **law) -> Branch:
+            return Branch(
                 nodes[a],
                 nodes[b],
-                gain,
+                self.gain(area),
                 transition=self.transition,
-                opening=Opening.EDGE,
+                opening=opening,
                 opening_input=x,
-                sign=sign,
-                overlap=getattr(self, name),
-                leakage=self.leakage,
+                overlap=overlap,
+                **law,
             )
-            for a, b, sign, name in EDGES
-        ]
+
         neutral = {"closed": (), "open": (("P", "T"),), "float": (("A", "T"), ("B", "T"))}[self.centre]
-        bypass = orifice_gain(self.discharge_coefficient, self.neutral_area, self.oil_density)
-        rows += [
-            Branch(
-                nodes[a],
-                nodes[b],
-                bypass,
-                transition=self.transition,
-                opening=Opening.NEUTRAL,
-                opening_input=x,
-                overlap=self.neutral_width,
-            )
-            for a, b in neutral
-        ]
-        return rows
+        return [
+            passage(a, b, self.area, Opening.EDGE, getattr(self, name), sign=sign, leakage=self.leakage)
+            for a, b, sign, name in EDGES
+        ] + [passage(a, b, self.neutral_area, Opening.NEUTRAL, self.neutral_width) for a, b in neutral]
 
 
 def spool_positions(command: np.ndarray, step: float, time_constant: float) -> np.ndarray:

@@ -92,7 +92,17 @@ class ValveCircuit:
     head_relief_force: float = field(init=False, repr=False)
     rod_relief_force: float = field(init=False, repr=False)
     regeneration_coefficient: float = field(init=False, repr=False)
-    LAYOUT: ClassVar[Layout] = Layout("I_", "ah", "ar", "fhm", "frm", "pm", "q", *(f"c{v}" for v in VALVES), "ca")
+    LAYOUT: ClassVar[Layout] = Layout(
+        "I_",
+        "ah:head_area",
+        "ar:rod_area",
+        "fhm:head_relief_force",
+        "frm:rod_relief_force",
+        "pm:pump_relief_pressure",
+        "q:pump_flow",
+        *(f"c{v}" for v in VALVES),
+        "ca:regeneration_coefficient",
+    )
     """The compiled kernels' parameter vector: areas A_h, A_r [m²], relief forces F_hM, F_rM [N],
     P_M [Pa], Q [m³/s], coefficients c_ph … c_b, c_a [m^{7/2} kg^{-1/2}]."""
 
@@ -140,17 +150,7 @@ class ValveCircuit:
 
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``)."""
-        valves = dict(zip((f"c{v}" for v in VALVES), self.coefficients))
-        return self.LAYOUT.pack(
-            ah=self.head_area,
-            ar=self.rod_area,
-            fhm=self.head_relief_force,
-            frm=self.rod_relief_force,
-            pm=self.pump_relief_pressure,
-            q=self.pump_flow,
-            **valves,
-            ca=self.regeneration_coefficient,
-        )
+        return self.LAYOUT.pack_of(self, **dict(zip((f"c{v}" for v in VALVES), self.coefficients)))
 
 
 (I_AH, I_AR, I_FHM, I_FRM, I_PM, I_Q, I_CPH, I_CTR, I_CPR, I_CTH, I_CB, I_CA) = ValveCircuit.LAYOUT.indices

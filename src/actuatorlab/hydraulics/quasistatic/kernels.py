@@ -8,8 +8,7 @@ the rod out. Divisions by a closed valve's û² or by U_b² follow the limits (S
 ``lam_loop`` and ``relaxed_step_loop`` run Λ and the relaxed step over rows of openings, for
 the public ``relaxation.lam`` and ``relaxation.relaxed_step``.
 
-Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
-``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
+Twin: the exported FMU's C ``fmu/c/quasistatic.c`` (``tests/test_fmu_twins.py``: equal to 1e-12); change both together.
 """
 
 from __future__ import annotations

@@ -390,23 +390,9 @@ def relaxed_network_step_kernel(
     cheaper (about 2 balance evaluations instead of 7–9); omitted, every step starts cold.
     """
     n = p_prev.size
+    impedance, fbar, state = np.empty(n), np.empty(n), _state(cps, pump_state)
     return relaxed_network_step_range(
-        cps,
-        uhs,
-        stiffness,
-        damping,
-        h,
-        p_prev,
-        l_prev,
-        l_now,
-        p_out,
-        f_out,
-        v_out,
-        np.empty(n),
-        np.empty(n),
-        _state(cps, pump_state),
-        0,
-        n,
+        cps, uhs, stiffness, damping, h, p_prev, l_prev, l_now, p_out, f_out, v_out, impedance, fbar, state, 0, n
     )
 
 

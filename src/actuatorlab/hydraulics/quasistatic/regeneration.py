@@ -29,8 +29,7 @@ The kernels then return status REG_CLOSED_BLEED and the public functions raise. 
 opening is covered, but the alternations of (105) grow like 1/u_b as u_b → 0 (about 3e4 at
 u_b = 1e-4).
 
-Twin: the exported FMU carries a second implementation of these kernels in C (``fmu/c/quasistatic.c``);
-``tests/test_fmu_twins.py`` holds the two to 1e-12 on drawn inputs. Change both together.
+Twin: the exported FMU's C ``fmu/c/quasistatic.c`` (``tests/test_fmu_twins.py``: equal to 1e-12); change both together.
 """
 
 from __future__ import annotations
@@ -277,6 +276,17 @@ def _raise_for_status(name: str, status: np.ndarray, ua: np.ndarray) -> None:
         )
 
 
+def _map_of_velocity(loop, name: str, circuit: ValveCircuit, openings: Openings, u_a, v) -> np.ndarray:
+    """The compiled ``loop`` (``_gamma_loop`` or ``_velocity_loop``) over v [m/s] broadcast with
+    the openings and u_a, shaped as they broadcast; a failed element raises as ``name``."""
+    cp, uh, ua, ua_hat, (vf,), shape = _flatten(circuit, openings, u_a, v)
+    out = np.empty(vf.size)
+    status = np.empty(vf.size, dtype=np.int64)
+    loop(cp, uh, ua_hat, vf, out, status)
+    _raise_for_status(name, status, ua)
+    return out.reshape(shape)
+
+
 def gamma_regeneration(circuit: ValveCircuit, openings: Openings, u_a, v) -> np.ndarray:
     """Γ_reg(v) [N] (98) for v ≠ 0 [m/s], with regeneration opening ``u_a`` ∈ [0, 1].
 
@@ -290,12 +300,7 @@ def gamma_regeneration(circuit: ValveCircuit, openings: Openings, u_a, v) -> np.
             "gamma_regeneration: v must be finite and non-zero; Γ_reg is set-valued at v = 0: "
             "use gamma_interval(circuit, openings) for [Γ₊(0), Γ₋(0)]"
         )
-    cp, uh, ua, ua_hat, (vf,), shape = _flatten(circuit, openings, u_a, v)
-    out = np.empty(vf.size)
-    status = np.empty(vf.size, dtype=np.int64)
-    _gamma_loop(cp, uh, ua_hat, vf, out, status)
-    _raise_for_status("gamma_regeneration", status, ua)
-    return out.reshape(shape)
+    return _map_of_velocity(_gamma_loop, "gamma_regeneration", circuit, openings, u_a, v)
 
 
 def regeneration_velocity(circuit: ValveCircuit, openings: Openings, u_a, v) -> np.ndarray:
@@ -307,12 +312,7 @@ def regeneration_velocity(circuit: ValveCircuit, openings: Openings, u_a, v) -> 
     v = np.asarray(v, dtype=np.float64)
     if np.any(~np.isfinite(v)):
         raise ParameterError("regeneration_velocity: v must be finite (m/s)")
-    cp, uh, ua, ua_hat, (vf,), shape = _flatten(circuit, openings, u_a, v)
-    out = np.empty(vf.size)
-    status = np.empty(vf.size, dtype=np.int64)
-    _velocity_loop(cp, uh, ua_hat, vf, out, status)
-    _raise_for_status("regeneration_velocity", status, ua)
-    return out.reshape(shape)
+    return _map_of_velocity(_velocity_loop, "regeneration_velocity", circuit, openings, u_a, v)
 
 
 def lam_regeneration(

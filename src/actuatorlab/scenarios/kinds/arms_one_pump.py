@@ -130,12 +130,4 @@ def output(scenario: ArmsOnePumpScenario, results) -> ScenarioOutput:
         ),
         "Signs: u_c < 0 retracts the rod and raises the arm; f > 0 pushes the rod out.",
     ]
-    return ScenarioOutput(
-        table=table,
-        units=units,
-        labels=labels,
-        summary=summary,
-        figures=figures,
-        notes=notes,
-        counters=results[0].counters,
-    )
+    return ScenarioOutput(table, units, labels, summary, figures, notes, results[0].counters)

@@ -11,6 +11,17 @@ from ...report.plots import heatmap_figure
 from ..emla_schema import EfficiencyMapsScenario
 from ..output import FigureSpec, ScenarioOutput, SummaryFigure
 
+UNITS = {
+    "actuator": "",
+    "force": "N",
+    "velocity": "m/s",
+    "efficiency": "1",
+    "feasible": "",
+    "electrical_power": "W",
+    "mechanical_power": "W",
+}
+"""The unit of each column of the table."""
+
 
 def run(scenario: EfficiencyMapsScenario, progress=None) -> ScenarioOutput:
     rows, summary, figures = [], [], []
@@ -73,15 +84,6 @@ def run(scenario: EfficiencyMapsScenario, progress=None) -> ScenarioOutput:
         if progress is not None:
             progress((index + 1) / len(actuators))
     table = pd.concat(rows, ignore_index=True)
-    units = {
-        "actuator": "",
-        "force": "N",
-        "velocity": "m/s",
-        "efficiency": "1",
-        "feasible": "",
-        "electrical_power": "W",
-        "mechanical_power": "W",
-    }
     notes = [
         "Loss models (the paper's loss table is missing): copper, core (hysteresis + eddy in electrical speed), "
         "inverter conduction and switching, friction and screw losses; each parameter's source or assumption is "
@@ -89,4 +91,4 @@ def run(scenario: EfficiencyMapsScenario, progress=None) -> ScenarioOutput:
         "Signs: f > 0 and v > 0 together are motoring (η = P_out/P_in); opposite signs regenerate "
         "(η = P_in/P_out, 0 where the losses exceed the power).",
     ]
-    return ScenarioOutput(table=table, units=units, labels={}, summary=summary, figures=figures, notes=notes)
+    return ScenarioOutput(table=table, units=dict(UNITS), labels={}, summary=summary, figures=figures, notes=notes)

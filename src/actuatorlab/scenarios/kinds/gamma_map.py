@@ -17,6 +17,29 @@ from ..arm_schema import GammaMapScenario
 FREE_BETA = 1e-6
 """β [N s/m] used to invert Γ at f = 0 (β v + 0 ∈ Γ(v) with β → 0): the no-load velocity."""
 
+UNITS = {
+    "panel": "",
+    "u_c": "1",
+    "u_b": "1",
+    "u_a": "1",
+    "v": "m/s",
+    "f_low": "N",
+    "f_high": "N",
+    "regeneration_flow": "m^3/s",
+}
+"""The unit of each column of the table."""
+LABELS = {
+    "panel": "figure panel",
+    "u_c": "valve command",
+    "u_b": "bleed opening",
+    "u_a": "regeneration opening",
+    "v": "rod velocity",
+    "f_low": "Γ(v), lower end at v = 0",
+    "f_high": "Γ(v), upper end at v = 0",
+    "regeneration_flow": "regeneration flow Q_a rod → head",
+}
+"""What each column holds."""
+
 
 def _as_list(x) -> list[float]:
     return [float(v) for v in np.atleast_1d(x)]
@@ -118,26 +141,6 @@ def run(scenario: GammaMapScenario, progress=None) -> ScenarioOutput:
         if progress is not None:
             progress((index + 1) / len(scenario.panels))
     table = pd.concat(rows, ignore_index=True)
-    units = {
-        "panel": "",
-        "u_c": "1",
-        "u_b": "1",
-        "u_a": "1",
-        "v": "m/s",
-        "f_low": "N",
-        "f_high": "N",
-        "regeneration_flow": "m^3/s",
-    }
-    labels = {
-        "panel": "figure panel",
-        "u_c": "valve command",
-        "u_b": "bleed opening",
-        "u_a": "regeneration opening",
-        "v": "rod velocity",
-        "f_low": "Γ(v), lower end at v = 0",
-        "f_high": "Γ(v), upper end at v = 0",
-        "regeneration_flow": "regeneration flow Q_a rod → head",
-    }
     notes = [
         "Γ from the chamber projections (61)–(62); at v = 0 the set [Γ₊(0), Γ₋(0)] of (65).",
         "Signs: v > 0 extends the rod; f > 0 pushes it out. Openings from the command by (67).",
@@ -145,4 +148,6 @@ def run(scenario: GammaMapScenario, progress=None) -> ScenarioOutput:
         "With u_a > 0: Γ_reg (98) with v̂_a (101) and Λ_reg (105); the regeneration valve acts while extending "
         "(û ∈ 𝒰₊ with u_tr > 0), flow rod → head (the text's 'head to rod' is a typo).",
     ]
-    return ScenarioOutput(table=table, units=units, labels=labels, summary=summary, figures=figures, notes=notes)
+    return ScenarioOutput(
+        table=table, units=dict(UNITS), labels=dict(LABELS), summary=summary, figures=figures, notes=notes
+    )

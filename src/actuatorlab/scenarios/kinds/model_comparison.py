@@ -169,12 +169,5 @@ def run(scenario: ModelComparisonScenario, progress=None) -> ScenarioOutput:
         f"θ is compared away from switching: farther than {scenario.switching_margin:g} s from a change of the "
         "valve command and from the samples where either force is at a relief limit.",
     ]
-    return ScenarioOutput(
-        table=table,
-        units=units,
-        labels=labels,
-        summary=summary,
-        figures=figures,
-        notes=notes,
-        counters={"quasistatic_loop_time_s": time_q, "pressure_loop_time_s": time_p},
-    )
+    counters = {"quasistatic_loop_time_s": time_q, "pressure_loop_time_s": time_p}
+    return ScenarioOutput(table, units, labels, summary, figures, notes, counters)
