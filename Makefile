@@ -24,9 +24,9 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-## test: install, check the code (lint), then run the test suite
+## test: install, check the code (lint), then run the test suite (two parts side by side: tests/run_parts.py)
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python tests/run_parts.py
 
 $(VENV)/.installed-docs: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[all,test,docs]"
