@@ -62,7 +62,7 @@ print(f"pickled: {len(pickle.dumps(arm)) / 1e3:.0f} kB")
 
 # %%
 # An excavator at its model's 2 ms step, on the default relaxation
-# ---------------------------------------------------------------
+# ----------------------------------------------------------------
 # Without ``[relaxation]`` each cylinder gets its own, chosen for the mass it moves and the step
 # (critical damping within a quarter of the stability bound); the run's notes list them.
 excavator = actuatorlab.load("excavator-dig").set({"timestep": "2 ms", "relaxation": None})

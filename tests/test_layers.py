@@ -9,7 +9,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "actuatorlab"
 LAYERS = (
-    ("cli",),
+    ("cli", "__main__"),
     ("api",),
     ("fmu",),
     ("scenarios",),
