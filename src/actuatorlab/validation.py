@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -30,6 +31,21 @@ def finite(name: str, value: float, unit: str) -> float:
     value = float(value)
     if not math.isfinite(value):
         raise ParameterError(f"{name} = {value!r} {unit}: must be a finite number")
+    return value
+
+
+def count(name: str, value, unit: str) -> int:
+    """Return ``value`` as int if it is a whole number >= 1, else raise naming ``name``."""
+    if int(value) != value or value < 1:
+        raise ParameterError(f"{name} = {value!r} {unit}: must be an integer >= 1")
+    return int(value)
+
+
+def positive_or_inf(name: str, value: float, unit: str) -> float:
+    """Return ``value`` as float if it is > 0, ``inf`` (rigid) included, else raise naming ``name``."""
+    value = float(value)
+    if not (value > 0.0):
+        raise ParameterError(f"{name} = {value!r} {unit}: a stiffness must be > 0 (inf = rigid)")
     return value
 
 
@@ -78,3 +94,29 @@ def check_fields(instance, check, fields: tuple[tuple[str, str], ...], prefix: s
     """
     for name, unit in fields:
         object.__setattr__(instance, name, check(f"{prefix}{name}", getattr(instance, name), unit))
+
+
+def quantity(default=dataclasses.MISSING, unit: str = "-", check=positive):
+    """A parameter field declared with its unit and its check: ``check(name, value, unit)``
+    (``positive``, ``non_negative``, ``finite``, ``count``, ``positive_or_inf``, …) returns the value
+    stored; no ``default`` makes the field required. :func:`check_quantities` applies them::
+
+        inertia: float = quantity(unit="kg m^2")
+        damping: float = quantity(0.0, "N m s/rad", non_negative)
+    """
+    return dataclasses.field(default=default, metadata={"unit": unit, "check": check})
+
+
+def unit_of(cls, name: str) -> str:
+    """The unit a :func:`quantity` field ``name`` of dataclass ``cls`` is declared in."""
+    return next(f.metadata["unit"] for f in dataclasses.fields(cls) if f.name == name)
+
+
+def check_quantities(instance, prefix: str = "") -> None:
+    """Apply each :func:`quantity` field's check of a frozen dataclass ``instance`` in field order
+    and store what it returns; a failure names ``prefix + field``, its value and unit. The one
+    check a parameter class's ``__post_init__`` calls for its declared fields."""
+    for f in dataclasses.fields(instance):
+        if "check" in f.metadata:
+            value = f.metadata["check"](f"{prefix}{f.name}", getattr(instance, f.name), f.metadata["unit"])
+            object.__setattr__(instance, f.name, value)
