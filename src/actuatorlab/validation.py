@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -47,6 +48,21 @@ def positive_or_inf(name: str, value: float, unit: str) -> float:
     if not (value > 0.0):
         raise ParameterError(f"{name} = {value!r} {unit}: a stiffness must be > 0 (inf = rigid)")
     return value
+
+
+def efficiency(name: str, value: float, unit: str = "-", *, allow_zero: bool = False) -> float:
+    """Return ``value`` as float if it is an efficiency in (0, 1] ([0, 1] with ``allow_zero``: a
+    back-driving efficiency, 0 = self-locking), else raise naming ``name``."""
+    value = float(value)
+    lo_ok = value >= 0.0 if allow_zero else value > 0.0
+    if not (math.isfinite(value) and lo_ok and value <= 1.0):
+        rng = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in {rng}")
+    return value
+
+
+back_efficiency = functools.partial(efficiency, allow_zero=True)
+"""The check of a back-driving efficiency in [0, 1] (0 = self-locking)."""
 
 
 def unit_interval(name: str, value) -> np.ndarray:

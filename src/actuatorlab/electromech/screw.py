@@ -25,26 +25,15 @@ from dataclasses import dataclass
 import numba as nb
 
 from ..errors import ParameterError
-from ..validation import check_quantities, non_negative, positive, positive_or_inf, quantity
-
-
-def forward_efficiency(name: str, value: float, unit: str = "-") -> float:
-    """Return ``value`` as float if it is an efficiency in (0, 1], else raise naming ``name``."""
-    return _efficiency(name, value, allow_zero=False)
-
-
-def backward_efficiency(name: str, value: float, unit: str = "-") -> float:
-    """Return ``value`` as float if it is a back-driving efficiency in [0, 1] (0 = self-locking)."""
-    return _efficiency(name, value, allow_zero=True)
-
-
-def _efficiency(name: str, value: float, allow_zero: bool) -> float:
-    value = float(value)
-    lo_ok = value >= 0.0 if allow_zero else value > 0.0
-    if not (math.isfinite(value) and lo_ok and value <= 1.0):
-        rng = "[0, 1]" if allow_zero else "(0, 1]"
-        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in {rng}")
-    return value
+from ..validation import back_efficiency as back_efficiency_in_0_1
+from ..validation import efficiency as efficiency_in_0_1
+from ..validation import (
+    check_quantities,
+    non_negative,
+    positive,
+    positive_or_inf,
+    quantity,
+)
 
 
 def series_stiffness(*stiffnesses: float) -> float:
@@ -74,8 +63,8 @@ class Screw:
     stroke: float = quantity(unit="m")
     max_force: float = quantity(unit="N")
     max_speed: float = quantity(unit="m/s")
-    efficiency: float = quantity(0.9, "-", forward_efficiency)
-    back_efficiency: float = quantity(0.8, "-", backward_efficiency)
+    efficiency: float = quantity(0.9, "-", efficiency_in_0_1)
+    back_efficiency: float = quantity(0.8, "-", back_efficiency_in_0_1)
     drag_force: float = quantity(0.0, "N", non_negative)
     damping: float = quantity(0.0, "N s/m", non_negative)
     mass: float = quantity(0.0, "kg", non_negative)
@@ -105,8 +94,8 @@ class Gearbox:
     ratio: float = quantity(1.0, "-")
     inertia: float = quantity(0.0, "kg m^2", non_negative)
     damping: float = quantity(0.0, "N m s/rad", non_negative)
-    efficiency: float = quantity(1.0, "-", forward_efficiency)
-    back_efficiency: float = quantity(1.0, "-", backward_efficiency)
+    efficiency: float = quantity(1.0, "-", efficiency_in_0_1)
+    back_efficiency: float = quantity(1.0, "-", back_efficiency_in_0_1)
     stiffness: float = quantity(math.inf, "N m/rad", positive_or_inf)
     name: str = "gearbox"
 

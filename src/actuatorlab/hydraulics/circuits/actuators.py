@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from ...errors import ParameterError
-from ...validation import check_fields, non_negative, positive
+from ...validation import check_fields, check_quantities, efficiency, non_negative, quantity
 from .branch import Branch, Law
 from .component import Component, Volume
 
@@ -45,12 +45,12 @@ class Cylinder(Component):
     rod_dead_volume [m³] (hoses included); leakage G [m³/(s Pa)].
     """
 
-    head_area: float = 0.024
-    rod_area: float = 0.012
-    stroke: float = 0.8
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    leakage: float = 0.0
+    head_area: float = quantity(0.024, "m^2")
+    rod_area: float = quantity(0.012, "m^2")
+    stroke: float = quantity(0.8, "m")
+    head_dead_volume: float = quantity(0.5e-3, "m^3")
+    rod_dead_volume: float = quantity(0.5e-3, "m^3")
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
     PORTS = ("head", "rod")
     INPUTS = ("velocity", "position")
 
@@ -60,18 +60,7 @@ class Cylinder(Component):
         return self.leakage == 0.0
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("head_area", "m^2"),
-                ("rod_area", "m^2"),
-                ("stroke", "m"),
-                ("head_dead_volume", "m^3"),
-                ("rod_dead_volume", "m^3"),
-            ),
-        )
-        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))
+        check_quantities(self)
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
@@ -144,20 +133,15 @@ class Motor(Component):
     η_m [-] in (0, 1].
     """
 
-    displacement: float = 100e-6
-    volumetric_efficiency: float = 1.0
-    mechanical_efficiency: float = 1.0
+    displacement: float = quantity(100e-6, "m^3/rev")
+    volumetric_efficiency: float = quantity(1.0, "-", efficiency)
+    mechanical_efficiency: float = quantity(1.0, "-", efficiency)
     PORTS = ("inlet", "outlet")
     SEPARATES = True
     INPUTS = ("speed",)
 
     def __post_init__(self) -> None:
-        check_fields(
-            self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", ""), ("mechanical_efficiency", ""))
-        )
-        for name in ("volumetric_efficiency", "mechanical_efficiency"):
-            if getattr(self, name) > 1.0:
-                raise ParameterError(f"{name} = {getattr(self, name)!r}: an efficiency must lie in (0, 1]")
+        check_quantities(self)
 
     def branches(self, nodes, inputs):
         gain = self.displacement / (2.0 * math.pi * self.volumetric_efficiency)
