@@ -12,19 +12,15 @@ import math
 from dataclasses import dataclass
 
 from ...errors import ParameterError
-from ...validation import check_fields, check_quantities, efficiency, non_negative, quantity
+from ...validation import efficiency, non_negative, quantity
 from .branch import Branch, Law
 from .component import Component, Volume
 
 
 class Coupled:
     """What ``CoupledCylinder`` and ``CoupledMotor`` add to their component: the ``admittance``
-    1/β ≥ 0 of the relaxation joining it to the mechanics (in ``ADMITTANCE_UNIT``), and, where
-    it is > 0, the branches of ``coupling`` after the component's own."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_fields(self, non_negative, (("admittance", self.ADMITTANCE_UNIT),))
+    1/β ≥ 0 of the relaxation joining it to the mechanics (each class declares it with its unit),
+    and, where it is > 0, the branches of ``coupling`` after the component's own."""
 
     def branches(self, nodes, inputs):
         """The component's branches, then those of ``coupling`` when ``admittance`` > 0."""
@@ -60,7 +56,7 @@ class Cylinder(Component):
         return self.leakage == 0.0
 
     def __post_init__(self) -> None:
-        check_quantities(self)
+        super().__post_init__()
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
@@ -107,11 +103,7 @@ class CoupledCylinder(Coupled, Cylinder):
     cylinder of a machine, built by :mod:`actuatorlab.multibody.netlist_machine`; not a netlist
     type of its own."""
 
-    admittance: float = 0.0
-    ADMITTANCE_UNIT = "m/(s N)"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    admittance: float = quantity(0.0, "m/(s N)", non_negative)
 
     def coupling(self, nodes) -> list[Branch]:
         """The chamber flows A_h v̂ and A_r v̂ of the rod velocity's pressure term."""
@@ -140,9 +132,6 @@ class Motor(Component):
     SEPARATES = True
     INPUTS = ("speed",)
 
-    def __post_init__(self) -> None:
-        check_quantities(self)
-
     def branches(self, nodes, inputs):
         gain = self.displacement / (2.0 * math.pi * self.volumetric_efficiency)
         return [Branch(nodes["inlet"], nodes["outlet"], gain, gain_input=inputs["speed"], law=Law.SOURCE)]
@@ -167,11 +156,7 @@ class CoupledMotor(Coupled, Motor):
     balance stays a convex gradient. A motor of a machine, built by
     :mod:`actuatorlab.multibody.netlist_machine`; not a netlist type of its own."""
 
-    admittance: float = 0.0
-    ADMITTANCE_UNIT = "rad/(s N m)"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    admittance: float = quantity(0.0, "rad/(s N m)", non_negative)
 
     def coupling(self, nodes) -> list[Branch]:
         """The laminar branch inlet → outlet of the shaft speed's pressure term."""
