@@ -130,6 +130,8 @@ PARAMETERS = Layout(
 N_KERNEL = len(PARAMETERS)
 
 _RPM = 2.0 * math.pi / 60.0
+
+
 @dataclass(frozen=True)
 class IEHAParams:
     """IEHA parameters in SI units; Table 1 of the paper unless marked *default* (not given in

@@ -109,4 +109,3 @@ class VariablePump(Component):
                 **law,
             )
         ]
-
