@@ -206,3 +206,15 @@ def test_a_payload_needs_a_mass_and_a_point():
         Payload("load", "boom", (1.0, 0.0, 0.0), 0.0, "payloads[0]")
     with pytest.raises(ParameterError, match=r"payloads\[0\].point"):
         Payload("load", "boom", (1.0, float("nan"), 0.0), 10.0, "payloads[0]")
+
+
+def test_a_declared_quantity_is_refused_naming_its_field_and_unit():
+    """``quantity`` fields are checked by ``check_quantities`` with the unit they declare."""
+    from actuatorlab.electromech.pmsm import PMSM
+    from actuatorlab.hydraulics.circuits import ReliefValve
+
+    with pytest.raises(ParameterError, match=r"pmsm\.inductance_d = -1\.0 H: must be a finite number > 0"):
+        PMSM(4, 0.1, -1.0, 1e-3, 0.1, 1e-3, 10.0, 100.0)
+    with pytest.raises(ParameterError, match=r"band = 0\.0 Pa"):  # a base's field, re-defaulted by the valve
+        ReliefValve(band=0.0)
+    assert PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance == 1.0 and type(PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance) is float

@@ -123,11 +123,6 @@ def quantity(default=dataclasses.MISSING, unit: str = "-", check=positive):
     return dataclasses.field(default=default, metadata={"unit": unit, "check": check})
 
 
-def unit_of(cls, name: str) -> str:
-    """The unit a :func:`quantity` field ``name`` of dataclass ``cls`` is declared in."""
-    return next(f.metadata["unit"] for f in dataclasses.fields(cls) if f.name == name)
-
-
 def check_quantities(instance, prefix: str = "") -> None:
     """Apply each :func:`quantity` field's check of a frozen dataclass ``instance`` in field order
     and store what it returns; a failure names ``prefix + field``, its value and unit. The one
