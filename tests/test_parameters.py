@@ -1,14 +1,19 @@
 """Every parameter class is validated at construction (issue 15; docs/architecture.md).
 
 A dataclass in the physics, machine, method and simulation packages either checks its fields
-in ``__post_init__`` (raising ``ParameterError`` naming the field, value, unit and range) or is
-a result or record the library computes, listed below with what it is. Read from the source
-with ``ast``, so a new dataclass that is neither fails here.
+in ``__post_init__`` (raising ``ParameterError`` naming the field, value, unit and range), or
+declares each of its number fields with ``validation.quantity`` (unit and check) and inherits
+a ``__post_init__`` that runs ``validation.check_quantities`` (the netlist components), or is a
+result or record the library computes, listed below with what it is. Read from the source
+with ``ast``, so a new dataclass that is none of these fails here.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
+import inspect
 import sys
 from pathlib import Path
 
@@ -92,17 +97,64 @@ def _dataclasses() -> dict[str, ast.ClassDef]:
     return found
 
 
+def _class(name: str) -> type:
+    """The class ``module/path.py:Class`` of the package."""
+    path, cls = name.split(":")
+    return getattr(importlib.import_module("actuatorlab." + path.removesuffix(".py").replace("/", ".")), cls)
+
+
+def _unchecked_numbers(cls: type) -> list[str]:
+    """The float fields of a dataclass that uses ``quantity`` for some field but not for these."""
+    fields = dataclasses.fields(cls)
+    if not any("check" in f.metadata for f in fields):
+        return []
+    return [f.name for f in fields if "check" not in f.metadata and f.type in ("float", float)]
+
+
+def _checks_declared_quantities(name: str) -> bool:
+    """The class inherits a ``__post_init__`` that checks its declared quantities, and declares
+    every number field as one."""
+    cls = _class(name)
+    return (
+        _runs_check_quantities(cls)
+        and any("check" in f.metadata for f in dataclasses.fields(cls))
+        and not _unchecked_numbers(cls)
+    )
+
+
+def _runs_check_quantities(cls: type) -> bool:
+    """The ``__post_init__`` a class runs calls ``check_quantities``, itself or through the
+    ``super().__post_init__()`` calls it makes up its bases."""
+    for klass in cls.__mro__:
+        if "__post_init__" in vars(klass):
+            source = inspect.getsource(vars(klass)["__post_init__"])
+            if "check_quantities(self" in source:
+                return True
+            if "super().__post_init__()" not in source:
+                return False
+    return False
+
+
 def test_every_parameter_class_validates_its_fields():
     unchecked = [
         name
         for name, node in _dataclasses().items()
         if name not in COMPUTED
         and not any(isinstance(item, ast.FunctionDef) and item.name == "__post_init__" for item in node.body)
+        and not _checks_declared_quantities(name)
     ]
     assert not unchecked, (
         "validate these parameter classes in __post_init__ (or list a computed result in "
         f"COMPUTED with what it is): {unchecked}"
     )
+
+
+def test_a_class_that_declares_quantities_declares_every_float_field_so():
+    """``check_quantities`` checks only the fields declared with ``quantity``: a float field
+    written plainly beside them (a subclass giving a base's field a new default, say) would be
+    left unchecked."""
+    plain = {name: _unchecked_numbers(_class(name)) for name in _dataclasses() if name not in COMPUTED}
+    assert not {name: fields for name, fields in plain.items() if fields}
 
 
 def test_the_list_of_computed_results_names_existing_classes():
@@ -154,3 +206,15 @@ def test_a_payload_needs_a_mass_and_a_point():
         Payload("load", "boom", (1.0, 0.0, 0.0), 0.0, "payloads[0]")
     with pytest.raises(ParameterError, match=r"payloads\[0\].point"):
         Payload("load", "boom", (1.0, float("nan"), 0.0), 10.0, "payloads[0]")
+
+
+def test_a_declared_quantity_is_refused_naming_its_field_and_unit():
+    """``quantity`` fields are checked by ``check_quantities`` with the unit they declare."""
+    from actuatorlab.electromech.pmsm import PMSM
+    from actuatorlab.hydraulics.circuits import ReliefValve
+
+    with pytest.raises(ParameterError, match=r"pmsm\.inductance_d = -1\.0 H: must be a finite number > 0"):
+        PMSM(4, 0.1, -1.0, 1e-3, 0.1, 1e-3, 10.0, 100.0)
+    with pytest.raises(ParameterError, match=r"band = 0\.0 Pa"):  # a base's field, re-defaulted by the valve
+        ReliefValve(band=0.0)
+    assert PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance == 1.0 and type(PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance) is float

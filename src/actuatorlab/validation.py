@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -31,6 +33,36 @@ def finite(name: str, value: float, unit: str) -> float:
     if not math.isfinite(value):
         raise ParameterError(f"{name} = {value!r} {unit}: must be a finite number")
     return value
+
+
+def count(name: str, value, unit: str) -> int:
+    """Return ``value`` as int if it is a whole number >= 1, else raise naming ``name``."""
+    if int(value) != value or value < 1:
+        raise ParameterError(f"{name} = {value!r} {unit}: must be an integer >= 1")
+    return int(value)
+
+
+def positive_or_inf(name: str, value: float, unit: str) -> float:
+    """Return ``value`` as float if it is > 0, ``inf`` (rigid) included, else raise naming ``name``."""
+    value = float(value)
+    if not (value > 0.0):
+        raise ParameterError(f"{name} = {value!r} {unit}: a stiffness must be > 0 (inf = rigid)")
+    return value
+
+
+def efficiency(name: str, value: float, unit: str = "-", *, allow_zero: bool = False) -> float:
+    """Return ``value`` as float if it is an efficiency in (0, 1] ([0, 1] with ``allow_zero``: a
+    back-driving efficiency, 0 = self-locking), else raise naming ``name``."""
+    value = float(value)
+    lo_ok = value >= 0.0 if allow_zero else value > 0.0
+    if not (math.isfinite(value) and lo_ok and value <= 1.0):
+        rng = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in {rng}")
+    return value
+
+
+back_efficiency = functools.partial(efficiency, allow_zero=True)
+"""The check of a back-driving efficiency in [0, 1] (0 = self-locking)."""
 
 
 def unit_interval(name: str, value) -> np.ndarray:
@@ -78,3 +110,24 @@ def check_fields(instance, check, fields: tuple[tuple[str, str], ...], prefix: s
     """
     for name, unit in fields:
         object.__setattr__(instance, name, check(f"{prefix}{name}", getattr(instance, name), unit))
+
+
+def quantity(default=dataclasses.MISSING, unit: str = "-", check=positive):
+    """A parameter field declared with its unit and its check: ``check(name, value, unit)``
+    (``positive``, ``non_negative``, ``finite``, ``count``, ``positive_or_inf``, …) returns the value
+    stored; no ``default`` makes the field required. :func:`check_quantities` applies them::
+
+        inertia: float = quantity(unit="kg m^2")
+        damping: float = quantity(0.0, "N m s/rad", non_negative)
+    """
+    return dataclasses.field(default=default, metadata={"unit": unit, "check": check})
+
+
+def check_quantities(instance, prefix: str = "") -> None:
+    """Apply each :func:`quantity` field's check of a frozen dataclass ``instance`` in field order
+    and store what it returns; a failure names ``prefix + field``, its value and unit. The one
+    check a parameter class's ``__post_init__`` calls for its declared fields."""
+    for f in dataclasses.fields(instance):
+        if "check" in f.metadata:
+            value = f.metadata["check"](f"{prefix}{f.name}", getattr(instance, f.name), f.metadata["unit"])
+            object.__setattr__(instance, f.name, value)

@@ -31,7 +31,7 @@ from scipy import sparse
 
 from ..errors import ParameterError
 from ..hydraulics.ieha import IEHAParams
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, count, non_negative, quantity
 
 
 def lag_chain_model(k1: float, lags1, k2: float | None = None, lags2=()) -> tuple[np.ndarray, ...]:
@@ -87,35 +87,18 @@ class MPCSettings:
     (input rate, per E_max); max_rate Ẋ_max [m/s]; observer noise: q_disturbance (d random walk
     [m per sample]), q_state [state units], r_measurement [m]."""
 
-    ts: float = 2e-3
-    horizon: int = 25
-    w_y: float = 1.0
-    w_du: float = 0.05
-    y_scale: float = 1e-3
-    max_rate: float = 0.1
-    q_disturbance: float = 1e-6
-    q_state: float = 1e-6
-    r_measurement: float = 1e-5
+    ts: float = quantity(2e-3, "s")
+    horizon: int = quantity(25, "samples", count)
+    w_y: float = quantity(1.0, "(dimensionless)")
+    w_du: float = quantity(0.05, "(dimensionless)", non_negative)
+    y_scale: float = quantity(1e-3, "m")
+    max_rate: float = quantity(0.1, "m/s")
+    q_disturbance: float = quantity(1e-6, "m")
+    q_state: float = quantity(1e-6, "(state units)")
+    r_measurement: float = quantity(1e-5, "m")
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("ts", "s"),
-                ("w_y", "(dimensionless)"),
-                ("y_scale", "m"),
-                ("max_rate", "m/s"),
-                ("q_disturbance", "m"),
-                ("q_state", "(state units)"),
-                ("r_measurement", "m"),
-            ),
-            prefix="mpc.",
-        )
-        check_fields(self, non_negative, (("w_du", "(dimensionless)"),), prefix="mpc.")
-        if int(self.horizon) != self.horizon or self.horizon < 1:
-            raise ParameterError(f"mpc.horizon = {self.horizon!r} samples: must be an integer >= 1")
-        object.__setattr__(self, "horizon", int(self.horizon))
+        check_quantities(self, "mpc.")
 
 
 class LinearMPC:
@@ -227,12 +210,12 @@ class PIDGains:
     plant's gain is positive: X > 0 extends the rod). ``tuned`` gives the documented
     loop-shaping rule."""
 
-    kp: float
-    ki: float
-    kd: float = 0.0
+    kp: float = quantity(unit="(dimensionless)", check=non_negative)
+    ki: float = quantity(unit="1/s", check=non_negative)
+    kd: float = quantity(0.0, "s", non_negative)
 
     def __post_init__(self) -> None:
-        check_fields(self, non_negative, (("kp", "(dimensionless)"), ("ki", "1/s"), ("kd", "s")), prefix="pid.")
+        check_quantities(self, "pid.")
 
     @classmethod
     def tuned(cls, k: float, crossover: float = 60.0) -> PIDGains:

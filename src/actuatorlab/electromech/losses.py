@@ -29,17 +29,9 @@ from dataclasses import dataclass
 
 import numba as nb
 
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, non_negative, quantity
 
 SVPWM_MAX_INDEX = 2.0 / math.sqrt(3.0)
-
-_INVERTER_POSITIVE = (
-    ("dc_voltage", "V"),
-    ("switching_frequency", "Hz"),
-    ("reference_voltage", "V"),
-    ("reference_current", "A"),
-)
-_INVERTER_NON_NEGATIVE = (("v_ce0", "V"), ("r_ce", "ohm"), ("v_f0", "V"), ("r_f", "ohm"), ("switching_energy", "J"))
 
 
 @dataclass(frozen=True)
@@ -49,21 +41,19 @@ class Inverter:
     switching_energy E_sw [J] (E_on + E_off + E_rr per pulse) at reference_voltage [V] and
     reference_current [A]. The phase-peak voltage limit is V_dc/√3 (SVPWM linear range)."""
 
-    dc_voltage: float = 560.0
-    switching_frequency: float = 8e3
-    v_ce0: float = 0.8
-    r_ce: float = 0.02
-    v_f0: float = 0.8
-    r_f: float = 0.015
-    switching_energy: float = 2e-3
-    reference_voltage: float = 600.0
-    reference_current: float = 50.0
+    dc_voltage: float = quantity(560.0, "V")
+    switching_frequency: float = quantity(8e3, "Hz")
+    v_ce0: float = quantity(0.8, "V", non_negative)
+    r_ce: float = quantity(0.02, "ohm", non_negative)
+    v_f0: float = quantity(0.8, "V", non_negative)
+    r_f: float = quantity(0.015, "ohm", non_negative)
+    switching_energy: float = quantity(2e-3, "J", non_negative)
+    reference_voltage: float = quantity(600.0, "V")
+    reference_current: float = quantity(50.0, "A")
     name: str = "inverter"
 
     def __post_init__(self) -> None:
-        prefix = f"{self.name}."
-        check_fields(self, positive, _INVERTER_POSITIVE, prefix)
-        check_fields(self, non_negative, _INVERTER_NON_NEGATIVE, prefix)
+        check_quantities(self, f"{self.name}.")
 
     @property
     def max_phase_voltage(self) -> float:

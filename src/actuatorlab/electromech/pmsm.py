@@ -21,9 +21,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, count, non_negative, quantity
 
 # packed motor
 MOTOR = Layout(
@@ -44,24 +43,6 @@ MOTOR = Layout(
 (M_P, M_RS, M_LD, M_LQ, M_PSI, M_J, M_B, M_TC, M_IMAX, M_WMAX, M_KH, M_KE) = MOTOR.indices
 N_MOTOR = len(MOTOR)
 
-_PMSM_POSITIVE = (
-    ("inductance_d", "H"),
-    ("inductance_q", "H"),
-    ("flux_linkage", "Wb"),
-    ("inertia", "kg m^2"),
-    ("max_current", "A"),
-    ("max_speed", "rad/s"),
-)
-_PMSM_NON_NEGATIVE = (
-    ("resistance", "ohm"),
-    ("damping", "N m s/rad"),
-    ("friction_torque", "N m"),
-    ("core_hysteresis", "W s/rad"),
-    ("core_eddy", "W s^2/rad^2"),
-    ("rated_power", "W"),
-    ("rated_speed", "rad/s"),
-)
-
 
 @dataclass(frozen=True)
 class PMSM:
@@ -73,29 +54,24 @@ class PMSM:
     at the electrical angular speed ω_e = p ω_m; rated_power [W], rated_speed [rad/s] (datasheet
     figures kept for reference)."""
 
-    pole_pairs: int
-    resistance: float
-    inductance_d: float
-    inductance_q: float
-    flux_linkage: float
-    inertia: float
-    max_current: float
-    max_speed: float
-    damping: float = 0.0
-    friction_torque: float = 0.0
-    core_hysteresis: float = 0.0
-    core_eddy: float = 0.0
-    rated_power: float = 0.0
-    rated_speed: float = 0.0
+    pole_pairs: int = quantity(unit="pole pairs", check=count)
+    resistance: float = quantity(unit="ohm", check=non_negative)
+    inductance_d: float = quantity(unit="H")
+    inductance_q: float = quantity(unit="H")
+    flux_linkage: float = quantity(unit="Wb")
+    inertia: float = quantity(unit="kg m^2")
+    max_current: float = quantity(unit="A")
+    max_speed: float = quantity(unit="rad/s")
+    damping: float = quantity(0.0, "N m s/rad", non_negative)
+    friction_torque: float = quantity(0.0, "N m", non_negative)
+    core_hysteresis: float = quantity(0.0, "W s/rad", non_negative)
+    core_eddy: float = quantity(0.0, "W s^2/rad^2", non_negative)
+    rated_power: float = quantity(0.0, "W", non_negative)
+    rated_speed: float = quantity(0.0, "rad/s", non_negative)
     name: str = "pmsm"
 
     def __post_init__(self) -> None:
-        if int(self.pole_pairs) != self.pole_pairs or self.pole_pairs < 1:
-            raise ParameterError(f"{self.name}.pole_pairs = {self.pole_pairs!r}: must be an integer >= 1")
-        object.__setattr__(self, "pole_pairs", int(self.pole_pairs))
-        prefix = f"{self.name}."
-        check_fields(self, positive, _PMSM_POSITIVE, prefix)
-        check_fields(self, non_negative, _PMSM_NON_NEGATIVE, prefix)
+        check_quantities(self, f"{self.name}.")
 
     @property
     def torque_constant(self) -> float:

@@ -25,16 +25,15 @@ from dataclasses import dataclass
 import numba as nb
 
 from ..errors import ParameterError
-from ..validation import check_fields, non_negative, positive
-
-
-def _efficiency(name: str, value: float, allow_zero: bool) -> float:
-    value = float(value)
-    lo_ok = value >= 0.0 if allow_zero else value > 0.0
-    if not (math.isfinite(value) and lo_ok and value <= 1.0):
-        rng = "[0, 1]" if allow_zero else "(0, 1]"
-        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in {rng}")
-    return value
+from ..validation import back_efficiency as back_efficiency_in_0_1
+from ..validation import efficiency as efficiency_in_0_1
+from ..validation import (
+    check_quantities,
+    non_negative,
+    positive,
+    positive_or_inf,
+    quantity,
+)
 
 
 def series_stiffness(*stiffnesses: float) -> float:
@@ -49,10 +48,6 @@ def series_stiffness(*stiffnesses: float) -> float:
     return math.inf if compliance == 0.0 else 1.0 / compliance
 
 
-_SCREW_POSITIVE = (("lead", "m/rev"), ("stroke", "m"), ("max_force", "N"), ("max_speed", "m/s"))
-_SCREW_NON_NEGATIVE = (("drag_force", "N"), ("damping", "N s/m"), ("mass", "kg"), ("inertia", "kg m^2"))
-
-
 @dataclass(frozen=True)
 class Screw:
     """Ball or roller screw unit. lead ρ [m/rev]; stroke [m]; max_force [N] (axial rating used as
@@ -64,35 +59,24 @@ class Screw:
     thrust bearing, the screw shaft, the nut and the thrust tube (``inf`` = rigid), combined in
     series by (16)."""
 
-    lead: float
-    stroke: float
-    max_force: float
-    max_speed: float
-    efficiency: float = 0.9
-    back_efficiency: float = 0.8
-    drag_force: float = 0.0
-    damping: float = 0.0
-    mass: float = 0.0
-    inertia: float = 0.0
-    k_bearing: float = math.inf
-    k_screw: float = math.inf
-    k_nut: float = math.inf
-    k_tube: float = math.inf
+    lead: float = quantity(unit="m/rev")
+    stroke: float = quantity(unit="m")
+    max_force: float = quantity(unit="N")
+    max_speed: float = quantity(unit="m/s")
+    efficiency: float = quantity(0.9, "-", efficiency_in_0_1)
+    back_efficiency: float = quantity(0.8, "-", back_efficiency_in_0_1)
+    drag_force: float = quantity(0.0, "N", non_negative)
+    damping: float = quantity(0.0, "N s/m", non_negative)
+    mass: float = quantity(0.0, "kg", non_negative)
+    inertia: float = quantity(0.0, "kg m^2", non_negative)
+    k_bearing: float = quantity(math.inf, "N/m", positive_or_inf)
+    k_screw: float = quantity(math.inf, "N/m", positive_or_inf)
+    k_nut: float = quantity(math.inf, "N/m", positive_or_inf)
+    k_tube: float = quantity(math.inf, "N/m", positive_or_inf)
     name: str = "screw"
 
     def __post_init__(self) -> None:
-        prefix = f"{self.name}."
-        check_fields(self, positive, _SCREW_POSITIVE, prefix)
-        check_fields(self, non_negative, _SCREW_NON_NEGATIVE, prefix)
-        object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
-        object.__setattr__(
-            self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)
-        )
-        for f in ("k_bearing", "k_screw", "k_nut", "k_tube"):
-            v = float(getattr(self, f))
-            if not (v > 0.0):
-                raise ParameterError(f"{self.name}.{f} = {v!r} N/m: a stiffness must be > 0 (inf = rigid)")
-            object.__setattr__(self, f, v)
+        check_quantities(self, f"{self.name}.")
 
     @property
     def stiffness(self) -> float:
@@ -107,23 +91,16 @@ class Gearbox:
     damping b_GB [N m s/rad] on its output side; efficiency η_GB and back_efficiency η'_GB;
     torsional stiffness k_τ2 [N m/rad] (output side; ``inf`` = rigid). Default: direct drive."""
 
-    ratio: float = 1.0
-    inertia: float = 0.0
-    damping: float = 0.0
-    efficiency: float = 1.0
-    back_efficiency: float = 1.0
-    stiffness: float = math.inf
+    ratio: float = quantity(1.0, "-")
+    inertia: float = quantity(0.0, "kg m^2", non_negative)
+    damping: float = quantity(0.0, "N m s/rad", non_negative)
+    efficiency: float = quantity(1.0, "-", efficiency_in_0_1)
+    back_efficiency: float = quantity(1.0, "-", back_efficiency_in_0_1)
+    stiffness: float = quantity(math.inf, "N m/rad", positive_or_inf)
     name: str = "gearbox"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ratio", positive(f"{self.name}.ratio", self.ratio, "-"))
-        check_fields(self, non_negative, (("inertia", "kg m^2"), ("damping", "N m s/rad")), f"{self.name}.")
-        object.__setattr__(self, "efficiency", _efficiency(f"{self.name}.efficiency", self.efficiency, False))
-        object.__setattr__(
-            self, "back_efficiency", _efficiency(f"{self.name}.back_efficiency", self.back_efficiency, True)
-        )
-        if not (float(self.stiffness) > 0.0):
-            raise ParameterError(f"{self.name}.stiffness = {self.stiffness!r} N m/rad: must be > 0 (inf = rigid)")
+        check_quantities(self, f"{self.name}.")
 
 
 # ---------------------------------------------------------------------------------------------

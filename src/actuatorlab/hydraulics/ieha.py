@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, count, non_negative, quantity
 from .fluid import IEHA_BULK_MODULUS, IEHA_OIL_DENSITY
 from .pressure_dynamics import check_valve_flow, orifice_flow
 
@@ -130,40 +130,6 @@ PARAMETERS = Layout(
 N_KERNEL = len(PARAMETERS)
 
 _RPM = 2.0 * math.pi / 60.0
-_POSITIVE = {
-    "supply_pressure": "Pa",
-    "valve_radius": "m",
-    "carriage_mass": "kg",
-    "carriage_area": "m^2",
-    "max_eccentricity": "m",
-    "carriage_volume": "m^3",
-    "bulk_modulus": "Pa",
-    "discharge_coefficient": "(dimensionless)",
-    "density": "kg/m^3",
-    "shaft_speed": "rad/s",
-    "pump_supply_pressure": "Pa",
-    "port_radius": "m",
-    "piston_area": "m^2",
-    "ring_radius": "m",
-    "load_mass": "kg",
-    "chamber_volume_a": "m^3",
-    "area_a": "m^2",
-    "area_b": "m^2",
-    "chamber_volume_b": "m^3",
-    "piston_dead_volume": "m^3",
-    "vent_radius": "m",
-    "laminar_pressure": "Pa",
-    "port_smoothing": "(dimensionless)",
-    "eccentricity_smoothing": "m",
-}
-_NON_NEGATIVE = {
-    "internal_leakage": "m^3/(s Pa)",
-    "external_leakage": "m^3/(s Pa)",
-    "carriage_leakage": "m^3/(s Pa)",
-    "piston_leakage": "m^3/(s Pa)",
-    "load_damping": "N s/m",
-    "check_valve_radius": "m",
-}
 
 
 @dataclass(frozen=True)
@@ -190,44 +156,40 @@ class IEHAParams:
     instead of reaching an impossible negative absolute pressure.
     """
 
-    supply_pressure: float = 10e5
-    valve_radius: float = 0.25e-2
-    carriage_mass: float = 0.091
-    carriage_area: float = 1.644e-4
-    max_eccentricity: float = 0.05e-2
-    carriage_volume: float = 0.0822e-6
-    bulk_modulus: float = IEHA_BULK_MODULUS
-    discharge_coefficient: float = 0.62
-    density: float = IEHA_OIL_DENSITY
-    shaft_speed: float = 3000.0 * _RPM
-    pump_supply_pressure: float = 10e5
-    n_pistons: int = 15
-    port_radius: float = 0.2e-2
-    piston_area: float = 0.197e-4
-    ring_radius: float = 0.3e-2
-    load_mass: float = 10.0
-    chamber_volume_a: float = 23.562e-6
-    area_a: float = 2.356e-4
-    area_b: float = 2.0 * 2.356e-4
-    chamber_volume_b: float = 2.0 * 23.562e-6
-    piston_dead_volume: float = 0.197e-4 * 2e-3
-    vent_radius: float = 0.2e-2
-    internal_leakage: float = 0.0
-    external_leakage: float = 0.0
-    carriage_leakage: float = 0.0
-    piston_leakage: float = 0.0
-    load_damping: float = 0.0
-    laminar_pressure: float = 1e4
-    port_smoothing: float = 0.02
-    eccentricity_smoothing: float = 2e-7
-    check_valve_radius: float = 0.0
+    supply_pressure: float = quantity(10e5, "Pa")
+    valve_radius: float = quantity(0.25e-2, "m")
+    carriage_mass: float = quantity(0.091, "kg")
+    carriage_area: float = quantity(1.644e-4, "m^2")
+    max_eccentricity: float = quantity(0.05e-2, "m")
+    carriage_volume: float = quantity(0.0822e-6, "m^3")
+    bulk_modulus: float = quantity(IEHA_BULK_MODULUS, "Pa")
+    discharge_coefficient: float = quantity(0.62, "(dimensionless)")
+    density: float = quantity(IEHA_OIL_DENSITY, "kg/m^3")
+    shaft_speed: float = quantity(3000.0 * _RPM, "rad/s")
+    pump_supply_pressure: float = quantity(10e5, "Pa")
+    n_pistons: int = quantity(15, "pistons", count)
+    port_radius: float = quantity(0.2e-2, "m")
+    piston_area: float = quantity(0.197e-4, "m^2")
+    ring_radius: float = quantity(0.3e-2, "m")
+    load_mass: float = quantity(10.0, "kg")
+    chamber_volume_a: float = quantity(23.562e-6, "m^3")
+    area_a: float = quantity(2.356e-4, "m^2")
+    area_b: float = quantity(2.0 * 2.356e-4, "m^2")
+    chamber_volume_b: float = quantity(2.0 * 23.562e-6, "m^3")
+    piston_dead_volume: float = quantity(0.197e-4 * 2e-3, "m^3")
+    vent_radius: float = quantity(0.2e-2, "m")
+    internal_leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    external_leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    carriage_leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    piston_leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    load_damping: float = quantity(0.0, "N s/m", non_negative)
+    laminar_pressure: float = quantity(1e4, "Pa")
+    port_smoothing: float = quantity(0.02, "(dimensionless)")
+    eccentricity_smoothing: float = quantity(2e-7, "m")
+    check_valve_radius: float = quantity(0.0, "m", non_negative)
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, tuple(_POSITIVE.items()), prefix="ieha.")
-        check_fields(self, non_negative, tuple(_NON_NEGATIVE.items()), prefix="ieha.")
-        if int(self.n_pistons) != self.n_pistons or self.n_pistons < 1:
-            raise ParameterError(f"ieha.n_pistons = {self.n_pistons!r} pistons: must be an integer >= 1")
-        object.__setattr__(self, "n_pistons", int(self.n_pistons))
+        check_quantities(self, "ieha.")
         if self.max_eccentricity >= self.ring_radius:
             raise ParameterError(
                 f"ieha.max_eccentricity = {self.max_eccentricity:g} m must be below ring_radius = "

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..numerics.layout import Layout
-from ..validation import check_fields, positive
+from ..validation import check_quantities, quantity
 from .fluid import OIL_BULK_MODULUS
 
 
@@ -35,15 +35,15 @@ class PressureDynamics:
     of P_M) and a chamber sucking 100 L/min dips 1.7 kPa below the tank pressure.
     """
 
-    bulk_modulus: float = OIL_BULK_MODULUS
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    stroke: float = 0.8
-    pump_line_volume: float = 1.0e-3
-    laminar_pressure: float = 0.05e6
-    relief_flow_gain: float = 5.0e-8
-    check_flow_gain: float = 1.0e-6
-    retracted_length: float = 1.0
+    bulk_modulus: float = quantity(OIL_BULK_MODULUS, "Pa")
+    head_dead_volume: float = quantity(0.5e-3, "m^3")
+    rod_dead_volume: float = quantity(0.5e-3, "m^3")
+    stroke: float = quantity(0.8, "m")
+    pump_line_volume: float = quantity(1.0e-3, "m^3")
+    laminar_pressure: float = quantity(0.05e6, "Pa")
+    relief_flow_gain: float = quantity(5.0e-8, "m^3/(s Pa)")
+    check_flow_gain: float = quantity(1.0e-6, "m^3/(s Pa)")
+    retracted_length: float = quantity(1.0, "m")
     LAYOUT: ClassVar[Layout] = Layout(
         "H_",
         "bulk_modulus:bulk_modulus",
@@ -59,22 +59,7 @@ class PressureDynamics:
     """The compiled kernels' parameter vector: β, V_h0, V_r0, s, V_p, ε, g_relief, g_check, ℓ₀ (as above)."""
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("bulk_modulus", "Pa"),
-                ("head_dead_volume", "m^3"),
-                ("rod_dead_volume", "m^3"),
-                ("stroke", "m"),
-                ("pump_line_volume", "m^3"),
-                ("laminar_pressure", "Pa"),
-                ("relief_flow_gain", "m^3/(s Pa)"),
-                ("check_flow_gain", "m^3/(s Pa)"),
-                ("retracted_length", "m"),
-            ),
-            prefix="pressure_dynamics.",
-        )
+        check_quantities(self, "pressure_dynamics.")
 
     def kernel_array(self) -> np.ndarray:
         """The float64 parameter vector of the compiled kernels (``LAYOUT``; constants ``H_*``)."""

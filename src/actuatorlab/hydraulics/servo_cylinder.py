@@ -42,18 +42,9 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, non_negative, positive, quantity
 from .fluid import CRANE_BULK_MODULUS
 from .pressure_dynamics import holding_pressures
-
-
-_CYLINDER_POSITIVE = (("head_area", "m^2"), ("rod_area", "m^2"), ("stroke", "m"), ("bulk_modulus", "Pa"))
-_CYLINDER_NON_NEGATIVE = (
-    ("dead_volume_a", "m^3"),
-    ("dead_volume_b", "m^3"),
-    ("leakage", "m^3/(s Pa)"),
-    ("p_min", "Pa"),
-)
 
 
 @dataclass(frozen=True)
@@ -61,14 +52,14 @@ class Cylinder:
     """head_area A_a, rod_area A_b [m²], stroke s [m], bulk_modulus β [Pa], dead volumes
     V_a0, V_b0 [m³] (0: the paper's model), leakage c_l [m³/(s Pa)], p_min floor [Pa]."""
 
-    head_area: float
-    rod_area: float
-    stroke: float
-    bulk_modulus: float = CRANE_BULK_MODULUS
-    dead_volume_a: float = 0.0
-    dead_volume_b: float = 0.0
-    leakage: float = 0.0
-    p_min: float = 0.0
+    head_area: float = quantity(unit="m^2")
+    rod_area: float = quantity(unit="m^2")
+    stroke: float = quantity(unit="m")
+    bulk_modulus: float = quantity(CRANE_BULK_MODULUS, "Pa")
+    dead_volume_a: float = quantity(0.0, "m^3", non_negative)
+    dead_volume_b: float = quantity(0.0, "m^3", non_negative)
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    p_min: float = quantity(0.0, "Pa", non_negative)
     name: str = "cylinder"
     LAYOUT: ClassVar[Layout] = Layout(
         "C_",
@@ -84,9 +75,7 @@ class Cylinder:
     """The packed cylinder: areas, stroke, bulk modulus, dead volumes, leakage, pressure floor."""
 
     def __post_init__(self) -> None:
-        prefix = f"{self.name}."
-        check_fields(self, positive, _CYLINDER_POSITIVE, prefix)
-        check_fields(self, non_negative, _CYLINDER_NON_NEGATIVE, prefix)
+        check_quantities(self, f"{self.name}.")
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"{self.name}.rod_area = {self.rod_area:g} m^2 must be smaller than head_area = {self.head_area:g} m^2 "
@@ -108,21 +97,25 @@ class Cylinder:
 N_CYL = len(Cylinder.LAYOUT)
 
 
+EDGE = "m^3/(s sqrt(Pa))"
+"""Unit of a servo valve's edge coefficient: flow per unit input per square root of pressure drop."""
+
+
 @dataclass(frozen=True)
 class ServoValve:
     """Edge coefficients c_p1 (P→A), c_n1 (A→T), c_p2 (P→B), c_n2 (B→T) [m³/(s √Pa) per unit
     input], supply p_s and return p_r [Pa], input limit u_max (units of u, e.g. V), first-order
     spool time constant tau [s] (0: static valve as in the paper), laminar band p_lin [Pa]."""
 
-    c_p1: float
-    c_n1: float
-    c_p2: float
-    c_n2: float
-    supply_pressure: float
-    return_pressure: float
-    u_max: float = 10.0
-    tau: float = 0.0
-    p_lin: float = 1e4
+    c_p1: float = quantity(unit=EDGE)
+    c_n1: float = quantity(unit=EDGE)
+    c_p2: float = quantity(unit=EDGE)
+    c_n2: float = quantity(unit=EDGE)
+    supply_pressure: float = quantity(unit="Pa")
+    return_pressure: float = quantity(unit="Pa", check=non_negative)
+    u_max: float = quantity(10.0, "(input units)")
+    tau: float = quantity(0.0, "s", non_negative)
+    p_lin: float = quantity(1e4, "Pa")
     name: str = "valve"
     LAYOUT: ClassVar[Layout] = Layout(
         "V_",
@@ -140,24 +133,12 @@ class ServoValve:
     constant, laminar band."""
 
     def __post_init__(self) -> None:
-        prefix = f"{self.name}."
-        edge = "m^3/(s sqrt(Pa))"
-        check_fields(
-            self,
-            positive,
-            (("c_p1", edge), ("c_n1", edge), ("c_p2", edge), ("c_n2", edge), ("u_max", "(input units)")),
-            prefix,
-        )
-        check_fields(self, non_negative, (("tau", "s"),), prefix)
-        check_fields(self, positive, (("p_lin", "Pa"),), prefix)
-        r = non_negative(f"{self.name}.return_pressure", self.return_pressure, "Pa")
-        s = positive(f"{self.name}.supply_pressure", self.supply_pressure, "Pa")
+        check_quantities(self, f"{self.name}.")
+        s, r = self.supply_pressure, self.return_pressure
         if s <= r:
             raise ParameterError(
                 f"{self.name}: supply_pressure = {s:g} Pa must exceed return_pressure = {r:g} Pa (Assumption 5)"
             )
-        object.__setattr__(self, "supply_pressure", s)
-        object.__setattr__(self, "return_pressure", r)
 
     @classmethod
     def symmetric(cls, rated_flow: float, rated_drop: float, u_rated: float, **kwargs) -> ServoValve:
@@ -183,20 +164,14 @@ class Friction:
     smoothing velocity v_c [m/s]. The Zhu–Piedboeuf (2005) model without its Stribeck term
     (the authors' set has F_S = 0): increasing, continuous and odd, as the proof needs (C.13)."""
 
-    viscous: float = 0.0
-    coulomb: float = 0.0
-    smoothing_velocity: float = 5e-3
+    viscous: float = quantity(0.0, "N s/m", non_negative)
+    coulomb: float = quantity(0.0, "N", non_negative)
+    smoothing_velocity: float = quantity(5e-3, "m/s")
     name: str = "friction"
     LAYOUT: ClassVar[Layout] = Layout("F_", "b:viscous", "c:coulomb", "v:smoothing_velocity")
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "viscous", non_negative(f"{self.name}.viscous", self.viscous, "N s/m"))
-        object.__setattr__(self, "coulomb", non_negative(f"{self.name}.coulomb", self.coulomb, "N"))
-        object.__setattr__(
-            self,
-            "smoothing_velocity",
-            positive(f"{self.name}.smoothing_velocity", self.smoothing_velocity, "m/s"),
-        )
+        check_quantities(self, f"{self.name}.")
 
     def packed(self) -> np.ndarray:
         """[viscous [N s/m], Coulomb [N], smoothing velocity [m/s]] (``LAYOUT``), as the compiled

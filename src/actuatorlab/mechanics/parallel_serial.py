@@ -213,6 +213,16 @@ class ParallelSerialManipulator:
                 limits.append((0.0, s.prismatic.stroke))
         return np.array(limits)
 
+    def first_outside_limits(self, q: np.ndarray, tolerance: float = 0.0) -> tuple[int, int] | None:
+        """(sample k, coordinate i) of the first entry of ``q`` (n, n_coords) that is not finite
+        or lies outside ``coordinate_limits`` widened by ``tolerance`` [rad or m], or None."""
+        lim = self.coordinate_limits
+        bad = (q < lim[:, 0] - tolerance) | (q > lim[:, 1] + tolerance) | ~np.isfinite(q)
+        if not np.any(bad):
+            return None
+        k, i = np.argwhere(bad)[0]
+        return int(k), int(i)
+
     # -- checks -------------------------------------------------------------------------------
     def check_coordinates(self, q) -> np.ndarray:
         """``q`` as a float array of shape (n_coords,), or raise naming the first coordinate outside
@@ -268,10 +278,10 @@ class ParallelSerialManipulator:
             raise ParameterError(
                 f"q, qd, qdd must all have shape (n, {self.n_coords}); got {q.shape}, {qd.shape}, {qdd.shape}"
             )
-        lim = self.coordinate_limits
-        bad = (q < lim[:, 0] - 1e-12) | (q > lim[:, 1] + 1e-12) | ~np.isfinite(q)
-        if np.any(bad):
-            k, i = np.argwhere(bad)[0]
+        outside = self.first_outside_limits(q, tolerance=1e-12)
+        if outside is not None:
+            k, i = outside
+            lim = self.coordinate_limits
             raise ParameterError(
                 f"sample {k}: {self.coordinate_names[i]} = {q[k, i]:.6g} is outside "
                 f"[{lim[i, 0]:.6g}, {lim[i, 1]:.6g}]; "

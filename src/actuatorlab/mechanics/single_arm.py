@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..numerics.layout import Layout
-from ..validation import check_fields, finite, positive
+from ..validation import check_quantities, finite, quantity
 from .single_arm_layout import ARM
 
 
@@ -51,31 +51,19 @@ class SingleArm:
     base (x, y) [m] the cylinder's ground pin r_b, gravity g [m/s²].
     """
 
-    mass: float = 2000.0
-    inertia: float = 5000.0
-    com_distance: float = 1.5
-    mount_distance: float = 0.6
-    mount_angle: float = math.pi / 4
-    load_distance: float = 3.0
+    mass: float = quantity(2000.0, "kg")
+    inertia: float = quantity(5000.0, "kg m^2")
+    com_distance: float = quantity(1.5, "m")
+    mount_distance: float = quantity(0.6, "m")
+    mount_angle: float = quantity(math.pi / 4, "rad", finite)
+    load_distance: float = quantity(3.0, "m")
     base: tuple[float, float] = field(default_factory=_default_base)
-    gravity: float = 9.81
+    gravity: float = quantity(9.81, "m/s^2", finite)
     LAYOUT: ClassVar[Layout] = ARM
     """The compiled kernels' parameter vector (:mod:`.single_arm_layout`)."""
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("mass", "kg"),
-                ("inertia", "kg m^2"),
-                ("com_distance", "m"),
-                ("mount_distance", "m"),
-                ("load_distance", "m"),
-            ),
-        )
-        object.__setattr__(self, "mount_angle", finite("mount_angle", self.mount_angle, "rad"))
-        object.__setattr__(self, "gravity", finite("gravity", self.gravity, "m/s^2"))
+        check_quantities(self)
         base = tuple(float(x) for x in self.base)
         if len(base) != 2 or not all(map(math.isfinite, base)):
             raise ParameterError(f"base = {self.base!r} m: give the ground pin as two finite numbers [x, y]")

@@ -18,7 +18,7 @@ from ..errors import ParameterError
 from ..hydraulics.circuits import Cylinder, Motor
 from ..hydraulics.circuits.actuators import CoupledCylinder, CoupledMotor
 from ..hydraulics.quasistatic.relaxation import Relaxation
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, finite, efficiency, non_negative, quantity
 
 
 @dataclass(frozen=True)
@@ -33,23 +33,22 @@ class NetlistCylinder:
     name: str
     head_node: str
     rod_node: str
-    head_area: float
-    rod_area: float
-    stroke: float
-    retracted_length: float
+    head_area: float = quantity(unit="m^2")
+    rod_area: float = quantity(unit="m^2")
+    stroke: float = quantity(unit="m")
+    retracted_length: float = quantity(unit="m")
     base_site: str | None = None
     rod_site: str | None = None
     joint: str | None = None
-    length_offset: float = 0.0
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    leakage: float = 0.0
-    initial_low_pressure: float = 2.0e6
+    length_offset: float = quantity(0.0, "m", finite)
+    head_dead_volume: float = quantity(0.5e-3, "m^3")
+    rod_dead_volume: float = quantity(0.5e-3, "m^3")
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    initial_low_pressure: float = quantity(2.0e6, "Pa", non_negative)
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("retracted_length", "m"),))
-        check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
-        self.component(0.0)  # areas, stroke, volumes and leakage checked as the network's cylinder, named
+        check_quantities(self, f"cylinder {self.name!r}: ")
+        self.component(0.0)  # the annulus below the head area, as the network's cylinder checks
 
     def component(self, admittance: float) -> Cylinder:
         """The network's component of this cylinder (``CoupledCylinder`` when ``admittance`` > 0)."""
@@ -74,19 +73,16 @@ class NetlistMotor:
     joint: str
     inlet_node: str
     outlet_node: str
-    displacement: float
-    gear_ratio: float = 1.0
-    volumetric_efficiency: float = 1.0
-    mechanical_efficiency: float = 1.0
-    stiffness: float = 1.0e8
-    damping: float = 2.0e6
-    initial_low_pressure: float = 2.0e6
+    displacement: float = quantity(unit="m^3/rev")
+    gear_ratio: float = quantity(1.0, "-")
+    volumetric_efficiency: float = quantity(1.0, "-", efficiency)
+    mechanical_efficiency: float = quantity(1.0, "-", efficiency)
+    stiffness: float = quantity(1.0e8, "N m/rad", non_negative)
+    damping: float = quantity(2.0e6, "N m s/rad")
+    initial_low_pressure: float = quantity(2.0e6, "Pa", non_negative)
 
     def __post_init__(self) -> None:
-        check_fields(self, positive, (("gear_ratio", ""),))
-        check_fields(self, non_negative, (("initial_low_pressure", "Pa"),))
-        self.component(0.0)
-        self.relaxation()
+        check_quantities(self, f"motor {self.name!r}: ")
 
     @property
     def torque_gain(self) -> float:

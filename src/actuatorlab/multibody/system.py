@@ -296,19 +296,7 @@ class HydraulicMujocoSystem:
     def holding_forces(self, qpos=None, loads: Sequence[SiteLoad] = ()) -> tuple[np.ndarray, float, np.ndarray]:
         """(f (n,) [N], residual, ℓ (n,) [m]): cylinder forces holding ``qpos`` at rest under gravity,
         passive forces and the site ``loads`` at t = 0 (internal actuator order, see ``self.actuators``)."""
-        self.set_pose(qpos)
-        lengths, grads = self.length_gradients()
-        self.data.qacc[:] = 0.0
-        mujoco.mj_inverse(self.model, self.data)
-        # the force that holds the pose without the equality constraints (a closed chain's connects,
-        # a weld to the ground), which carry their share through unknown forces λ instead of the
-        # soft-constraint forces mj_inverse gives them; joint limits and contacts stay as they were
-        jacobian, inverse_forces = equality_rows(self.model, self.data)
-        tau = self.data.qfrc_inverse + jacobian.T @ inverse_forces - self.data.qfrc_applied
-        sites = [self.site_id(load.site) for load in loads]
-        forces0 = [initial_load(load) for load in loads]
-        tau -= self._load_torque(sites, forces0)
-        system = np.hstack([grads, jacobian.T])
+        lengths, system, tau = self._holding_equations(qpos, loads)
         solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
         _check_determined(system, len(self.actuators), [a.name for a in self.actuators])
         residual = float(np.linalg.norm(system @ solution - tau))
@@ -381,17 +369,25 @@ class HydraulicMujocoSystem:
             named.append(f"{name} {value:.3g} {unit}")
         return ", ".join(named) or "none above the tolerance alone"
 
-    def _holding_residual(self, qpos, loads) -> np.ndarray:
-        """The residual (nv,) [N or N m] of the holding equations G f + J_eqᵀ λ = τ at ``qpos``."""
+    def _holding_equations(self, qpos, loads) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ℓ (n,) [m], [G J_eqᵀ], τ): the cylinder lengths at ``qpos`` and the holding equations
+        G f + J_eqᵀ λ = τ at rest under gravity, passive forces and the ``loads`` at t = 0."""
         self.set_pose(qpos)
         lengths, grads = self.length_gradients()
         self.data.qacc[:] = 0.0
         mujoco.mj_inverse(self.model, self.data)
+        # the force that holds the pose without the equality constraints (a closed chain's connects,
+        # a weld to the ground), which carry their share through unknown forces λ instead of the
+        # soft-constraint forces mj_inverse gives them; joint limits and contacts stay as they were
         jacobian, inverse_forces = equality_rows(self.model, self.data)
         tau = self.data.qfrc_inverse + jacobian.T @ inverse_forces - self.data.qfrc_applied
         sites = [self.site_id(load.site) for load in loads]
         tau -= self._load_torque(sites, [initial_load(load) for load in loads])
-        system = np.hstack([grads, jacobian.T])
+        return lengths, np.hstack([grads, jacobian.T]), tau
+
+    def _holding_residual(self, qpos, loads) -> np.ndarray:
+        """The residual (nv,) [N or N m] of the holding equations G f + J_eqᵀ λ = τ at ``qpos``."""
+        _, system, tau = self._holding_equations(qpos, loads)
         solution, *_ = np.linalg.lstsq(system, tau, rcond=None)
         return system @ solution - tau
 

@@ -127,10 +127,10 @@ def joint_reference(
             f"t = {t[k]:.3f} s: the tool point ({p[k, 0]:.3f}, {p[k, 1]:.3f}) m is out of reach of "
             f"{crane.name} (inverse kinematics did not converge); move the waypoints into the workspace"
         )
-    lim = crane.coordinate_limits
-    bad = (q < lim[:, 0]) | (q > lim[:, 1])
-    if np.any(bad):
-        k, i = np.argwhere(bad)[0]
+    outside = crane.first_outside_limits(q)
+    if outside is not None:
+        k, i = outside
+        lim = crane.coordinate_limits
         raise SimulationError(
             f"t = {t[k]:.3f} s: reaching ({p[k, 0]:.3f}, {p[k, 1]:.3f}) m needs {crane.coordinate_names[i]} = "
             f"{q[k, i]:.4f}, outside [{lim[i, 0]:.4f}, {lim[i, 1]:.4f}] (a cylinder would leave its stroke); "

@@ -82,10 +82,15 @@ from ..electromech.emla import (
 from ..electromech.pmsm import current_rates, q_current_for_torque, steady_voltages
 from ..errors import ParameterError, SimulationError
 from ..numerics.layout import Layout
+from ..validation import check_quantities, finite, non_negative, quantity
 
 DISTURBANCE = Layout("D_", "bias", "amp", "freq", "fric", "vs", "spring")
 (D_BIAS, D_AMP, D_FREQ, D_FRIC, D_VS, D_SPRING) = DISTURBANCE.indices
 N_DIST = len(DISTURBANCE)
+
+
+FRACTION = "(fraction of max_force)"
+"""Unit of a disturbance coefficient: a fraction of the actuator's max_force."""
 
 
 @dataclass(frozen=True)
@@ -94,21 +99,15 @@ class Disturbance:
     bias c_0, amplitude c_1 of the sinusoid at frequency [Hz], friction c_2 with velocity scale
     v_s [m/s], position-spring c_3. Default: 2 % bias, 5 % at 1.5 Hz, 3 % friction, 2 % spring."""
 
-    bias: float = 0.02
-    amplitude: float = 0.05
-    frequency: float = 1.5
-    friction: float = 0.03
-    velocity_scale: float = 0.01
-    spring: float = 0.02
+    bias: float = quantity(0.02, FRACTION, finite)
+    amplitude: float = quantity(0.05, FRACTION, non_negative)
+    frequency: float = quantity(1.5, "Hz", non_negative)
+    friction: float = quantity(0.03, FRACTION, non_negative)
+    velocity_scale: float = quantity(0.01, "m/s")
+    spring: float = quantity(0.02, FRACTION, finite)
 
     def __post_init__(self) -> None:
-        for f in ("bias", "amplitude", "frequency", "friction", "velocity_scale", "spring"):
-            v = float(getattr(self, f))
-            signed = f in ("bias", "spring")
-            if not math.isfinite(v) or (not signed and v < 0.0) or (f == "velocity_scale" and v == 0.0):
-                rule = "finite" if signed else ("> 0" if f == "velocity_scale" else "finite and >= 0")
-                raise ParameterError(f"Disturbance.{f} = {v!r}: must be {rule}")
-            object.__setattr__(self, f, v)
+        check_quantities(self, "Disturbance.")
 
     @classmethod
     def none(cls) -> Disturbance:

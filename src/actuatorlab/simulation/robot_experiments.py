@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..identification.robot_least_squares import Experiment
 from ..mechanics.robot_dynamics import C_AM, C_AP, HydraulicRobot, RobotParameters, cylinder_state, mechanical_regressor
-from ..validation import check_fields, non_negative, positive
+from ..validation import check_quantities, non_negative, quantity
 from .robot_simulation import RobotRun, simulate_robot
 
 
@@ -60,35 +60,21 @@ class Excitation:
     sampling period [s], centering gain [spool unit/m], sensor noise std (angle [rad], pressure
     [Pa], spool [unit]) and quantisation steps (0: none), random seed."""
 
-    amplitude: float = 0.03
-    frequency: float = 1.0
-    duration: float = 10.0
+    amplitude: float = quantity(0.03, "spool unit")
+    frequency: float = quantity(1.0, "Hz")
+    duration: float = quantity(10.0, "s")
     window: tuple[float, float] = (6.0, 10.0)
-    sample_time: float = 1e-3
-    centering: float = 2.0
-    angle_noise: float = 0.0
-    pressure_noise: float = 0.0
-    spool_noise: float = 0.0
-    angle_quantum: float = 0.0
-    pressure_quantum: float = 0.0
+    sample_time: float = quantity(1e-3, "s")
+    centering: float = quantity(2.0, "spool unit/m", non_negative)
+    angle_noise: float = quantity(0.0, "rad", non_negative)
+    pressure_noise: float = quantity(0.0, "Pa", non_negative)
+    spool_noise: float = quantity(0.0, "spool unit", non_negative)
+    angle_quantum: float = quantity(0.0, "rad", non_negative)
+    pressure_quantum: float = quantity(0.0, "Pa", non_negative)
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_fields(
-            self, positive, (("amplitude", "spool unit"), ("frequency", "Hz"), ("duration", "s"), ("sample_time", "s"))
-        )
-        check_fields(
-            self,
-            non_negative,
-            (
-                ("centering", "spool unit/m"),
-                ("angle_noise", "rad"),
-                ("pressure_noise", "Pa"),
-                ("spool_noise", "spool unit"),
-                ("angle_quantum", "rad"),
-                ("pressure_quantum", "Pa"),
-            ),
-        )
+        check_quantities(self)
         if not 0.0 <= self.window[0] < self.window[1] <= self.duration:
             raise ParameterError(f"window = {self.window} s must lie inside [0, duration = {self.duration}] s")
 

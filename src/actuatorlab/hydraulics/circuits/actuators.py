@@ -12,19 +12,15 @@ import math
 from dataclasses import dataclass
 
 from ...errors import ParameterError
-from ...validation import check_fields, non_negative, positive
+from ...validation import efficiency, non_negative, quantity
 from .branch import Branch, Law
 from .component import Component, Volume
 
 
 class Coupled:
     """What ``CoupledCylinder`` and ``CoupledMotor`` add to their component: the ``admittance``
-    1/β ≥ 0 of the relaxation joining it to the mechanics (in ``ADMITTANCE_UNIT``), and, where
-    it is > 0, the branches of ``coupling`` after the component's own."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_fields(self, non_negative, (("admittance", self.ADMITTANCE_UNIT),))
+    1/β ≥ 0 of the relaxation joining it to the mechanics (each class declares it with its unit),
+    and, where it is > 0, the branches of ``coupling`` after the component's own."""
 
     def branches(self, nodes, inputs):
         """The component's branches, then those of ``coupling`` when ``admittance`` > 0."""
@@ -45,12 +41,12 @@ class Cylinder(Component):
     rod_dead_volume [m³] (hoses included); leakage G [m³/(s Pa)].
     """
 
-    head_area: float = 0.024
-    rod_area: float = 0.012
-    stroke: float = 0.8
-    head_dead_volume: float = 0.5e-3
-    rod_dead_volume: float = 0.5e-3
-    leakage: float = 0.0
+    head_area: float = quantity(0.024, "m^2")
+    rod_area: float = quantity(0.012, "m^2")
+    stroke: float = quantity(0.8, "m")
+    head_dead_volume: float = quantity(0.5e-3, "m^3")
+    rod_dead_volume: float = quantity(0.5e-3, "m^3")
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
     PORTS = ("head", "rod")
     INPUTS = ("velocity", "position")
 
@@ -60,18 +56,7 @@ class Cylinder(Component):
         return self.leakage == 0.0
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("head_area", "m^2"),
-                ("rod_area", "m^2"),
-                ("stroke", "m"),
-                ("head_dead_volume", "m^3"),
-                ("rod_dead_volume", "m^3"),
-            ),
-        )
-        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))
+        super().__post_init__()
         if self.rod_area >= self.head_area:
             raise ParameterError(
                 f"rod_area = {self.rod_area:g} m^2 >= head_area = {self.head_area:g} m^2: the annulus "
@@ -118,11 +103,7 @@ class CoupledCylinder(Coupled, Cylinder):
     cylinder of a machine, built by :mod:`actuatorlab.multibody.netlist_machine`; not a netlist
     type of its own."""
 
-    admittance: float = 0.0
-    ADMITTANCE_UNIT = "m/(s N)"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    admittance: float = quantity(0.0, "m/(s N)", non_negative)
 
     def coupling(self, nodes) -> list[Branch]:
         """The chamber flows A_h v̂ and A_r v̂ of the rod velocity's pressure term."""
@@ -144,20 +125,12 @@ class Motor(Component):
     η_m [-] in (0, 1].
     """
 
-    displacement: float = 100e-6
-    volumetric_efficiency: float = 1.0
-    mechanical_efficiency: float = 1.0
+    displacement: float = quantity(100e-6, "m^3/rev")
+    volumetric_efficiency: float = quantity(1.0, "-", efficiency)
+    mechanical_efficiency: float = quantity(1.0, "-", efficiency)
     PORTS = ("inlet", "outlet")
     SEPARATES = True
     INPUTS = ("speed",)
-
-    def __post_init__(self) -> None:
-        check_fields(
-            self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", ""), ("mechanical_efficiency", ""))
-        )
-        for name in ("volumetric_efficiency", "mechanical_efficiency"):
-            if getattr(self, name) > 1.0:
-                raise ParameterError(f"{name} = {getattr(self, name)!r}: an efficiency must lie in (0, 1]")
 
     def branches(self, nodes, inputs):
         gain = self.displacement / (2.0 * math.pi * self.volumetric_efficiency)
@@ -183,11 +156,7 @@ class CoupledMotor(Coupled, Motor):
     balance stays a convex gradient. A motor of a machine, built by
     :mod:`actuatorlab.multibody.netlist_machine`; not a netlist type of its own."""
 
-    admittance: float = 0.0
-    ADMITTANCE_UNIT = "rad/(s N m)"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    admittance: float = quantity(0.0, "rad/(s N m)", non_negative)
 
     def coupling(self, nodes) -> list[Branch]:
         """The laminar branch inlet → outlet of the shaft speed's pressure term."""

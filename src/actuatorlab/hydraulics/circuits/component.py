@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ...validation import check_fields, non_negative, positive
+from ...validation import check_quantities, non_negative, quantity
 from ..fluid import OIL_DENSITY
 from .branch import Branch, Opening
 
@@ -57,6 +57,11 @@ class Component:
     LIMITS: tuple[str, ...] = ()
     DEAD_HEADS: tuple[str, ...] = ()
     SEPARATES: bool = False
+
+    def __post_init__(self) -> None:
+        """Check each field a component declares with :func:`~actuatorlab.validation.quantity`
+        (its own and its bases'); a component with a rule between fields adds it after this."""
+        check_quantities(self)
 
     def branches(self, nodes: Mapping[str, int], inputs: Mapping[str, int]) -> list[Branch]:
         """The component's laws as branch rows, given the node index of each port/pilot and the
@@ -123,17 +128,10 @@ class SharpEdged(Component):
     oil_density ρ [kg/m³]; transition ε [Pa], the laminar band of R_ε. A subclass declares its
     own fields after these and may give one of them another default."""
 
-    area: float = 1e-4
-    discharge_coefficient: float = 0.6
-    oil_density: float = OIL_DENSITY
-    transition: float = 0.05e6
-
-    def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (("area", "m^2"), ("discharge_coefficient", ""), ("oil_density", "kg/m^3"), ("transition", "Pa")),
-        )
+    area: float = quantity(1e-4, "m^2")
+    discharge_coefficient: float = quantity(0.6, "-")
+    oil_density: float = quantity(OIL_DENSITY, "kg/m^3")
+    transition: float = quantity(0.05e6, "Pa")
 
     def gain(self, area: float) -> float:
         """The orifice gain K = C_d·a·√(2/ρ) of a passage of ``area`` [m²] in this component."""
@@ -146,10 +144,5 @@ class PilotedValve(SharpEdged):
     band Δp_band [Pa] > 0 (see :func:`piloted_branch`), with the leakage g [m³/(s Pa)] ≥ 0 of
     the closed valve."""
 
-    band: float = 0.1e6
-    leakage: float = 0.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_fields(self, positive, (("band", "Pa"),))
-        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"),))
+    band: float = quantity(0.1e6, "Pa")
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import ParameterError
-from ...validation import check_fields, positive
+from ...validation import quantity
 from .branch import Branch, Law, Opening
 from .component import Component, PilotedValve, piloted_branch
 
@@ -35,14 +35,13 @@ class Compensator(PilotedValve):
     """
 
     position: str = "after"
-    spring_pressure: float = 0.5e6
-    area: float = 2e-4
+    spring_pressure: float = quantity(0.5e6, "Pa")
+    area: float = quantity(2e-4, "m^2")
     PORTS = ("inlet", "outlet")
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
             raise ParameterError(f"position = {self.position!r}: choose one of {', '.join(POSITIONS)}")
-        check_fields(self, positive, (("spring_pressure", "Pa"),))
         super().__post_init__()
 
     @property
@@ -69,16 +68,14 @@ class Shuttle(Component):
     """
 
     count: int = 2
-    conductance: float = 1e-8
-    drain_conductance: float = 1e-13
-    band: float = 1e3
+    conductance: float = quantity(1e-8, "m^3/(s Pa)")
+    drain_conductance: float = quantity(1e-13, "m^3/(s Pa)")
+    band: float = quantity(1e3, "Pa")
 
     def __post_init__(self) -> None:
         if not (isinstance(self.count, int) and self.count >= 1):
             raise ParameterError(f"count = {self.count!r}: a shuttle network needs an integer number >= 1 of inputs")
-        check_fields(
-            self, positive, (("conductance", "m^3/(s Pa)"), ("drain_conductance", "m^3/(s Pa)"), ("band", "Pa"))
-        )
+        super().__post_init__()
 
     @property
     def PORTS(self) -> tuple[str, ...]:  # noqa: N802 (the class attribute's name)

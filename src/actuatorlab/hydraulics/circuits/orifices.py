@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...validation import check_fields, positive
+from ...validation import quantity
 from .branch import Branch, Law
 from .component import Component, SharpEdged
 
@@ -21,12 +21,9 @@ class Orifice(SharpEdged):
     area a [m²]; discharge_coefficient C_d [-]; oil_density ρ [kg/m³]; transition ε [Pa].
     """
 
-    area: float = 1e-5
+    area: float = quantity(1e-5, "m^2")
     PORTS = ("inlet", "outlet")
     LIMITS = ("inlet", "outlet")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         return [Branch(nodes["inlet"], nodes["outlet"], self.gain(self.area), transition=self.transition)]
@@ -36,12 +33,9 @@ class Orifice(SharpEdged):
 class LaminarOrifice(Component):
     """q = G (p_in − p_out): a capillary, a leakage path or a drain. conductance G [m³/(s Pa)]."""
 
-    conductance: float = 1e-11
+    conductance: float = quantity(1e-11, "m^3/(s Pa)")
     PORTS = ("inlet", "outlet")
     LIMITS = ("inlet", "outlet")
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("conductance", "m^3/(s Pa)"),))
 
     def branches(self, nodes, inputs):
         return [Branch(nodes["inlet"], nodes["outlet"], self.conductance, law=Law.LAMINAR)]

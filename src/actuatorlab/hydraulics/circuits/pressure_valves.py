@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...validation import check_fields, non_negative, positive
+from ...validation import non_negative, quantity
 from .branch import Branch
 from .component import PilotedValve, piloted_branch
 
@@ -26,14 +26,10 @@ class ReliefValve(PilotedValve):
     transition ε [Pa]; leakage g [m³/(s Pa)].
     """
 
-    setting: float = 25e6
-    band: float = 0.5e6
+    setting: float = quantity(25e6, "Pa")
+    band: float = quantity(0.5e6, "Pa")
     PORTS = ("inlet", "outlet")
     LIMITS = ("inlet",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("setting", "Pa"),))
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -48,14 +44,10 @@ class ReducingValve(PilotedValve):
     Fields as ``ReliefValve``; ``setting`` is the reduced outlet pressure [Pa].
     """
 
-    setting: float = 5e6
-    band: float = 0.5e6
-    area: float = 1e-5
+    setting: float = quantity(5e6, "Pa")
+    band: float = quantity(0.5e6, "Pa")
+    area: float = quantity(1e-5, "m^2")
     PORTS = ("inlet", "outlet")
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("setting", "Pa"),))
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -69,12 +61,8 @@ class CheckValve(PilotedValve):
     cracking_pressure p_crack [Pa] ≥ 0; other fields as ``ReliefValve``.
     """
 
-    cracking_pressure: float = 0.05e6
+    cracking_pressure: float = quantity(0.05e6, "Pa", non_negative)
     PORTS = ("inlet", "outlet")
-
-    def __post_init__(self) -> None:
-        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         return [_check_branch(self, nodes["inlet"], nodes["outlet"])]
@@ -95,15 +83,10 @@ class PilotCheckValve(PilotedValve):
     g acts outlet → inlet (the load's drift through the closed valve).
     """
 
-    pilot_ratio: float = 3.0
-    cracking_pressure: float = 0.05e6
+    pilot_ratio: float = quantity(3.0, "-")
+    cracking_pressure: float = quantity(0.05e6, "Pa", non_negative)
     PORTS = ("inlet", "outlet")
     PILOTS = ("pilot",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("pilot_ratio", ""),))
-        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         i, o = nodes["inlet"], nodes["outlet"]
@@ -126,17 +109,12 @@ class CounterbalanceValve(PilotedValve):
     cracking_pressure of the check [Pa]; other fields as ``ReliefValve``.
     """
 
-    setting: float = 20e6
-    pilot_ratio: float = 3.0
-    cracking_pressure: float = 0.05e6
+    setting: float = quantity(20e6, "Pa")
+    pilot_ratio: float = quantity(3.0, "-")
+    cracking_pressure: float = quantity(0.05e6, "Pa", non_negative)
     PORTS = ("valve", "load")
     PILOTS = ("pilot",)
     LIMITS = ("load",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("setting", "Pa"), ("pilot_ratio", "")))
-        check_fields(self, non_negative, (("cracking_pressure", "Pa"),))
-        super().__post_init__()
 
     def branches(self, nodes, inputs):
         v, ld = nodes["valve"], nodes["load"]

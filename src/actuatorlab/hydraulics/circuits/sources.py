@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...errors import ParameterError
-from ...validation import check_fields, finite, positive
+from ...validation import efficiency, finite, quantity
 from .branch import Branch, Law, Opening
 from .component import Component
 
@@ -23,12 +23,9 @@ class Tank(Component):
     """A reservoir: its node is held at ``pressure`` [Pa] (gauge; 0 = atmospheric) and takes or
     gives any flow. An ideal load (a node at a known pressure) is a tank at that pressure."""
 
-    pressure: float = 0.0
+    pressure: float = quantity(0.0, "Pa", finite)
     PORTS = ("port",)
     LIMITS = ("port",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, finite, (("pressure", "Pa"),))
 
     def fixed_pressures(self, nodes):
         return {nodes["port"]: self.pressure}
@@ -43,15 +40,11 @@ class FixedPump(Component):
     displacement D [m³/rev] > 0; volumetric_efficiency η_v [-] in (0, 1]. Input ``speed`` ω [rad/s].
     """
 
-    displacement: float = 50e-6
-    volumetric_efficiency: float = 1.0
+    displacement: float = quantity(50e-6, "m^3/rev")
+    volumetric_efficiency: float = quantity(1.0, "-", efficiency)
     PORTS = ("inlet", "outlet")
     INPUTS = ("speed",)
     DEAD_HEADS = ("outlet",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("displacement", "m^3/rev"), ("volumetric_efficiency", "")))
-        _efficiency("volumetric_efficiency", self.volumetric_efficiency)
 
     def branches(self, nodes, inputs):
         gain = self.volumetric_efficiency * self.displacement / (2.0 * math.pi)
@@ -79,28 +72,17 @@ class VariablePump(Component):
     margin [Pa]; band [Pa]. Input ``speed`` ω [rad/s].
     """
 
-    max_displacement: float = 100e-6
-    volumetric_efficiency: float = 1.0
+    max_displacement: float = quantity(100e-6, "m^3/rev")
+    volumetric_efficiency: float = quantity(1.0, "-", efficiency)
     control: str = "pressure"
-    pressure_setting: float = 25e6
-    margin: float = 2e6
-    band: float = 0.2e6
+    pressure_setting: float = quantity(25e6, "Pa")
+    margin: float = quantity(2e6, "Pa")
+    band: float = quantity(0.2e6, "Pa")
     PORTS = ("inlet", "outlet")
     INPUTS = ("speed",)
 
     def __post_init__(self) -> None:
-        check_fields(
-            self,
-            positive,
-            (
-                ("max_displacement", "m^3/rev"),
-                ("volumetric_efficiency", ""),
-                ("pressure_setting", "Pa"),
-                ("margin", "Pa"),
-                ("band", "Pa"),
-            ),
-        )
-        _efficiency("volumetric_efficiency", self.volumetric_efficiency)
+        super().__post_init__()
         if self.control not in CONTROLS:
             raise ParameterError(f"control = {self.control!r}: choose one of {', '.join(CONTROLS)}")
 
@@ -127,8 +109,3 @@ class VariablePump(Component):
                 **law,
             )
         ]
-
-
-def _efficiency(name: str, value: float) -> None:
-    if not value <= 1.0:
-        raise ParameterError(f"{name} = {value!r}: an efficiency must lie in (0, 1]")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
-from ...validation import check_fields, finite, non_negative, positive
+from ...validation import finite, non_negative, quantity
 from .branch import Branch, Opening
 from .component import SharpEdged
 
@@ -33,6 +33,18 @@ EDGES = (
 """(from, to, direction of x that opens it, overlap field) of each metering edge."""
 
 
+STROKE_FRACTION = "(fraction of the stroke)"
+"""Unit of an edge overlap and of the neutral width: a fraction of the spool's stroke."""
+
+
+def overlap(name: str, value: float, unit: str) -> float:
+    """The check of an edge overlap: a finite fraction of the stroke in (-1, 1)."""
+    value = finite(name, value, unit)
+    if not -1.0 < value < 1.0:
+        raise ParameterError(f"{name} = {value!r}: an edge overlap is a fraction of the stroke in (-1, 1)")
+    return value
+
+
 @dataclass(frozen=True)
 class SpoolValve(SharpEdged):
     """4/3 proportional spool valve (see the module docstring for the law).
@@ -44,27 +56,20 @@ class SpoolValve(SharpEdged):
     [s] of the spool (0: the position follows the command).
     """
 
-    overlap_pa: float = 0.0
-    overlap_bt: float = 0.0
-    overlap_pb: float = 0.0
-    overlap_at: float = 0.0
+    overlap_pa: float = quantity(0.0, STROKE_FRACTION, overlap)
+    overlap_bt: float = quantity(0.0, STROKE_FRACTION, overlap)
+    overlap_pb: float = quantity(0.0, STROKE_FRACTION, overlap)
+    overlap_at: float = quantity(0.0, STROKE_FRACTION, overlap)
     centre: str = "closed"
-    neutral_area: float = 1e-4
-    neutral_width: float = 0.3
-    leakage: float = 0.0
-    time_constant: float = 0.0
+    neutral_area: float = quantity(1e-4, "m^2")
+    neutral_width: float = quantity(0.3, STROKE_FRACTION)
+    leakage: float = quantity(0.0, "m^3/(s Pa)", non_negative)
+    time_constant: float = quantity(0.0, "s", non_negative)
     PORTS = ("P", "T", "A", "B")
     INPUTS = ("position",)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for _, _, _, name in EDGES:
-            value = finite(name, getattr(self, name), "")
-            if not -1.0 < value < 1.0:
-                raise ParameterError(f"{name} = {value!r}: an edge overlap is a fraction of the stroke in (-1, 1)")
-            object.__setattr__(self, name, value)
-        check_fields(self, positive, (("neutral_area", "m^2"), ("neutral_width", "")))
-        check_fields(self, non_negative, (("leakage", "m^3/(s Pa)"), ("time_constant", "s")))
         if self.neutral_width > 1.0:
             raise ParameterError(f"neutral_width = {self.neutral_width!r}: a fraction of the stroke in (0, 1]")
         if self.centre not in CENTRES:

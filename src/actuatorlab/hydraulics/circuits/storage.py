@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...validation import check_fields, positive
+from ...validation import quantity
 from .component import Component, GasStore, Volume
 
 
@@ -22,11 +22,8 @@ from .component import Component, GasStore, Volume
 class Line(Component):
     """A line or hose as the oil volume it adds to its node. volume V [m³] > 0."""
 
-    volume: float = 1e-3
+    volume: float = quantity(1e-3, "m^3")
     PORTS = ("port",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("volume", "m^3"),))
 
     def volumes(self, nodes, inputs):
         return [Volume(nodes["port"], self.volume)]
@@ -40,13 +37,10 @@ class Accumulator(Component):
     polytropic_index n [-] (1: isothermal, 1.4: adiabatic nitrogen).
     """
 
-    precharge_pressure: float = 5e6
-    gas_volume: float = 4e-3
-    polytropic_index: float = 1.4
+    precharge_pressure: float = quantity(5e6, "Pa")
+    gas_volume: float = quantity(4e-3, "m^3")
+    polytropic_index: float = quantity(1.4, "-")
     PORTS = ("port",)
-
-    def __post_init__(self) -> None:
-        check_fields(self, positive, (("precharge_pressure", "Pa"), ("gas_volume", "m^3"), ("polytropic_index", "")))
 
     def gas_stores(self, nodes):
         return [GasStore(nodes["port"], self.precharge_pressure, self.gas_volume, self.polytropic_index)]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
-from ...validation import non_negative, positive
+from ...validation import check_quantities, non_negative, positive, quantity
 from ._broadcast import flatten
 from .circuit import Openings, ValveCircuit
 
@@ -29,12 +29,11 @@ from .circuit import Openings, ValveCircuit
 class Relaxation:
     """Virtual spring–damper of the DAR: stiffness K [N/m] (≥ 0), damping B [N s/m] (> 0)."""
 
-    stiffness: float = 5.0e7
-    damping: float = 2.5e6
+    stiffness: float = quantity(5.0e7, "N/m", non_negative)
+    damping: float = quantity(2.5e6, "N s/m")
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stiffness", non_negative("relaxation.stiffness", self.stiffness, "N/m"))
-        object.__setattr__(self, "damping", positive("relaxation.damping", self.damping, "N s/m"))
+        check_quantities(self, "relaxation.")
 
 
 STABILITY_BOUND = 4.0
