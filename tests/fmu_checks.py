@@ -32,7 +32,8 @@ def export_limited(limit: int, out: Path, tmpdir: Path, cc: str | None = None, s
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY if soft_only else limit))
 
-    env = {**os.environ, "PYTHONPATH": str(SOURCE), "TMPDIR": str(tmpdir)}
+    # no bytecode: CPython writes a .pyc in one raw write, truncated under the limit (file_limit.py)
+    env = {**os.environ, "PYTHONPATH": str(SOURCE), "TMPDIR": str(tmpdir), "PYTHONDONTWRITEBYTECODE": "1"}
     if cc is not None:
         env["CC"] = cc
     return subprocess.run(
