@@ -218,3 +218,13 @@ def test_a_declared_quantity_is_refused_naming_its_field_and_unit():
     with pytest.raises(ParameterError, match=r"band = 0\.0 Pa"):  # a base's field, re-defaulted by the valve
         ReliefValve(band=0.0)
     assert PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance == 1.0 and type(PMSM(4, 1, 1, 1, 1, 1, 1, 1).resistance) is float
+
+
+def test_a_count_refuses_what_is_not_a_whole_number_in_one_error():
+    """``validation.count``: a string, NaN or infinity is refused as a ParameterError, as 2.5 is."""
+    from actuatorlab.validation import count
+
+    assert count("pistons", 7.0, "") == 7
+    for value in (2.5, 0, float("nan"), float("inf"), "seven", None):
+        with pytest.raises(ParameterError, match="pistons = .*must be an integer >= 1"):
+            count("pistons", value, "")

@@ -37,7 +37,11 @@ def finite(name: str, value: float, unit: str) -> float:
 
 def count(name: str, value, unit: str) -> int:
     """Return ``value`` as int if it is a whole number >= 1, else raise naming ``name``."""
-    if int(value) != value or value < 1:
+    try:
+        whole = int(value) == value and value >= 1
+    except (TypeError, ValueError, OverflowError):  # a string, NaN or infinity
+        whole = False
+    if not whole:
         raise ParameterError(f"{name} = {value!r} {unit}: must be an integer >= 1")
     return int(value)
 
