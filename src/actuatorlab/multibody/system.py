@@ -441,8 +441,7 @@ class HydraulicMujocoSystem:
                 plus, _ = residual(q, forces + df)
                 minus, _ = residual(q, forces - df)
                 jac[:nv, nv + i] = (plus[:nv] - minus[:nv]) / (2.0 * df[i])
-            jac[nv:, :nv] = grads.T
-            r, _ = residual(q, forces)
+            jac[nv:, :nv] = grads.T  # r and grads are those of (q, forces), from before the differences
             step, *_ = np.linalg.lstsq(jac, -r, rcond=None)
             q, forces = moved(q, step[:nv]), forces + step[nv:]
             r, grads = residual(q, forces)
